@@ -1,0 +1,182 @@
+/* fileio.c -- bounded, non-blocking reads of small kernel files (see fileio.h). */
+#include "config.h"
+#include "util/fileio.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int pna_path(char *buf, size_t cap, const char *root, const char *fmt, ...)
+{
+    size_t used = 0;
+    if (root && root[0] && !(root[0] == '/' && root[1] == '\0')) {
+        used = strlen(root);
+        while (used > 1 && root[used - 1] == '/')
+            used--;
+        if (used >= cap)
+            return -ENAMETOOLONG;
+        memcpy(buf, root, used);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + used, cap - used, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap - used)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+/* O_NONBLOCK: a FIFO (or a misbehaving device node) planted where a sysfs file
+ * is expected returns EAGAIN or EOF instead of hanging the poller. */
+static int open_source(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    return fd < 0 ? -errno : fd;
+}
+
+/* Read until EOF or until CAP bytes are in; returns bytes read, or -errno.
+ * Reading one byte past the caller's bound tells "too big" from "exactly full". */
+static ssize_t read_all(int fd, char *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+static size_t trim_trailing(char *s, size_t len)
+{
+    while (len > 0 && isspace((unsigned char)s[len - 1]))
+        len--;
+    s[len] = '\0';
+    return len;
+}
+
+int pna_read_text(const char *path, char *buf, size_t cap)
+{
+    if (cap < 2)
+        return -EINVAL;
+    int fd = open_source(path);
+    if (fd < 0)
+        return fd;
+    ssize_t n = read_all(fd, buf, cap - 1);
+    if (n == (ssize_t)(cap - 1)) {
+        char extra;
+        ssize_t more = read(fd, &extra, 1);
+        if (more > 0)
+            n = -EFBIG;
+    }
+    close(fd);
+    if (n < 0) {
+        buf[0] = '\0';
+        return (int)n;
+    }
+    return (int)trim_trailing(buf, (size_t)n);
+}
+
+int pna_parse_u64(const char *text, uint64_t *out)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    if (!isdigit((unsigned char)*text))
+        return -EINVAL;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 0);
+    if (errno == ERANGE)
+        return -ERANGE;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end != '\0')
+        return -EINVAL;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int pna_read_u64(const char *path, uint64_t *out)
+{
+    char buf[64];
+    int n = pna_read_text(path, buf, sizeof buf);
+    if (n < 0)
+        return n;
+    return pna_parse_u64(buf, out);
+}
+
+int pna_read_alloc(const char *path, size_t max, char **out, size_t *len)
+{
+    int fd = open_source(path);
+    if (fd < 0)
+        return fd;
+    struct stat st;
+    size_t cap = 4096;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        cap = (size_t)st.st_size + 1;
+    if (cap > max + 1)
+        cap = max + 1;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        close(fd);
+        return -ENOMEM;
+    }
+    size_t got = 0;
+    int err = 0;
+    for (;;) {
+        ssize_t n = read_all(fd, buf + got, cap - got);
+        if (n < 0) {
+            err = (int)n;
+            break;
+        }
+        got += (size_t)n;
+        if (got < cap)
+            break;
+        if (got > max) {
+            err = -EFBIG;
+            break;
+        }
+        size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+        char *nbuf = realloc(buf, ncap + 1);
+        if (!nbuf) {
+            err = -ENOMEM;
+            break;
+        }
+        buf = nbuf;
+        cap = ncap;
+    }
+    close(fd);
+    if (err) {
+        free(buf);
+        return err;
+    }
+    buf[got] = '\0';
+    *out = buf;
+    if (len)
+        *len = got;
+    return 0;
+}
+
+size_t pna_strlcpy(char *dst, const char *src, size_t cap)
+{
+    size_t n = strlen(src);
+    if (cap == 0)
+        return n;
+    size_t c = n < cap - 1 ? n : cap - 1;
+    memcpy(dst, src, c);
+    dst[c] = '\0';
+    return c;
+}
