@@ -68,6 +68,20 @@ static size_t trim_trailing(char *s, size_t len)
     return len;
 }
 
+/* A full buffer is fine when all that is left is the trailing newline (or
+ * other blanks); anything else means the file is bigger than the caller allows. */
+static int only_blanks_follow(int fd)
+{
+    char rest[64];
+    ssize_t n = read_all(fd, rest, sizeof rest);
+    if (n < 0 || n == (ssize_t)sizeof rest)
+        return 0;
+    for (ssize_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)rest[i]))
+            return 0;
+    return 1;
+}
+
 int pna_read_text(const char *path, char *buf, size_t cap)
 {
     if (cap < 2)
@@ -76,12 +90,8 @@ int pna_read_text(const char *path, char *buf, size_t cap)
     if (fd < 0)
         return fd;
     ssize_t n = read_all(fd, buf, cap - 1);
-    if (n == (ssize_t)(cap - 1)) {
-        char extra;
-        ssize_t more = read(fd, &extra, 1);
-        if (more > 0)
-            n = -EFBIG;
-    }
+    if (n == (ssize_t)(cap - 1) && !only_blanks_follow(fd))
+        n = -EFBIG;
     close(fd);
     if (n < 0) {
         buf[0] = '\0';

@@ -1,0 +1,111 @@
+/* events.h -- one path for every state change that becomes a notification.
+ *
+ * Pollers call pna_event_post() from their own threads; it copies the event into
+ * a bounded queue and wakes the main thread through a pipe registered in the
+ * agent's select loop.  Only the main thread drains the queue: it appends each
+ * event to the event table (the last N are kept) and sends its notification.
+ * Nothing here touches net-snmp. */
+#ifndef PNA_EVENTS_H
+#define PNA_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Values are primusEventType in PRIMUS-NODE-MIB: keep them in step. */
+enum pna_event_type {
+    PNA_EV_POLLER_FAILED = 1,
+    PNA_EV_POLLER_RECOVERED = 2,
+    PNA_EV_IB_PORT_DOWN = 3,
+    PNA_EV_IB_PORT_UP = 4,
+    PNA_EV_CONTAINER_OOM = 5,
+    PNA_EV_GPU_XID = 6,
+    PNA_EV_GPU_THERMAL = 7,
+    PNA_EV_GPU_LOST = 8,
+    PNA_EV_PFC_PAUSE_STORM = 9,
+};
+
+/* Values are primusEventSeverity. */
+enum pna_severity {
+    PNA_SEV_INFO = 1,
+    PNA_SEV_WARNING = 2,
+    PNA_SEV_ERROR = 3,
+    PNA_SEV_CRITICAL = 4,
+};
+
+/* What each notification carries besides the event itself: the identifying
+ * columns of the row it is about. */
+struct pna_event_poller {
+    uint32_t index;        /* primusPollerIndex */
+    char name[32];
+    uint32_t errors;
+    char last_error[160];
+};
+
+struct pna_event_ib_port {
+    char device[64];
+    uint32_t port;
+    int old_state, new_state; /* IB port state numbers (1 down .. 5 activeDefer) */
+};
+
+struct pna_event_oom {
+    char container_id[80];
+    char container_name[128];
+    char pod[128];
+    char namespace_[64];
+    uint64_t kill_count;
+};
+
+struct pna_event_gpu {
+    uint32_t index;        /* primusGpuIndex (PCI address key) */
+    char uuid[80];
+    uint64_t xid;          /* XID code, for PNA_EV_GPU_XID */
+    int32_t temperature_c; /* for PNA_EV_GPU_THERMAL */
+    int32_t threshold_c;
+};
+
+struct pna_event_pfc {
+    char ifname[32];
+    int32_t priority;      /* 0..7, or -1 for global pause */
+    uint64_t pause_per_s;
+};
+
+struct pna_event {
+    enum pna_event_type type;
+    enum pna_severity severity;
+    int64_t time_ms;       /* CLOCK_REALTIME; filled by pna_event_post() if 0 */
+    uint32_t seq;          /* primusEventIndex; assigned on the main thread */
+    char subject[128];     /* what the event is about: "poller node", "mlx5_0/1"... */
+    char text[256];        /* one line for people */
+    union {
+        struct pna_event_poller poller;
+        struct pna_event_ib_port ib_port;
+        struct pna_event_oom oom;
+        struct pna_event_gpu gpu;
+        struct pna_event_pfc pfc;
+    } u;
+};
+
+/* Set up the queue; CAPACITY is how many events the event table keeps. */
+int pna_events_init(size_t capacity);
+void pna_events_shutdown(void);
+
+/* Any thread: queue a copy of EV.  Never blocks; when the queue is full the
+ * event is dropped and counted (pna_events_dropped()). */
+void pna_event_post(const struct pna_event *ev);
+
+/* The read end of the wake-up pipe, for the main loop. */
+int pna_events_wake_fd(void);
+
+/* Main thread: move queued events into the history and call SINK for each
+ * (the SNMP front end sends the notification there). */
+typedef void (*pna_event_sink)(const struct pna_event *ev, void *arg);
+void pna_events_drain(pna_event_sink sink, void *arg);
+
+/* Main thread: the kept history, oldest first. */
+size_t pna_events_count(void);
+const struct pna_event *pna_events_at(size_t i);
+uint64_t pna_events_total(void);
+uint64_t pna_events_dropped(void);
+size_t pna_events_capacity(void);
+
+#endif

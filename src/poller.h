@@ -1,0 +1,97 @@
+/* poller.h -- the poller core: one thread per source, scheduling, deadlines,
+ * error counting and state-change events, written once for every collector.
+ *
+ * A source is one `struct pna_poller_ops` (usually in src/collect/<x>_poller.c)
+ * plus one line in src/pollers.c.  The core runs collect() on the poller's own
+ * thread every interval; a successful run publishes the new snapshot to the
+ * cache, a failed or overdue one keeps the last good snapshot, counts the error
+ * and posts PNA_EV_POLLER_FAILED once (and PNA_EV_POLLER_RECOVERED when it
+ * works again). */
+#ifndef PNA_POLLER_H
+#define PNA_POLLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+
+struct pna_config;
+struct pna_roots;
+
+/* Returned by init() when the source does not exist on this node (no GPU, no
+ * docker socket...): the poller row shows "disabled" and nothing is logged again. */
+#define PNA_POLLER_DISABLED 1
+
+struct pna_poller_ops {
+    const char *name;              /* config token and primusPollerName */
+    uint32_t index;                /* primusPollerIndex: fixed, never reused */
+    enum pna_domain domain;        /* the cache slot it publishes */
+    unsigned default_interval_ms;
+    unsigned default_timeout_ms;   /* deadline for one collect() */
+
+    /* Optional.  Runs on the poller thread before the first collect().  Returns
+     * 0, PNA_POLLER_DISABLED, or a negative value with ERR filled (the poller
+     * then retries init at every interval). */
+    int (*init)(void **state, const struct pna_config *cfg, char *err, size_t errlen);
+
+    /* Build a new snapshot.  PREV is the last published one (or NULL), for
+     * rates and counter-wrap handling.  On success return 0 with *OUT set
+     * (one reference, the core publishes it); on failure return -1 with ERR
+     * filled (one line, no newline). */
+    int (*collect)(void *state, const struct pna_snap *prev, struct pna_snap **out,
+                   char *err, size_t errlen);
+
+    /* Optional: free STATE at shutdown. */
+    void (*fini)(void *state);
+};
+
+enum pna_poller_status {
+    PNA_POLLER_OK = 1,
+    PNA_POLLER_FAILING = 2,
+    PNA_POLLER_TIMED_OUT = 3,
+    PNA_POLLER_OFF = 4,       /* disabled: source absent or switched off in config */
+    PNA_POLLER_PENDING = 5,   /* no poll finished yet */
+};
+
+/* A copy of one poller's counters, for the poller table and /metrics. */
+struct pna_poller_info {
+    uint32_t index;
+    char name[32];
+    unsigned interval_ms;
+    unsigned timeout_ms;
+    enum pna_poller_status status;
+    int64_t last_success_ms;     /* CLOCK_REALTIME, 0 = never */
+    uint32_t last_duration_ms;
+    uint32_t runs;
+    uint32_t errors;
+    uint32_t consecutive_failures;
+    char last_error[160];
+    int64_t data_taken_ms;       /* age reference of the snapshot served, 0 = none */
+};
+
+/* The registry (src/pollers.c). */
+extern const struct pna_poller_ops *const pna_poller_registry[];
+extern const size_t pna_poller_registry_len;
+
+/* Start a thread for every enabled poller in the registry. */
+int pna_pollers_start(const struct pna_config *cfg);
+
+/* Main thread, about once a second: notice polls that overran their deadline
+ * (the thread is stuck in a source) and report them. */
+void pna_pollers_watchdog(void);
+
+/* Ask every poller to stop and join the threads (a thread stuck in a source
+ * is detached after a grace period rather than waited for forever). */
+void pna_pollers_stop(void);
+
+/* Ask every poller to poll now (tests, SIGHUP). */
+void pna_pollers_kick(void);
+
+size_t pna_pollers_count(void);
+bool pna_pollers_info(size_t i, struct pna_poller_info *out);
+
+/* True when every enabled poller finished at least one poll (HTTP /ready). */
+bool pna_pollers_all_ran(void);
+
+#endif
