@@ -47,6 +47,9 @@ void pna_cache_publish(enum pna_domain domain, struct pna_snap *snap);
  * first successful poll.  Release it with pna_snap_release(). */
 struct pna_snap *pna_cache_acquire(enum pna_domain domain);
 
+/* Stop serving DOMAIN (its data grew too old to be trusted). */
+void pna_cache_drop(enum pna_domain domain);
+
 /* Generation of the current snapshot (0 before the first). */
 uint64_t pna_cache_generation(enum pna_domain domain);
 

@@ -93,8 +93,10 @@ void pna_events_shutdown(void);
  * event is dropped and counted (pna_events_dropped()). */
 void pna_event_post(const struct pna_event *ev);
 
-/* The read end of the wake-up pipe, for the main loop. */
+/* The read end of the wake-up pipe, for the main loop, and a way for any thread
+ * to wake it (queued log lines use it too). */
 int pna_events_wake_fd(void);
+void pna_wake_main(void);
 
 /* Main thread: move queued events into the history and call SINK for each
  * (the SNMP front end sends the notification there). */

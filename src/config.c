@@ -1,0 +1,391 @@
+/* config.c -- the config file parser (net-snmp style) and defaults.
+ *
+ * One directive per line: TOKEN VALUE...  Tokens are matched without regard to
+ * case, as net-snmp does.  Every agent token is validated here and a bad line
+ * stops start-up with "FILE:LINE: reason".  Tokens that belong to net-snmp
+ * (access control, trap sinks, AgentX settings) are checked to be known and
+ * handed over untouched; anything else is an error, so a typo never silently
+ * leaves a setting at its default. */
+#include "config.h"
+#include "poller.h"
+#include "util/fileio.h"
+
+#include <ctype.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void pna_config_defaults(struct pna_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    struct pna_roots roots = PNA_ROOTS_DEFAULT;
+    cfg->roots = roots;
+    cfg->agentx_ping_s = 15;
+    cfg->http_max_connections = 32;
+    cfg->event_history = 100;
+    cfg->stale_after_s = 300;
+    cfg->pause_storm_pps = 10000;
+    cfg->nvml_library = "libnvidia-ml.so.1";
+    cfg->nvidia_smi = "/usr/bin/nvidia-smi";
+    cfg->nvidia_smi_timeout_ms = 5000;
+    cfg->containerd_state = "run/containerd";
+    cfg->docker_socket = "run/docker.sock";
+    cfg->cgroup_root = "fs/cgroup";
+    cfg->kubelet_url = "";
+    cfg->kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+    cfg->kubelet_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+    cfg->kubelet_root = "var/lib/kubelet";
+}
+
+int pna_config_poller_slot(const char *name)
+{
+    for (size_t i = 0; i < pna_poller_registry_len; i++)
+        if (strcasecmp(pna_poller_registry[i]->name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* ---- parsing state ------------------------------------------------------ */
+
+struct parse {
+    struct pna_config *cfg;
+    const char *file;
+    unsigned line;
+    char *err;
+    size_t errlen;
+};
+
+static int fail(struct parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct parse *ps, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(ps->err, ps->errlen, "%s:%u: %s", ps->file, ps->line, why);
+    return -1;
+}
+
+/* Strings owned by the config (freed by pna_config_free). */
+#define MAX_OWNED 128
+static char *owned[MAX_OWNED];
+static size_t nowned;
+
+static const char *keep(struct parse *ps, const char *value, int *rc)
+{
+    char *copy = strdup(value);
+    if (!copy || nowned == MAX_OWNED) {
+        free(copy);
+        *rc = fail(ps, "too many string settings");
+        return NULL;
+    }
+    owned[nowned++] = copy;
+    return copy;
+}
+
+static int parse_uint(struct parse *ps, const char *token, const char *value,
+                      uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t v;
+    if (pna_parse_u64(value, &v) != 0)
+        return fail(ps, "%s: '%s' is not a number", token, value);
+    if (v < min || v > max)
+        return fail(ps, "%s: %s is out of range (%llu..%llu)", token, value,
+                    (unsigned long long)min, (unsigned long long)max);
+    *out = v;
+    return 0;
+}
+
+static int parse_bool(struct parse *ps, const char *token, const char *value, bool *out)
+{
+    static const char *yes[] = { "yes", "true", "on", "1" };
+    static const char *no[] = { "no", "false", "off", "0" };
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(value, yes[i]) == 0)
+            return *out = true, 0;
+        if (strcasecmp(value, no[i]) == 0)
+            return *out = false, 0;
+    }
+    return fail(ps, "%s: '%s' is not yes or no", token, value);
+}
+
+/* Split off the first blank-separated word of *REST. */
+static char *next_word(char **rest)
+{
+    char *s = *rest;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!*s)
+        return NULL;
+    char *w = s;
+    while (*s && !isspace((unsigned char)*s))
+        s++;
+    if (*s)
+        *s++ = '\0';
+    *rest = s;
+    return w;
+}
+
+/* ---- agent tokens ------------------------------------------------------- */
+
+enum kind { K_STR, K_UINT, K_U64, K_SECONDS_MS, K_BOOL, K_INT };
+
+struct token {
+    const char *name;
+    enum kind kind;
+    size_t offset;          /* into struct pna_config */
+    uint64_t min, max;
+};
+
+#define OFF(field) offsetof(struct pna_config, field)
+static const struct token simple_tokens[] = {
+    { "sysfsRoot", K_STR, OFF(roots.sysfs), 0, 0 },
+    { "procfsRoot", K_STR, OFF(roots.procfs), 0, 0 },
+    { "devfsRoot", K_STR, OFF(roots.devfs), 0, 0 },
+    { "rootfsRoot", K_STR, OFF(roots.rootfs), 0, 0 },
+    { "standalone", K_STR, OFF(standalone_addr), 0, 0 },
+    { "httpAddress", K_STR, OFF(http_addr), 0, 0 },
+    { "httpTlsCert", K_STR, OFF(http_tls_cert), 0, 0 },
+    { "httpTlsKey", K_STR, OFF(http_tls_key), 0, 0 },
+    { "httpBasicAuthFile", K_STR, OFF(http_basic_auth_file), 0, 0 },
+    { "httpMaxConnections", K_UINT, OFF(http_max_connections), 1, 10000 },
+    { "eventHistory", K_UINT, OFF(event_history), 1, 100000 },
+    { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
+    { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT32_MAX },
+    { "nvmlLibrary", K_STR, OFF(nvml_library), 0, 0 },
+    { "nvidiaSmi", K_STR, OFF(nvidia_smi), 0, 0 },
+    { "nvidiaSmiTimeout", K_SECONDS_MS, OFF(nvidia_smi_timeout_ms), 1, 600 },
+    { "gpuTempThreshold", K_INT, OFF(gpu_temp_threshold_c), 0, 200 },
+    { "containerdState", K_STR, OFF(containerd_state), 0, 0 },
+    { "dockerSocket", K_STR, OFF(docker_socket), 0, 0 },
+    { "cgroupRoot", K_STR, OFF(cgroup_root), 0, 0 },
+    { "kubeletUrl", K_STR, OFF(kubelet_url), 0, 0 },
+    { "kubeletTokenFile", K_STR, OFF(kubelet_token_file), 0, 0 },
+    { "kubeletCaFile", K_STR, OFF(kubelet_ca_file), 0, 0 },
+    { "kubeletInsecure", K_BOOL, OFF(kubelet_insecure), 0, 0 },
+    { "kubeletRoot", K_STR, OFF(kubelet_root), 0, 0 },
+    { "nodeName", K_STR, OFF(node_name), 0, 0 },
+};
+#undef OFF
+
+static int apply_simple(struct parse *ps, const struct token *t, const char *value)
+{
+    char *field = (char *)ps->cfg + t->offset;
+    uint64_t v;
+    int rc = 0;
+    switch (t->kind) {
+    case K_STR: {
+        const char *s = keep(ps, value, &rc);
+        if (s)
+            *(const char **)field = s;
+        return rc;
+    }
+    case K_UINT:
+        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
+            return -1;
+        *(unsigned *)field = (unsigned)v;
+        return 0;
+    case K_U64:
+        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
+            return -1;
+        *(uint64_t *)field = v;
+        return 0;
+    case K_SECONDS_MS:
+        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
+            return -1;
+        *(unsigned *)field = (unsigned)(v * 1000);
+        return 0;
+    case K_INT:
+        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
+            return -1;
+        *(int32_t *)field = (int32_t)v;
+        return 0;
+    case K_BOOL:
+        return parse_bool(ps, t->name, value, (bool *)field);
+    }
+    return 0;
+}
+
+/* poller NAME on|off, pollInterval NAME SECONDS, pollTimeout NAME SECONDS */
+static int apply_poller_token(struct parse *ps, const char *token, char *rest)
+{
+    char *name = next_word(&rest);
+    char *value = next_word(&rest);
+    if (!name || !value || next_word(&rest))
+        return fail(ps, "%s: expected '%s POLLER VALUE'", token, token);
+    int slot = pna_config_poller_slot(name);
+    if (slot < 0)
+        return fail(ps, "%s: no poller named '%s'", token, name);
+    struct pna_poller_cfg *pc = &ps->cfg->pollers[slot];
+    uint64_t v;
+    if (strcasecmp(token, "poller") == 0) {
+        pc->set_enabled = true;
+        return parse_bool(ps, token, value, &pc->enabled);
+    }
+    if (parse_uint(ps, token, value, 1, 86400, &v))
+        return -1;
+    if (strcasecmp(token, "pollInterval") == 0)
+        pc->interval_ms = (unsigned)(v * 1000);
+    else
+        pc->timeout_ms = (unsigned)(v * 1000);
+    return 0;
+}
+
+static int apply_list_token(struct parse *ps, struct pna_name_list *list, const char *token,
+                            char *rest)
+{
+    char *w;
+    int rc = 0, any = 0;
+    while ((w = next_word(&rest)) != NULL) {
+        if (list->count == PNA_MAX_NAMES)
+            return fail(ps, "%s: more than %d names", token, PNA_MAX_NAMES);
+        const char *s = keep(ps, w, &rc);
+        if (!s)
+            return rc;
+        list->names[list->count++] = (char *)s;
+        any = 1;
+    }
+    return any ? 0 : fail(ps, "%s: expected at least one interface name", token);
+}
+
+static int apply_notifications(struct parse *ps, char *rest)
+{
+    char *w = next_word(&rest);
+    if (!w || next_word(&rest))
+        return fail(ps, "notifications: expected 'traps' or 'informs'");
+    if (strcasecmp(w, "traps") == 0)
+        ps->cfg->informs = false;
+    else if (strcasecmp(w, "informs") == 0)
+        ps->cfg->informs = true;
+    else
+        return fail(ps, "notifications: '%s' is neither 'traps' nor 'informs'", w);
+    return 0;
+}
+
+static int apply_agentx_socket(struct parse *ps, char *rest)
+{
+    char *w = next_word(&rest);
+    int rc = 0;
+    if (!w || next_word(&rest))
+        return fail(ps, "agentXSocket: expected one address");
+    const char *s = keep(ps, w, &rc);
+    if (s && !ps->cfg->agentx_socket)
+        ps->cfg->agentx_socket = s; /* -x on the command line wins */
+    return rc;
+}
+
+static int apply_ping_interval(struct parse *ps, char *rest)
+{
+    uint64_t v;
+    char *w = next_word(&rest);
+    if (!w || next_word(&rest))
+        return fail(ps, "agentXPingInterval: expected seconds");
+    if (parse_uint(ps, "agentXPingInterval", w, 1, 3600, &v))
+        return -1;
+    ps->cfg->agentx_ping_s = (unsigned)v;
+    return 0;
+}
+
+/* net-snmp's own directives, handed over unchanged.  Anything that would make
+ * the MIB writable (rwcommunity, rwuser) is deliberately not here. */
+static const char *const netsnmp_tokens[] = {
+    "rocommunity", "rocommunity6", "rouser", "createUser", "com2sec", "com2sec6",
+    "group", "view", "access", "authcommunity", "trapsink", "trap2sink", "informsink",
+    "trapsess", "trapcommunity", "authtrapenable", "agentaddress", "agentXPerms",
+    "agentXTimeout", "agentXRetries", "engineID", "engineIDType", "engineIDNic",
+    "defaultMonitors", "sysContact", "sysLocation", "sysName",
+};
+
+static bool is_netsnmp_token(const char *token)
+{
+    for (size_t i = 0; i < sizeof netsnmp_tokens / sizeof netsnmp_tokens[0]; i++)
+        if (strcasecmp(token, netsnmp_tokens[i]) == 0)
+            return true;
+    return false;
+}
+
+static int apply_line(struct parse *ps, char *line,
+                      void (*remember)(const char *, void *), void *arg)
+{
+    char original[1024];
+    pna_strlcpy(original, line, sizeof original);
+    char *rest = line;
+    char *token = next_word(&rest);
+    if (!token)
+        return 0;
+    for (size_t i = 0; i < sizeof simple_tokens / sizeof simple_tokens[0]; i++) {
+        if (strcasecmp(token, simple_tokens[i].name) != 0)
+            continue;
+        char *value = next_word(&rest);
+        if (!value || next_word(&rest))
+            return fail(ps, "%s: expected exactly one value", token);
+        return apply_simple(ps, &simple_tokens[i], value);
+    }
+    if (strcasecmp(token, "poller") == 0 || strcasecmp(token, "pollInterval") == 0 ||
+        strcasecmp(token, "pollTimeout") == 0)
+        return apply_poller_token(ps, token, rest);
+    if (strcasecmp(token, "pfcInterface") == 0)
+        return apply_list_token(ps, &ps->cfg->pfc_interfaces, token, rest);
+    if (strcasecmp(token, "notifications") == 0)
+        return apply_notifications(ps, rest);
+    if (strcasecmp(token, "agentXSocket") == 0)
+        return apply_agentx_socket(ps, rest);
+    if (strcasecmp(token, "agentXPingInterval") == 0)
+        return apply_ping_interval(ps, rest);
+    if (is_netsnmp_token(token)) {
+        if (!next_word(&rest))
+            return fail(ps, "%s: missing value", token);
+        if (remember)
+            remember(original, arg);
+        return 0;
+    }
+    return fail(ps, "unknown token '%s'", token);
+}
+
+static void strip_comment_and_newline(char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    size_t n = strlen(line);
+    while (n > 0 && isspace((unsigned char)line[n - 1]))
+        line[--n] = '\0';
+}
+
+int pna_config_load(struct pna_config *cfg, const char *path,
+                    void (*remember)(const char *line, void *arg), void *arg,
+                    char *err, size_t errlen)
+{
+    struct parse ps = { cfg, path, 0, err, errlen };
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        ps.line++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = fail(&ps, "line longer than %zu characters", sizeof line - 2);
+            break;
+        }
+        strip_comment_and_newline(line);
+        rc = apply_line(&ps, line, remember, arg);
+    }
+    fclose(f);
+    return rc;
+}
+
+void pna_config_free(struct pna_config *cfg)
+{
+    (void)cfg;
+    for (size_t i = 0; i < nowned; i++)
+        free(owned[i]);
+    nowned = 0;
+}

@@ -1,0 +1,97 @@
+/* config.h -- the agent's configuration: command line plus config file.
+ *
+ * The file is in net-snmp's style: one directive per line, a token followed by
+ * its value, '#' comments.  The agent's own tokens are parsed here and checked
+ * strictly (a bad line stops start-up with file, line and reason); net-snmp's
+ * own tokens (rocommunity, createUser, rouser, trap2sink, agentXSocket...) are
+ * handed to net-snmp unchanged, which is how standalone mode gets its access
+ * control.  docs/configuration.md lists every token. */
+#ifndef PNA_CONFIG_H
+#define PNA_CONFIG_H
+
+/* Every source file includes this header first; it brings the build's
+ * feature macros (HAVE_ROCM_SMI, HAVE_IBVERBS, PACKAGE_VERSION...) too. */
+#include "pna_autoconf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roots.h"
+
+#define PNA_MAX_POLLERS 16
+#define PNA_MAX_NAMES 32
+
+/* Per-poller settings; index in the array = position in the registry. */
+struct pna_poller_cfg {
+    bool set_enabled, enabled;
+    unsigned interval_ms;   /* 0 = the poller's default */
+    unsigned timeout_ms;    /* 0 = the poller's default */
+};
+
+struct pna_name_list {
+    size_t count;
+    char *names[PNA_MAX_NAMES];
+};
+
+struct pna_config {
+    /* where sources live */
+    struct pna_roots roots;
+
+    /* front ends */
+    const char *config_file;      /* -c */
+    const char *agentx_socket;    /* -x, or agentXSocket in the file */
+    const char *standalone_addr;  /* --standalone ADDRESS: own SNMP agent */
+    unsigned agentx_ping_s;       /* agentxPingInterval */
+    bool foreground;              /* -f */
+    const char *http_addr;        /* --http ADDRESS (issue: HTTP bridge) */
+    const char *http_tls_cert, *http_tls_key, *http_basic_auth_file;
+    unsigned http_max_connections;
+
+    /* cache and events */
+    unsigned event_history;       /* rows kept in primusEventTable */
+    unsigned stale_after_s;       /* keep serving the last good data this long */
+    bool informs;                 /* send INFORMs instead of traps */
+
+    /* pollers */
+    struct pna_poller_cfg pollers[PNA_MAX_POLLERS];
+
+    /* RDMA / PFC */
+    struct pna_name_list pfc_interfaces;  /* netdevs read for pause/PFC besides RoCE ones */
+    uint64_t pause_storm_pps;             /* pause frames/s that count as a storm */
+
+    /* GPUs */
+    const char *nvml_library;             /* default libnvidia-ml.so.1 */
+    const char *nvidia_smi;               /* fallback command */
+    unsigned nvidia_smi_timeout_ms;
+    int32_t gpu_temp_threshold_c;         /* 0 = each GPU's slowdown threshold */
+
+    /* containers and Kubernetes */
+    const char *containerd_state;         /* under rootfs: run/containerd */
+    const char *docker_socket;            /* default /run/docker.sock under rootfs */
+    const char *cgroup_root;              /* under sysfs: fs/cgroup */
+    const char *kubelet_url;              /* https://127.0.0.1:10250, "" = off */
+    const char *kubelet_token_file;
+    const char *kubelet_ca_file;
+    bool kubelet_insecure;
+    const char *kubelet_root;             /* statvfs target: /var/lib/kubelet */
+    const char *node_name;
+};
+
+/* Fill CFG with defaults. */
+void pna_config_defaults(struct pna_config *cfg);
+
+/* Parse PATH into CFG.  Lines that belong to net-snmp are passed to
+ * REMEMBER (may be NULL) as "token value".  Returns 0, or -1 after writing
+ * "FILE:LINE: reason" into ERR. */
+int pna_config_load(struct pna_config *cfg, const char *path,
+                    void (*remember)(const char *line, void *arg), void *arg,
+                    char *err, size_t errlen);
+
+/* Position of poller NAME in the registry, or -1. */
+int pna_config_poller_slot(const char *name);
+
+/* Free what pna_config_load() allocated. */
+void pna_config_free(struct pna_config *cfg);
+
+#endif

@@ -1,0 +1,170 @@
+/* events.c -- the event queue between pollers and the main thread, and the
+ * history behind primusEventTable (see events.h).
+ *
+ * Two stores: a bounded inbox filled by any thread under a mutex, and the
+ * history ring that only the main thread touches (so the SNMP handler reads it
+ * without a lock).  A self-pipe wakes the main loop; it is non-blocking on both
+ * ends, and a full pipe simply means a wake-up is already pending. */
+#include "config.h"
+#include "events.h"
+#include "cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INBOX_LEN 256
+
+static pthread_mutex_t inbox_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pna_event inbox[INBOX_LEN];
+static size_t inbox_head, inbox_len;
+static uint64_t dropped;
+
+static int wake_pipe[2] = { -1, -1 };
+
+/* Main thread only. */
+static struct pna_event *history;
+static size_t history_cap, history_start, history_len;
+static uint32_t next_seq = 1;
+static uint64_t total;
+
+int pna_events_init(size_t capacity)
+{
+    if (capacity == 0)
+        capacity = 1;
+    history = calloc(capacity, sizeof *history);
+    if (!history)
+        return -1;
+    history_cap = capacity;
+    history_start = history_len = 0;
+    if (pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
+        free(history);
+        history = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void pna_events_shutdown(void)
+{
+    for (int i = 0; i < 2; i++) {
+        if (wake_pipe[i] >= 0)
+            close(wake_pipe[i]);
+        wake_pipe[i] = -1;
+    }
+    free(history);
+    history = NULL;
+    history_cap = history_start = history_len = 0;
+    inbox_head = inbox_len = 0;
+}
+
+int pna_events_wake_fd(void)
+{
+    return wake_pipe[0];
+}
+
+void pna_wake_main(void)
+{
+    if (wake_pipe[1] < 0)
+        return;
+    char b = 1;
+    ssize_t n = write(wake_pipe[1], &b, 1);
+    (void)n; /* EAGAIN: the pipe is full, the main loop is already due to wake */
+}
+
+void pna_event_post(const struct pna_event *ev)
+{
+    pthread_mutex_lock(&inbox_lock);
+    if (inbox_len == INBOX_LEN) {
+        dropped++;
+    } else {
+        struct pna_event *slot = &inbox[(inbox_head + inbox_len) % INBOX_LEN];
+        *slot = *ev;
+        if (slot->time_ms == 0)
+            slot->time_ms = pna_now_ms();
+        inbox_len++;
+    }
+    pthread_mutex_unlock(&inbox_lock);
+    pna_wake_main();
+}
+
+static void drain_wake_pipe(void)
+{
+    char buf[64];
+    while (wake_pipe[0] >= 0 && read(wake_pipe[0], buf, sizeof buf) > 0)
+        ;
+}
+
+static int take_one(struct pna_event *out)
+{
+    int got = 0;
+    pthread_mutex_lock(&inbox_lock);
+    if (inbox_len > 0) {
+        *out = inbox[inbox_head];
+        inbox_head = (inbox_head + 1) % INBOX_LEN;
+        inbox_len--;
+        got = 1;
+    }
+    pthread_mutex_unlock(&inbox_lock);
+    return got;
+}
+
+static const struct pna_event *remember(struct pna_event *ev)
+{
+    ev->seq = next_seq++;
+    total++;
+    size_t slot;
+    if (history_len < history_cap) {
+        slot = (history_start + history_len) % history_cap;
+        history_len++;
+    } else {
+        slot = history_start;
+        history_start = (history_start + 1) % history_cap;
+    }
+    history[slot] = *ev;
+    return &history[slot];
+}
+
+void pna_events_drain(pna_event_sink sink, void *arg)
+{
+    drain_wake_pipe();
+    struct pna_event ev;
+    while (take_one(&ev)) {
+        const struct pna_event *kept = remember(&ev);
+        if (sink)
+            sink(kept, arg);
+    }
+}
+
+size_t pna_events_count(void)
+{
+    return history_len;
+}
+
+const struct pna_event *pna_events_at(size_t i)
+{
+    if (i >= history_len)
+        return NULL;
+    return &history[(history_start + i) % history_cap];
+}
+
+uint64_t pna_events_total(void)
+{
+    return total;
+}
+
+uint64_t pna_events_dropped(void)
+{
+    pthread_mutex_lock(&inbox_lock);
+    uint64_t d = dropped;
+    pthread_mutex_unlock(&inbox_lock);
+    return d;
+}
+
+size_t pna_events_capacity(void)
+{
+    return history_cap;
+}

@@ -1,0 +1,13 @@
+/* pollers.c -- the poller registry: adding a source is one file plus one line
+ * here.  The order is the config slot order; primusPollerIndex comes from each
+ * poller's own fixed index, so reordering never renumbers rows. */
+#include "config.h"
+#include "poller.h"
+#include "collect/node_poller.h"
+
+const struct pna_poller_ops *const pna_poller_registry[] = {
+    &pna_node_poller,
+};
+
+const size_t pna_poller_registry_len =
+    sizeof pna_poller_registry / sizeof pna_poller_registry[0];
