@@ -253,20 +253,6 @@ static int apply_list_token(struct parse *ps, struct pna_name_list *list, const 
     return any ? 0 : fail(ps, "%s: expected at least one interface name", token);
 }
 
-static int apply_notifications(struct parse *ps, char *rest)
-{
-    char *w = next_word(&rest);
-    if (!w || next_word(&rest))
-        return fail(ps, "notifications: expected 'traps' or 'informs'");
-    if (strcasecmp(w, "traps") == 0)
-        ps->cfg->informs = false;
-    else if (strcasecmp(w, "informs") == 0)
-        ps->cfg->informs = true;
-    else
-        return fail(ps, "notifications: '%s' is neither 'traps' nor 'informs'", w);
-    return 0;
-}
-
 static int apply_agentx_socket(struct parse *ps, char *rest)
 {
     char *w = next_word(&rest);
@@ -331,8 +317,6 @@ static int apply_line(struct parse *ps, char *line,
         return apply_poller_token(ps, token, rest);
     if (strcasecmp(token, "pfcInterface") == 0)
         return apply_list_token(ps, &ps->cfg->pfc_interfaces, token, rest);
-    if (strcasecmp(token, "notifications") == 0)
-        return apply_notifications(ps, rest);
     if (strcasecmp(token, "agentXSocket") == 0)
         return apply_agentx_socket(ps, rest);
     if (strcasecmp(token, "agentXPingInterval") == 0)

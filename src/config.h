@@ -51,7 +51,6 @@ struct pna_config {
     /* cache and events */
     unsigned event_history;       /* rows kept in primusEventTable */
     unsigned stale_after_s;       /* keep serving the last good data this long */
-    bool informs;                 /* send INFORMs instead of traps */
 
     /* pollers */
     struct pna_poller_cfg pollers[PNA_MAX_POLLERS];

@@ -58,6 +58,7 @@ struct pna_event_oom {
 struct pna_event_gpu {
     uint32_t index;        /* primusGpuIndex (PCI address key) */
     char uuid[80];
+    char pci_bus_id[32];   /* as in primusGpuPciBusId */
     uint64_t xid;          /* XID code, for PNA_EV_GPU_XID */
     int32_t temperature_c; /* for PNA_EV_GPU_THERMAL */
     int32_t threshold_c;

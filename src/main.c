@@ -1,1 +1,243 @@
-int main(void) { return 0; }
+/* main.c -- primus-node-agent: command line, start-up order and shutdown.
+ *
+ * Start-up: defaults, then the config file, then the command line (which wins);
+ * a bad config line stops here with file, line and reason.  Then logging, the
+ * event queue, net-snmp (subagent or standalone), and last the poller threads,
+ * so nothing they report can arrive before the front end is ready. */
+#include "config.h"
+#include "events.h"
+#include "log.h"
+#include "poller.h"
+#include "snmp/agent.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+
+#define APP_NAME "primus-node-agent"
+
+#ifndef PNA_DEFAULT_CONFIG
+#define PNA_DEFAULT_CONFIG "/etc/primus-node-agent/primus-node-agent.conf"
+#endif
+
+/* What the command line said; applied over the config file. */
+struct cli {
+    const char *config_file;
+    const char *agentx_socket;
+    const char *standalone_addr;
+    const char *http_addr;
+    const char *pidfile;
+    struct pna_roots roots;     /* NULL members: not given */
+    int foreground;
+    int logging_set;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "Usage: " APP_NAME " [OPTIONS]\n"
+        "Serve GPU, RDMA, container and node metrics as PRIMUS-NODE-MIB.\n\n"
+        "  -c FILE              config file (default " PNA_DEFAULT_CONFIG " if present)\n"
+        "  -x ADDRESS           AgentX master socket (default: net-snmp's, unix:/var/agentx/master)\n"
+        "      --standalone ADDRESS\n"
+        "                       be a standalone SNMP agent on ADDRESS (e.g. udp:127.0.0.1:1161)\n"
+        "                       instead of an AgentX subagent\n"
+        "      --http ADDRESS   serve the HTTP bridge on ADDRESS (off by default)\n"
+        "  -f                   stay in the foreground\n"
+        "  -L OPTS              logging, as net-snmp: -Le stderr, -Lo stdout, -Lf FILE,\n"
+        "                       -Ls FACILITY syslog (default: stderr with -f, else syslog daemon)\n"
+        "  -D TOKENS            net-snmp debug tokens\n"
+        "  -p FILE              write the process id to FILE\n"
+        "      --sysfs DIR      read sysfs under DIR (default /sys)\n"
+        "      --procfs DIR     read procfs under DIR (default /proc)\n"
+        "      --devfs DIR      read device nodes under DIR (default /dev)\n"
+        "      --rootfs DIR     read host files (os-release, runtimes) under DIR (default /)\n"
+        "  -h, --help           this text\n"
+        "  -v, --version        version\n\n"
+        "Config file tokens are described in docs/configuration.md.\n");
+}
+
+enum { OPT_STANDALONE = 256, OPT_HTTP, OPT_SYSFS, OPT_PROCFS, OPT_DEVFS, OPT_ROOTFS };
+
+static const struct option long_options[] = {
+    { "standalone", required_argument, NULL, OPT_STANDALONE },
+    { "http", required_argument, NULL, OPT_HTTP },
+    { "sysfs", required_argument, NULL, OPT_SYSFS },
+    { "procfs", required_argument, NULL, OPT_PROCFS },
+    { "devfs", required_argument, NULL, OPT_DEVFS },
+    { "rootfs", required_argument, NULL, OPT_ROOTFS },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'v' },
+    { NULL, 0, NULL, 0 },
+};
+
+/* Returns 0 to go on, 1 to exit successfully, -1 on a usage error. */
+static int parse_args(int argc, char **argv, struct cli *cli)
+{
+    int c;
+    while ((c = getopt_long(argc, argv, "c:x:fL:D:p:hv", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'c': cli->config_file = optarg; break;
+        case 'x': cli->agentx_socket = optarg; break;
+        case 'f': cli->foreground = 1; break;
+        case 'p': cli->pidfile = optarg; break;
+        case 'L':
+            if (snmp_log_options(optarg, argc, argv) < 0) {
+                fprintf(stderr, APP_NAME ": bad -L option '%s'\n", optarg);
+                return -1;
+            }
+            cli->logging_set = 1;
+            break;
+        case 'D':
+            debug_register_tokens(optarg);
+            snmp_set_do_debugging(1);
+            break;
+        case OPT_STANDALONE: cli->standalone_addr = optarg; break;
+        case OPT_HTTP: cli->http_addr = optarg; break;
+        case OPT_SYSFS: cli->roots.sysfs = optarg; break;
+        case OPT_PROCFS: cli->roots.procfs = optarg; break;
+        case OPT_DEVFS: cli->roots.devfs = optarg; break;
+        case OPT_ROOTFS: cli->roots.rootfs = optarg; break;
+        case 'h': usage(stdout); return 1;
+        case 'v': printf(APP_NAME " " PACKAGE_VERSION "\n"); return 1;
+        default: usage(stderr); return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, APP_NAME ": unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+static void apply_cli(struct pna_config *cfg, const struct cli *cli)
+{
+    if (cli->agentx_socket)
+        cfg->agentx_socket = cli->agentx_socket;
+    if (cli->standalone_addr)
+        cfg->standalone_addr = cli->standalone_addr;
+    if (cli->http_addr)
+        cfg->http_addr = cli->http_addr;
+    if (cli->roots.sysfs)
+        cfg->roots.sysfs = cli->roots.sysfs;
+    if (cli->roots.procfs)
+        cfg->roots.procfs = cli->roots.procfs;
+    if (cli->roots.devfs)
+        cfg->roots.devfs = cli->roots.devfs;
+    if (cli->roots.rootfs)
+        cfg->roots.rootfs = cli->roots.rootfs;
+    cfg->foreground = cli->foreground;
+}
+
+static int load_config(struct pna_config *cfg, const struct cli *cli)
+{
+    const char *path = cli->config_file;
+    if (!path) {
+        if (access(PNA_DEFAULT_CONFIG, F_OK) != 0)
+            return 0;
+        path = PNA_DEFAULT_CONFIG;
+    }
+    char err[512];
+    cfg->config_file = path;
+    /* -x on the command line beats agentXSocket in the file. */
+    cfg->agentx_socket = cli->agentx_socket;
+    if (pna_config_load(cfg, path, pna_agent_remember_line, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, APP_NAME ": %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    pna_agent_request_stop();
+}
+
+static void on_hup(int sig)
+{
+    (void)sig;
+    pna_pollers_kick();
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    /* No SA_RESTART: the signal must interrupt select() in the main loop. */
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_hup;
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void setup_logging(const struct cli *cli)
+{
+    if (!cli->logging_set) {
+        if (cli->foreground)
+            snmp_enable_stderrlog();
+        else
+            snmp_enable_syslog_ident(APP_NAME, LOG_DAEMON);
+    }
+    pna_log_use_netsnmp(1);
+}
+
+static int write_pidfile(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        pna_log(LOG_ERR, "cannot write pid file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "%ld\n", (long)getpid());
+    fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli cli = { 0 };
+    struct pna_config cfg;
+    int rc = parse_args(argc, argv, &cli);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    pna_config_defaults(&cfg);
+    if (load_config(&cfg, &cli) != 0)
+        return 1;
+    apply_cli(&cfg, &cli);
+    setup_logging(&cli);
+    if (!cfg.foreground && netsnmp_daemonize(1, snmp_stderrlog_status()) != 0)
+        return 1;
+    if (cli.pidfile && write_pidfile(cli.pidfile) != 0)
+        return 1;
+    install_signals();
+    if (pna_events_init(cfg.event_history) != 0 || pna_agent_start(&cfg, APP_NAME) != 0)
+        return 1;
+    if (pna_pollers_start(&cfg) != 0)
+        return 1;
+    pna_log(LOG_INFO, APP_NAME " " PACKAGE_VERSION " started (%s)",
+            cfg.standalone_addr ? "standalone agent" : "AgentX subagent");
+
+    pna_agent_run();
+
+    pna_log(LOG_INFO, APP_NAME " stopping");
+    pna_pollers_stop();
+    pna_agent_shutdown(APP_NAME);
+    pna_events_shutdown();
+    pna_cache_clear();
+    pna_config_free(&cfg);
+    if (cli.pidfile)
+        unlink(cli.pidfile);
+    return 0;
+}

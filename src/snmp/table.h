@@ -19,6 +19,7 @@
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include "cache.h"
 
@@ -33,6 +34,7 @@ struct pna_cell {
     uint64_t u;      /* ASN_UNSIGNED, ASN_COUNTER, ASN_TIMETICKS, ASN_COUNTER64 */
     const char *str; /* ASN_OCTET_STR */
     size_t len;
+    char copy[256];  /* pna_cell_strcopy(): for text that does not outlive the call */
 };
 
 /* Cell setters; each returns 0 so a get_cell can `return pna_cell_u32(...)`. */
@@ -42,6 +44,7 @@ int pna_cell_counter32(struct pna_cell *c, uint32_t v);
 int pna_cell_counter64(struct pna_cell *c, uint64_t v); /* Counter64, CounterBasedGauge64 */
 int pna_cell_str(struct pna_cell *c, const char *s);    /* NUL-terminated */
 int pna_cell_bytes(struct pna_cell *c, const void *p, size_t len);
+int pna_cell_strcopy(struct pna_cell *c, const char *s);  /* copied, cut at 255 */
 #define PNA_CELL_ABSENT (-1)
 
 /* Helpers for row indexes: a string index is its length then one sub-identifier

@@ -1,0 +1,29 @@
+/* snmp/agent.h -- the SNMP front end: AgentX subagent or standalone agent,
+ * MIB registrations, notifications, and the main loop that owns net-snmp. */
+#ifndef PNA_SNMP_AGENT_H
+#define PNA_SNMP_AGENT_H
+
+#include <stdbool.h>
+
+struct pna_config;
+
+/* Net-snmp directives from the config file, kept until net-snmp reads its
+ * configuration (pna_config_load's REMEMBER callback). */
+void pna_agent_remember_line(const char *line, void *arg);
+
+/* Bring up net-snmp as a subagent (default) or standalone agent and register
+ * the MIB.  Returns 0, or -1 after logging why. */
+int pna_agent_start(const struct pna_config *cfg, const char *app_name);
+
+/* Serve until pna_agent_request_stop() (a signal handler may call it). */
+void pna_agent_run(void);
+void pna_agent_request_stop(void);
+
+void pna_agent_shutdown(const char *app_name);
+
+/* Registration functions of the MIB groups (one file each). */
+void pna_system_scalars_register(void);
+void pna_agent_tables_register(void);
+void pna_agent_tables_set_mode(bool standalone);
+
+#endif

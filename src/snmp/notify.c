@@ -1,0 +1,249 @@
+/* snmp/notify.c -- one notification per event, with the identifying columns of
+ * the row it is about as varbinds (PRIMUS-NODE-MIB, primusNodeNotifications).
+ *
+ * Every notification ends with primusEventSeverity and primusEventText of the
+ * event-table row the event became, so an NMS that missed the trap can read it
+ * back by the same index. */
+#include "config.h"
+#include "snmp/notify.h"
+#include "snmp/oids.h"
+#include "snmp/table.h"
+#include "log.h"
+
+#include <string.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+
+static const oid snmptrap_oid[] = { 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 };
+static const oid notifications_oid[] = { PNA_OID_NOTIFICATIONS };
+static const oid poller_entry[] = { PNA_OID_POLLER_ENTRY };
+static const oid event_entry[] = { PNA_OID_EVENT_ENTRY };
+static const oid ib_port_entry[] = { PNA_OID_IB_PORT_ENTRY };
+static const oid container_entry[] = { PNA_OID_CONTAINER_ENTRY };
+static const oid gpu_entry[] = { PNA_OID_GPU_ENTRY };
+static const oid notify_objects[] = { PNA_OID_NOTIFY_OBJECTS };
+
+/* A varbind list being built; NAME is reused for each OID. */
+struct vb_builder {
+    netsnmp_variable_list *vars;
+    oid name[MAX_OID_LEN];
+    size_t len;
+};
+
+/* Start NAME as BASE.SUB (a column or a scalar of a group). */
+static void vb_name(struct vb_builder *b, const oid *base, size_t base_len, oid sub)
+{
+    memcpy(b->name, base, base_len * sizeof(oid));
+    b->name[base_len] = sub;
+    b->len = base_len + 1;
+}
+
+static void vb_index_u32(struct vb_builder *b, uint32_t v)
+{
+    if (b->len < MAX_OID_LEN)
+        b->name[b->len++] = v;
+}
+
+static void vb_index_str(struct vb_builder *b, const char *s)
+{
+    b->len += pna_index_put_string(b->name + b->len, MAX_OID_LEN - b->len, s);
+}
+
+static void vb_add(struct vb_builder *b, const struct pna_cell *c)
+{
+    switch (c->type) {
+    case ASN_INTEGER: {
+        long v = (long)c->i;
+        snmp_varlist_add_variable(&b->vars, b->name, b->len, ASN_INTEGER, &v, sizeof v);
+        break;
+    }
+    case ASN_COUNTER64: {
+        struct counter64 v = { .high = (u_long)(c->u >> 32), .low = (u_long)(c->u & 0xffffffffu) };
+        snmp_varlist_add_variable(&b->vars, b->name, b->len, ASN_COUNTER64, &v, sizeof v);
+        break;
+    }
+    case ASN_OCTET_STR:
+        snmp_varlist_add_variable(&b->vars, b->name, b->len, ASN_OCTET_STR, c->str, c->len);
+        break;
+    default: {
+        u_long v = (u_long)(c->u & 0xffffffffu);
+        snmp_varlist_add_variable(&b->vars, b->name, b->len, c->type, &v, sizeof v);
+        break;
+    }
+    }
+}
+
+static void add_str(struct vb_builder *b, const char *s)
+{
+    struct pna_cell c = { 0 };
+    pna_cell_str(&c, s);
+    vb_add(b, &c);
+}
+
+static void add_int(struct vb_builder *b, int64_t v)
+{
+    struct pna_cell c = { 0 };
+    pna_cell_int(&c, v);
+    vb_add(b, &c);
+}
+
+static void add_u32(struct vb_builder *b, uint32_t v)
+{
+    struct pna_cell c = { 0 };
+    pna_cell_u32(&c, v);
+    vb_add(b, &c);
+}
+
+static void add_counter(struct vb_builder *b, u_char type, uint64_t v)
+{
+    struct pna_cell c = { 0 };
+    if (type == ASN_COUNTER)
+        pna_cell_counter32(&c, (uint32_t)v);
+    else
+        pna_cell_counter64(&c, v);
+    vb_add(b, &c);
+}
+
+/* notify-only scalars are sent with instance .0 */
+static void add_notify_object(struct vb_builder *b, unsigned sub)
+{
+    vb_name(b, notify_objects, OID_LENGTH(notify_objects), sub);
+    vb_index_u32(b, 0);
+}
+
+static void poller_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_poller *p = &ev->u.poller;
+    vb_name(b, poller_entry, OID_LENGTH(poller_entry), PNA_COL_POLLER_NAME);
+    vb_index_u32(b, p->index);
+    add_str(b, p->name);
+    vb_name(b, poller_entry, OID_LENGTH(poller_entry), PNA_COL_POLLER_ERRORS);
+    vb_index_u32(b, p->index);
+    add_counter(b, ASN_COUNTER, p->errors);
+    if (ev->type == PNA_EV_POLLER_FAILED) {
+        vb_name(b, poller_entry, OID_LENGTH(poller_entry), PNA_COL_POLLER_LAST_ERROR);
+        vb_index_u32(b, p->index);
+        add_str(b, p->last_error);
+    }
+}
+
+static void ib_port_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_ib_port *p = &ev->u.ib_port;
+    add_notify_object(b, PNA_SC_NOTIFY_RDMA_DEVICE);
+    add_str(b, p->device);
+    add_notify_object(b, PNA_SC_NOTIFY_IB_PORT);
+    add_u32(b, p->port);
+    add_notify_object(b, PNA_SC_NOTIFY_IB_PORT_OLD_STATE);
+    add_int(b, p->old_state);
+    vb_name(b, ib_port_entry, OID_LENGTH(ib_port_entry), PNA_COL_IB_PORT_STATE);
+    vb_index_str(b, p->device);
+    vb_index_u32(b, p->port);
+    add_int(b, p->new_state);
+}
+
+static void oom_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_oom *o = &ev->u.oom;
+    static const struct { unsigned col; size_t off; } text_cols[] = {
+        { PNA_COL_CONTAINER_NAME, offsetof(struct pna_event_oom, container_name) },
+        { PNA_COL_CONTAINER_POD_NAME, offsetof(struct pna_event_oom, pod) },
+        { PNA_COL_CONTAINER_POD_NAMESPACE, offsetof(struct pna_event_oom, namespace_) },
+    };
+    for (size_t i = 0; i < sizeof text_cols / sizeof text_cols[0]; i++) {
+        vb_name(b, container_entry, OID_LENGTH(container_entry), text_cols[i].col);
+        vb_index_str(b, o->container_id);
+        add_str(b, (const char *)o + text_cols[i].off);
+    }
+    vb_name(b, container_entry, OID_LENGTH(container_entry), PNA_COL_CONTAINER_OOM_KILLS);
+    vb_index_str(b, o->container_id);
+    add_counter(b, ASN_COUNTER64, o->kill_count);
+}
+
+static void gpu_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_gpu *g = &ev->u.gpu;
+    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), PNA_COL_GPU_UUID);
+    vb_index_u32(b, g->index);
+    add_str(b, g->uuid);
+    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), PNA_COL_GPU_PCI_BUS_ID);
+    vb_index_u32(b, g->index);
+    add_str(b, g->pci_bus_id);
+    if (ev->type == PNA_EV_GPU_XID) {
+        add_notify_object(b, PNA_SC_NOTIFY_GPU_XID);
+        add_u32(b, (uint32_t)g->xid);
+    } else if (ev->type == PNA_EV_GPU_THERMAL) {
+        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), PNA_COL_GPU_TEMPERATURE);
+        vb_index_u32(b, g->index);
+        add_int(b, g->temperature_c);
+        add_notify_object(b, PNA_SC_NOTIFY_GPU_THRESHOLD);
+        add_int(b, g->threshold_c);
+    }
+}
+
+static void pfc_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_pfc *p = &ev->u.pfc;
+    add_notify_object(b, PNA_SC_NOTIFY_IF_NAME);
+    add_str(b, p->ifname);
+    add_notify_object(b, PNA_SC_NOTIFY_PFC_PRIORITY);
+    add_int(b, p->priority);
+    add_notify_object(b, PNA_SC_NOTIFY_PAUSE_RATE);
+    add_counter(b, ASN_COUNTER64, p->pause_per_s);
+}
+
+static unsigned notification_number(enum pna_event_type type)
+{
+    switch (type) {
+    case PNA_EV_POLLER_FAILED: return PNA_NOTIF_POLLER_FAILED;
+    case PNA_EV_POLLER_RECOVERED: return PNA_NOTIF_POLLER_RECOVERED;
+    case PNA_EV_IB_PORT_DOWN: return PNA_NOTIF_IB_PORT_DOWN;
+    case PNA_EV_IB_PORT_UP: return PNA_NOTIF_IB_PORT_UP;
+    case PNA_EV_CONTAINER_OOM: return PNA_NOTIF_CONTAINER_OOM_KILL;
+    case PNA_EV_GPU_XID: return PNA_NOTIF_GPU_XID_ERROR;
+    case PNA_EV_GPU_THERMAL: return PNA_NOTIF_GPU_THERMAL;
+    case PNA_EV_GPU_LOST: return PNA_NOTIF_GPU_LOST;
+    case PNA_EV_PFC_PAUSE_STORM: return PNA_NOTIF_PFC_PAUSE_STORM;
+    }
+    return 0;
+}
+
+static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    switch (ev->type) {
+    case PNA_EV_POLLER_FAILED:
+    case PNA_EV_POLLER_RECOVERED: poller_varbinds(b, ev); break;
+    case PNA_EV_IB_PORT_DOWN:
+    case PNA_EV_IB_PORT_UP: ib_port_varbinds(b, ev); break;
+    case PNA_EV_CONTAINER_OOM: oom_varbinds(b, ev); break;
+    case PNA_EV_GPU_XID:
+    case PNA_EV_GPU_THERMAL:
+    case PNA_EV_GPU_LOST: gpu_varbinds(b, ev); break;
+    case PNA_EV_PFC_PAUSE_STORM: pfc_varbinds(b, ev); break;
+    }
+}
+
+void pna_notify_event(const struct pna_event *ev, void *arg)
+{
+    (void)arg;
+    unsigned number = notification_number(ev->type);
+    if (!number)
+        return;
+    struct vb_builder b = { 0 };
+    oid trap[OID_LENGTH(notifications_oid) + 1];
+    memcpy(trap, notifications_oid, sizeof notifications_oid);
+    trap[OID_LENGTH(notifications_oid)] = number;
+    snmp_varlist_add_variable(&b.vars, snmptrap_oid, OID_LENGTH(snmptrap_oid), ASN_OBJECT_ID,
+                              trap, sizeof trap);
+    row_varbinds(&b, ev);
+    vb_name(&b, event_entry, OID_LENGTH(event_entry), PNA_COL_EVENT_SEVERITY);
+    vb_index_u32(&b, ev->seq);
+    add_int(&b, ev->severity);
+    vb_name(&b, event_entry, OID_LENGTH(event_entry), PNA_COL_EVENT_TEXT);
+    vb_index_u32(&b, ev->seq);
+    add_str(&b, ev->text);
+    send_v2trap(b.vars);
+    snmp_free_varbind(b.vars);
+}

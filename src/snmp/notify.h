@@ -1,0 +1,12 @@
+/* snmp/notify.h -- turns events into SNMP notifications (main thread). */
+#ifndef PNA_SNMP_NOTIFY_H
+#define PNA_SNMP_NOTIFY_H
+
+#include "events.h"
+
+/* An event sink for pna_events_drain(): sends EV's notification.  A subagent
+ * hands it to the master (AgentX Notify), which sends traps or informs to its
+ * configured sinks; a standalone agent sends to its own sinks. */
+void pna_notify_event(const struct pna_event *ev, void *arg);
+
+#endif

@@ -1,0 +1,160 @@
+# lib.sh -- shared set-up for the integration tests: a private snmpd master,
+# snmptrapd and the agent, all on loopback and unix sockets in one temp dir,
+# and all stopped when the test exits, whatever happens.
+#
+# Tests source this file, call the start_* functions they need, and use the
+# snmp_* wrappers.  OIDs are numeric (taken from src/snmp/oids.h) so that the
+# core tests run on machines without the IETF base MIBs.
+
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${PNA_AGENT:=$top_builddir/primus-node-agent}"
+: "${PNA_FIXTURES:=$top_srcdir/tests/fixtures}"
+: "${PNA_MIBDIR:=$top_srcdir/mibs}"
+: "${PNA_IETF_MIBDIR:=}"
+export MIBS=
+TEST_NAME=$(basename "$0" .sh)
+
+skip() { echo "SKIP: $TEST_NAME: $*"; exit 77; }
+fail() { echo "FAIL: $TEST_NAME: $*"; dump_logs; exit 1; }
+ok() { echo "ok - $*"; }
+
+for tool in snmpd snmpget snmpwalk snmpbulkwalk snmptrapd; do
+    command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] ||
+        skip "$tool not installed (Debian: snmpd snmp snmptrapd)"
+done
+PATH=$PATH:/usr/sbin
+[ -x "$PNA_AGENT" ] || fail "agent binary $PNA_AGENT not built"
+
+# The enterprise root, read from the one C header that mirrors the MIB.
+PNA_ENTERPRISE=$(sed -n 's/^#define PNA_ENTERPRISE_OID[[:space:]]*\([0-9, ]*\).*/\1/p' \
+                 "$top_srcdir/src/snmp/oids.h" | tr -d ' ' | tr ',' '.')
+[ -n "$PNA_ENTERPRISE" ] || fail "cannot read PNA_ENTERPRISE_OID from src/snmp/oids.h"
+ROOT=".$PNA_ENTERPRISE.1"          # primusNodeMIB
+OBJ="$ROOT.1"                      # primusNodeObjects
+NOTIFY="$ROOT.0"                   # primusNodeNotifications
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pna-$TEST_NAME-XXXXXX")
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
+    for pid in "${PIDS[@]}"; do
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+    done
+    if [ -n "${KEEP_WORK:-}" ]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+dump_logs() {
+    for f in "$WORK"/*.log; do
+        [ -f "$f" ] || continue
+        echo "---- $(basename "$f") (last 30 lines)"
+        tail -n 30 "$f"
+    done
+}
+
+# A free UDP port on 127.0.0.1.
+free_port() {
+    local p
+    for _ in $(seq 50); do
+        p=$(( (RANDOM % 20000) + 30000 ))
+        if ! ss -Hlun "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
+    done
+    fail "no free port"
+}
+
+SNMP_PORT=$(free_port)
+TRAP_PORT=$(free_port)
+AGENTX="unix:$WORK/agentx.sock"
+V3_USER=primus
+V3_AUTH=primus-auth-secret
+V3_PRIV=primus-priv-secret
+
+# start_snmpd [extra snmpd.conf lines...]
+start_snmpd() {
+    mkdir -p "$WORK/snmpd-persist"
+    {
+        echo "agentAddress udp:127.0.0.1:$SNMP_PORT"
+        echo "master agentx"
+        echo "agentXSocket $AGENTX"
+        echo "agentXPerms 0660 0770"
+        echo "rocommunity public 127.0.0.1"
+        echo "createUser $V3_USER SHA-256 \"$V3_AUTH\" AES \"$V3_PRIV\""
+        echo "rouser $V3_USER priv"
+        echo "dontLogTCPWrappersConnects yes"
+        for line in "$@"; do echo "$line"; done
+    } > "$WORK/snmpd.conf"
+    SNMP_PERSISTENT_DIR="$WORK/snmpd-persist" \
+        snmpd -f -Lf "$WORK/snmpd.log" -C -c "$WORK/snmpd.conf" -I -smux \
+        -p "$WORK/snmpd.pid" &
+    SNMPD_PID=$!
+    PIDS+=("$SNMPD_PID")
+    wait_for "snmpd" snmpget -v2c -c public -t 0.5 -r 0 "127.0.0.1:$SNMP_PORT" .1.3.6.1.2.1.1.3.0
+}
+
+stop_snmpd() {
+    kill "$SNMPD_PID" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$SNMPD_PID" 2>/dev/null || break; sleep 0.1; done
+}
+
+start_trapd() {
+    {
+        echo "disableAuthorization yes"
+        echo "doNotLogTraps no"
+    } > "$WORK/snmptrapd.conf"
+    snmptrapd -f -On -Lf "$WORK/traps.log" -C -c "$WORK/snmptrapd.conf" \
+        -p "$WORK/snmptrapd.pid" "udp:127.0.0.1:$TRAP_PORT" &
+    PIDS+=("$!")
+    for _ in $(seq 50); do
+        grep -q "NET-SNMP version" "$WORK/traps.log" 2>/dev/null && return
+        sleep 0.1
+    done
+    fail "snmptrapd did not start"
+}
+
+# start_agent [agent options...]: AgentX subagent of the test master.
+start_agent() {
+    [ -f "$WORK/agent.conf" ] || : > "$WORK/agent.conf"
+    "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" -x "$AGENTX" \
+        -p "$WORK/agent.pid" "$@" &
+    AGENT_PID=$!
+    PIDS+=("$AGENT_PID")
+}
+
+# wait_for WHAT COMMAND...: retry COMMAND for up to 15 s.
+wait_for() {
+    local what=$1; shift
+    for _ in $(seq 75); do
+        "$@" >/dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    fail "$what did not come up"
+}
+
+# wait_until SECONDS COMMAND...: retry until COMMAND succeeds; 1 on timeout.
+wait_until() {
+    local secs=$1; shift
+    local end=$(( $(date +%s) + secs ))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        "$@" >/dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+V2="-v2c -c public -t 2 -r 1"
+V3="-v3 -l authPriv -u $V3_USER -a SHA-256 -A $V3_AUTH -x AES -X $V3_PRIV -t 2 -r 1"
+TARGET="127.0.0.1:$SNMP_PORT"
+
+# snmp_value OID: the bare value (strings unquoted) through the master, v2c.
+snmp_value() { snmpget $V2 -On -Oqv "$TARGET" "$1" 2>&1 | sed 's/^"//; s/"$//'; }
+snmp_walk() { snmpwalk $V2 -On -Oq "$TARGET" "$@"; }
+
+# The agent answers once its node scalars are served through the master.
+wait_agent() {
+    wait_until 20 sh -c "snmpget $V2 -On -Oqv $TARGET $OBJ.1.1.0 | grep -qv 'No Such'" ||
+        fail "agent did not register with the master"
+}
