@@ -1,0 +1,56 @@
+/* pfc_names.h -- which driver statistic is which pause/PFC counter.
+ *
+ * ethtool statistic names belong to each driver.  Known names are mapped onto
+ * the fields of model/pfc.h; everything else is kept under its own name in the
+ * interface's generic list.  Known today:
+ *  - mlx5_core (kernel Documentation/networking/device_drivers/ethernet/
+ *    mellanox/mlx5/counters.rst): rx/tx_pause_ctrl_phy, rx/tx_global_pause,
+ *    *_global_pause_duration (us), rx_global_pause_transition,
+ *    rx/tx_prioN_pause, *_prioN_pause_duration (us), rx_prioN_pause_transition,
+ *    rx/tx_prioN_bytes|packets, rx_prioN_discards, tx_pause_storm_warning_events,
+ *    tx_pause_storm_error_events, rx/tx_discards_phy, rx_out_of_buffer;
+ *  - ionic (AMD Pensando): frames_rx/tx_pause, frames_rx/tx_pripause (PFC frames,
+ *    all priorities), frames_rx/tx_pri_N (traffic on priority N),
+ *    rx/tx_pripause_N_1us_count and rx/tx_pause_1us_count (pause time, us). */
+#ifndef PNA_COLLECT_PFC_NAMES_H
+#define PNA_COLLECT_PFC_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/pfc.h"
+
+enum pna_pfc_map_kind {
+    PNA_PFC_MAP_NONE = 0,   /* not a pause/PFC counter we know: generic list */
+    PNA_PFC_MAP_IF = 1,     /* SLOT->field is an enum pna_pfc_if_field */
+    PNA_PFC_MAP_PRIO = 2,   /* SLOT->field is an enum pna_pfc_prio_field, SLOT->prio 0..7 */
+};
+
+struct pna_pfc_slot {
+    enum pna_pfc_map_kind kind;
+    int field;
+    int prio;
+};
+
+/* Where statistic NAME goes; returns SLOT->kind. */
+enum pna_pfc_map_kind pna_pfc_map_name(const char *name, struct pna_pfc_slot *slot);
+
+/* Fill PIF's counters from N statistics (names mapped with pna_pfc_map_name(),
+ * the rest copied to PIF->other).  A second statistic for a slot already filled
+ * goes to the generic list too.  Returns 0, or -1 when memory runs out. */
+int pna_pfc_fill(struct pna_pfc_if *pif, const struct pna_eth_stat *stats, size_t n);
+
+/* All pause frames received (TX false) or sent (TX true), global and PFC:
+ * the physical-port total where the driver has it, else the global count plus
+ * the PFC count (total, or the sum over priorities).  False when none exists. */
+bool pna_pfc_pause_frames(const struct pna_pfc_if *pif, bool tx, uint64_t *frames);
+
+/* Rates and storm detection for CUR against PREV (the same interface in the
+ * previous poll, or NULL) over INTERVAL_MS.  A storm is a pause-frame rate in
+ * either direction above STORM_PPS (0: rate check off), or an increase of the
+ * driver's own pause-storm event counters. */
+void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64_t interval_ms,
+                    uint64_t storm_pps);
+
+#endif

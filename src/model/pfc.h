@@ -1,0 +1,106 @@
+/* pfc.h -- the pause / PFC model: per Ethernet interface, IEEE 802.3x global
+ * pause and 802.1Qbb per-priority (0-7) flow-control counters, plus every
+ * other ethtool statistic the driver offers, kept under its own name.
+ *
+ * Filled from the kernel's ethtool statistics (src/collect/ethtool.c) through
+ * the driver-specific name mapping of src/collect/pfc_names.c; read by the SNMP
+ * and HTTP front ends.  Plain data.
+ *
+ * Ordering invariants: interfaces ascend by name (strcmp); the generic list
+ * keeps the driver's own order (it is the ethtool string-set order, stable
+ * for a given driver and firmware). */
+#ifndef PNA_MODEL_PFC_H
+#define PNA_MODEL_PFC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "model/ib.h"   /* struct pna_counter */
+
+#define PNA_PFC_PRIOS 8
+
+/* Interface-wide counters. */
+enum pna_pfc_if_field {
+    PNA_PFC_RX_PAUSE,               /* global (802.3x) pause frames received */
+    PNA_PFC_RX_PAUSE_DURATION_US,   /* time the peer held our transmitter paused, us */
+    PNA_PFC_RX_PAUSE_TRANSITION,    /* XOFF -> XON transitions of received global pause */
+    PNA_PFC_TX_PAUSE,               /* global pause frames sent */
+    PNA_PFC_TX_PAUSE_DURATION_US,   /* time we asked the peer to pause, us */
+    PNA_PFC_RX_PAUSE_CTRL_PHY,      /* all link-level pause frames received (global + PFC) */
+    PNA_PFC_TX_PAUSE_CTRL_PHY,      /* all link-level pause frames sent */
+    PNA_PFC_RX_PFC_FRAMES,          /* PFC frames received, all priorities together */
+    PNA_PFC_TX_PFC_FRAMES,          /* PFC frames sent, all priorities together */
+    PNA_PFC_STORM_WARNING_EVENTS,   /* device stalled past the warning watermark */
+    PNA_PFC_STORM_ERROR_EVENTS,     /* stalled past the timeout: pause sending was disabled */
+    PNA_PFC_RX_DISCARDS_PHY,        /* packets the physical port dropped on receive */
+    PNA_PFC_TX_DISCARDS_PHY,
+    PNA_PFC_RX_OUT_OF_BUFFER,       /* packets dropped for lack of receive buffers */
+    PNA_PFC_IF_COUNT
+};
+
+/* Per-priority counters. */
+enum pna_pfc_prio_field {
+    PNA_PFCP_RX_PAUSE,              /* PFC frames received for this priority */
+    PNA_PFCP_RX_PAUSE_DURATION_US,
+    PNA_PFCP_RX_PAUSE_TRANSITION,
+    PNA_PFCP_TX_PAUSE,              /* PFC frames sent for this priority */
+    PNA_PFCP_TX_PAUSE_DURATION_US,
+    PNA_PFCP_RX_BYTES,              /* traffic on this priority */
+    PNA_PFCP_RX_PACKETS,
+    PNA_PFCP_TX_BYTES,
+    PNA_PFCP_TX_PACKETS,
+    PNA_PFCP_RX_DISCARDS,
+    PNA_PFCP_COUNT
+};
+
+/* Column names, in enum order (for logs, JSON, Prometheus labels). */
+extern const char *const pna_pfc_if_field_names[PNA_PFC_IF_COUNT];
+extern const char *const pna_pfc_prio_field_names[PNA_PFCP_COUNT];
+
+/* A driver statistic that is not one of the fields above. */
+struct pna_eth_stat {
+    char name[33];                  /* ETH_GSTRING_LEN (32) octets, not always NUL-ended, + NUL */
+    uint64_t value;
+};
+
+struct pna_pfc_if {
+    char ifname[32];
+    int32_t ifindex;                /* IF-MIB ifIndex, 0 unknown */
+    char driver[32];                /* "mlx5_core", "ionic", "veth"... */
+    char rdma_device[64];           /* the RDMA device whose RoCE port this is, or "" */
+    uint32_t rdma_port;
+
+    struct pna_counter f[PNA_PFC_IF_COUNT];
+    struct pna_counter prio[PNA_PFC_PRIOS][PNA_PFCP_COUNT];
+    struct pna_eth_stat *other;     /* unmapped statistics, driver order */
+    size_t n_other;
+
+    /* Over the last interval (VALID false on the first poll of the interface). */
+    bool rates_valid;
+    uint64_t rx_pause_per_s;        /* pause frames received per second, global + PFC */
+    uint64_t tx_pause_per_s;        /* pause frames sent per second, global + PFC */
+    int32_t storm_prio;             /* priority with the highest pause rate, -1 global */
+    bool storm;                     /* pause storm seen in this interval */
+    char error[160];                /* why the statistics could not be read, or "" */
+};
+
+struct pna_pfc_model {
+    int64_t sample_mono_ms;
+    struct pna_pfc_if *ifs;         /* sorted by ifname */
+    size_t n_ifs;
+};
+
+/* The PFC domain's snapshot in the cache (PNA_DOM_PFC). */
+struct pna_pfc_snap {
+    struct pna_snap base;           /* first */
+    struct pna_pfc_model m;
+};
+
+/* src/collect/pfc_names.c */
+void pna_pfc_model_free(struct pna_pfc_model *m);
+void pna_pfc_if_clear(struct pna_pfc_if *pif);   /* frees OTHER, zeroes counters */
+const struct pna_pfc_if *pna_pfc_find_if(const struct pna_pfc_model *m, const char *ifname);
+
+#endif
