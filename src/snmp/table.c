@@ -357,39 +357,44 @@ static int scalar_get(const struct pna_scalar_def *def, const void *ctx, const o
     return def->get(ctx, (unsigned)name[g], out) == 0 ? 0 : (int)SNMP_NOSUCHINSTANCE;
 }
 
-static int scalar_next(const struct pna_scalar_def *def, const void *ctx, const oid *name,
+/* Each scalar has its own registration (group.N): ranges would be simpler,
+ * but net-snmp's subagent re-registers a range one OID at a time after a
+ * master restart, and the master then rejects the duplicates. */
+struct scalar_reg {
+    const struct pna_scalar_def *def;
+    unsigned subid;
+};
+
+#define MAX_SCALARS 128
+static struct scalar_reg scalar_regs[MAX_SCALARS];
+static size_t nscalar_regs;
+
+/* GETNEXT within one scalar's registration: only group.N.0 can follow. */
+static int scalar_next(const struct scalar_reg *sr, const void *ctx, const oid *name,
                        size_t name_len, oid *next, size_t *next_len, struct pna_cell *out)
 {
+    const struct pna_scalar_def *def = sr->def;
     size_t g = def->group_oid_len;
-    size_t common = name_len < g ? name_len : g;
-    int cmp = snmp_oid_compare(name, common, def->group_oid, common);
-    unsigned subid = def->min_subid;
-    if (cmp > 0)
+    oid instance[MAX_OID_LEN];
+    memcpy(instance, def->group_oid, g * sizeof(oid));
+    instance[g] = sr->subid;
+    instance[g + 1] = 0;
+    if (snmp_oid_compare(name, name_len, instance, g + 2) >= 0)
         return -1;
-    if (cmp == 0 && name_len > g) {
-        if (name[g] > def->max_subid)
-            return -1;
-        if (name[g] >= def->min_subid)
-            subid = (unsigned)name[g] + (name_len > g + 1 ? 1 : 0);
-    }
-    for (; subid <= def->max_subid; subid++) {
-        memset(out, 0, sizeof *out);
-        if (def->get(ctx, subid, out) != 0)
-            continue;
-        memcpy(next, def->group_oid, g * sizeof(oid));
-        next[g] = subid;
-        next[g + 1] = 0;
-        *next_len = g + 2;
-        return 0;
-    }
-    return -1;
+    memset(out, 0, sizeof *out);
+    if (def->get(ctx, sr->subid, out) != 0)
+        return -1;
+    memcpy(next, instance, (g + 2) * sizeof(oid));
+    *next_len = g + 2;
+    return 0;
 }
 
 static int scalar_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
                           netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
     (void)reginfo;
-    const struct pna_scalar_def *def = handler->myvoid;
+    const struct scalar_reg *sr = handler->myvoid;
+    const struct pna_scalar_def *def = sr->def;
     struct pna_snap *snap = acquire(def->domain);
     bool have_data = def->domain == PNA_DOM_NONE || snap != NULL;
 
@@ -409,7 +414,7 @@ static int scalar_handler(netsnmp_mib_handler *handler, netsnmp_handler_registra
             oid next[MAX_OID_LEN];
             size_t next_len;
             if (have_data &&
-                scalar_next(def, snap, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
+                scalar_next(sr, snap, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
                 snmp_set_var_objid(vb, next, next_len);
                 set_value(vb, &cell);
             }
@@ -421,27 +426,33 @@ static int scalar_handler(netsnmp_mib_handler *handler, netsnmp_handler_registra
     return SNMP_ERR_NOERROR;
 }
 
-int pna_scalars_register(const struct pna_scalar_def *def)
+static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
 {
+    if (nscalar_regs == MAX_SCALARS)
+        return -1;
+    struct scalar_reg *sr = &scalar_regs[nscalar_regs++];
+    sr->def = def;
+    sr->subid = subid;
     netsnmp_mib_handler *h = netsnmp_create_handler(def->name, scalar_handler);
     if (!h)
         return -1;
-    h->myvoid = (void *)def;
-    /* Register group.min..group.max as one range, not the whole group subtree:
-     * a group may hold tables too (primusAgent does), and the master refuses
-     * a subagent's overlapping registrations. */
-    oid first[MAX_OID_LEN];
-    memcpy(first, def->group_oid, def->group_oid_len * sizeof(oid));
-    first[def->group_oid_len] = def->min_subid;
+    h->myvoid = sr;
+    oid name[MAX_OID_LEN];
+    memcpy(name, def->group_oid, def->group_oid_len * sizeof(oid));
+    name[def->group_oid_len] = subid;
     netsnmp_handler_registration *r = netsnmp_handler_registration_create(
-        def->name, h, first, def->group_oid_len + 1, HANDLER_CAN_RONLY);
-    if (r) {
-        r->range_subid = (u_char)(def->group_oid_len + 1);
-        r->range_ubound = def->max_subid;
-    }
+        def->name, h, name, def->group_oid_len + 1, HANDLER_CAN_RONLY);
     if (!r || netsnmp_register_handler(r) != MIB_REGISTERED_OK) {
-        pna_log(LOG_ERR, "cannot register %s", def->name);
+        pna_log(LOG_ERR, "cannot register %s.%u", def->name, subid);
         return -1;
     }
+    return 0;
+}
+
+int pna_scalars_register(const struct pna_scalar_def *def)
+{
+    for (unsigned subid = def->min_subid; subid <= def->max_subid; subid++)
+        if (register_one_scalar(def, subid) != 0)
+            return -1;
     return 0;
 }

@@ -82,6 +82,7 @@ start_snmpd() {
         echo "agentXSocket $AGENTX"
         echo "agentXPerms 0660 0770"
         echo "rocommunity public 127.0.0.1"
+        echo "rwcommunity private 127.0.0.1"
         echo "createUser $V3_USER SHA-256 \"$V3_AUTH\" AES \"$V3_PRIV\""
         echo "rouser $V3_USER priv"
         echo "dontLogTCPWrappersConnects yes"

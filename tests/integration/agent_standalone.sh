@@ -1,0 +1,44 @@
+#!/bin/bash
+# --standalone: the agent is its own SNMP agent (no snmpd), with access
+# control and USM users from net-snmp's own directives in its config file, and
+# its own trap sink.
+. "$(dirname "$0")/lib.sh"
+
+cat > "$WORK/agent.conf" <<CONF
+pollInterval node 1
+rocommunity public 127.0.0.1
+createUser $V3_USER SHA-256 "$V3_AUTH" AES "$V3_PRIV"
+rouser $V3_USER priv
+trap2sink 127.0.0.1:$TRAP_PORT public
+CONF
+start_trapd
+"$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" \
+    --standalone "udp:127.0.0.1:$SNMP_PORT" --procfs "$WORK/proc" &
+PIDS+=("$!")
+# --procfs points at an empty dir first: the node poller fails, which must
+# reach the agent's own trap sink.
+mkdir -p "$WORK/proc"
+wait_until 15 sh -c "snmpget $V2 -On -Oqv $TARGET $OBJ.4.1.0 | grep -q '[0-9]'" ||
+    fail "standalone agent does not answer v2c"
+ok "standalone agent answers v2c"
+wait_until 10 grep -q "$NOTIFY.1" "$WORK/traps.log" || fail "no primusPollerFailed trap from standalone agent"
+ok "standalone agent sends its own traps"
+
+mkdir -p "$WORK/proc/sys/kernel"
+for f in stat meminfo cpuinfo loadavg uptime; do cat "/proc/$f" > "$WORK/proc/$f"; done
+cat /proc/sys/kernel/hostname > "$WORK/proc/sys/kernel/hostname"
+wait_until 10 sh -c "snmpget $V2 -On -Oqv $TARGET $OBJ.1.1.0 | grep -q '\"'" || fail "node data never served"
+[ "$(snmp_value $OBJ.1.1.0)" = "$(cat /proc/sys/kernel/hostname)" ] || fail "hostname"
+[ "$(snmp_value $OBJ.4.4.0)" = 2 ] || fail "primusAgentMode is not standalone(2)"
+ok "node rows served, mode standalone"
+
+v3=$(snmpget $V3 -On -Oqv "$TARGET" $OBJ.2.2.0)
+[ "$v3" = "$(grep -c '^processor' /proc/cpuinfo)" ] || fail "v3 authPriv read '$v3'"
+ok "SNMPv3 authPriv (SHA-256/AES) read"
+
+# A wrong community or a wrong v3 password gets nothing.
+snmpget -v2c -c wrong -t 1 -r 0 "$TARGET" $OBJ.1.1.0 >/dev/null 2>&1 && fail "wrong community answered"
+snmpget -v3 -l authPriv -u $V3_USER -a SHA-256 -A wrongpassword -x AES -X wrongpassword \
+    -t 1 -r 0 "$TARGET" $OBJ.1.1.0 >/dev/null 2>&1 && fail "wrong v3 password answered"
+ok "wrong community and wrong v3 credentials refused"
+echo "PASS: $TEST_NAME"
