@@ -60,6 +60,7 @@ const char *const pna_roce_cc_names[PNA_CC_COUNT] = {
     [PNA_CC_ROCE_SLOW_RESTART_CNPS] = "roce_slow_restart_cnps",
     [PNA_CC_ROCE_SLOW_RESTART_TRANS] = "roce_slow_restart_trans",
     [PNA_CC_OUT_OF_BUFFER] = "out_of_buffer",
+    [PNA_CC_RX_ICRC_ENCAPSULATED] = "rx_icrc_encapsulated",
 };
 
 /* Other drivers' names for the same events.  ionic (AMD Pensando) counts
@@ -283,7 +284,7 @@ static void compute_rates(struct pna_ib_port *port, const struct pna_ib_port *pr
         if (pc[i].present)
             r->errors += pna_counter_delta(pc[i].value, c[i].value);
     }
-    r->errors_per_ks = pna_counter_rate(r->errors, interval_ms, 1000);
+    r->error_rate_cps = pna_counter_rate(r->errors, interval_ms, 100);
 }
 
 void pna_ib_derive(struct pna_ib_model *cur, const struct pna_ib_model *prev)

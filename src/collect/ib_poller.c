@@ -109,14 +109,16 @@ static void post_port_event(const char *device, uint32_t port, int32_t old_state
                  state_label(new_state));
     pna_strlcpy(ev.u.ib_port.device, device, sizeof ev.u.ib_port.device);
     ev.u.ib_port.port = port;
-    ev.u.ib_port.old_state = old_state;
-    ev.u.ib_port.new_state = new_state;
+    /* PrimusPortState has no 0: a port that is absent (or in the kernel's
+     * NOP state) is reported as down(1); the text says which. */
+    ev.u.ib_port.old_state = old_state ? old_state : PNA_IB_STATE_DOWN;
+    ev.u.ib_port.new_state = new_state ? new_state : PNA_IB_STATE_DOWN;
     pna_event_post(&ev);
 }
 
 /* Compare every port with its last known state, post ACTIVE transitions and
  * rebuild the known list.  Ports that vanished while ACTIVE are reported down
- * with new state 0.  Nothing is posted on the first poll: there is no
+ * ("gone").  Nothing is posted on the first poll: there is no
  * transition to report. */
 static int track_port_states(struct ib_state *st, const struct pna_ib_model *m)
 {

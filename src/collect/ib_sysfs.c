@@ -277,19 +277,29 @@ static void read_guid_attr(struct reader *rd, struct pna_ib_device *d, const cha
     }
 }
 
-static void read_pci_address(const char *dir, struct pna_ib_device *d)
+/* The last component of the symlink DIR/NAME into OUT, or "" when it is not a
+ * symlink (fixture trees; software devices such as rxe have no parent). */
+static void link_basename(const char *dir, const char *name, char *out, size_t cap)
 {
     char path[PATH_MAX], target[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/device", dir) >= (int)sizeof path)
+    out[0] = '\0';
+    if (!join(path, sizeof path, dir, name))
         return;
     ssize_t n = readlink(path, target, sizeof target - 1);
     if (n <= 0)
-        return; /* not a symlink (fixture trees, virtual devices such as rxe) */
+        return;
     target[n] = '\0';
     const char *base = strrchr(target, '/');
-    base = base ? base + 1 : target;
+    pna_strlcpy(out, base ? base + 1 : target, cap);
+}
+
+static void read_parent_device(const char *dir, struct pna_ib_device *d)
+{
+    char base[PATH_MAX];
+    link_basename(dir, "device", base, sizeof base);
     if (is_pci_address(base))
         pna_strlcpy(d->pci_addr, base, sizeof d->pci_addr);
+    link_basename(dir, "device/driver", d->driver, sizeof d->driver);
 }
 
 /* DIR/hw_counters/<name>; "lifespan" is a setting (ms the driver caches the
@@ -391,19 +401,20 @@ static void read_port_state(struct reader *rd, struct pna_ib_port *port, const c
 {
     char buf[96];
     if (read_attr(rd, pdir, "state", buf, sizeof buf, port->error, sizeof port->error, who)) {
-        if (parse_numbered(buf, &port->state) == 0 && port->state <= PNA_IB_STATE_ACTIVE_DEFER)
-            pna_strlcpy(port->state_text, pna_ib_state_name(port->state), sizeof port->state_text);
-        else {
+        pna_strlcpy(port->state_text, buf, sizeof port->state_text);
+        if (parse_numbered(buf, &port->state) == 0 && port->state <= PNA_IB_STATE_ACTIVE_DEFER) {
+            port->has_state = true;
+        } else {
             port->state = PNA_IB_STATE_UNKNOWN;
             note_problem(rd, port->error, sizeof port->error, "%s state: unexpected '%.40s'", who,
                          buf);
         }
     }
     if (read_attr(rd, pdir, "phys_state", buf, sizeof buf, port->error, sizeof port->error, who)) {
-        if (parse_numbered(buf, &port->phys_state) == 0 && port->phys_state <= 7)
-            pna_strlcpy(port->phys_state_text, pna_ib_phys_state_name(port->phys_state),
-                        sizeof port->phys_state_text);
-        else {
+        pna_strlcpy(port->phys_state_text, buf, sizeof port->phys_state_text);
+        if (parse_numbered(buf, &port->phys_state) == 0) {
+            port->has_phys_state = true;
+        } else {
             port->phys_state = 0;
             note_problem(rd, port->error, sizeof port->error, "%s phys_state: unexpected '%.40s'",
                          who, buf);
@@ -430,8 +441,10 @@ static void read_port_addresses(struct reader *rd, struct pna_ib_port *port, con
         port->lid = (uint32_t)v;
     }
     if (read_attr(rd, pdir, "sm_lid", buf, sizeof buf, port->error, sizeof port->error, who) &&
-        pna_parse_u64(buf, &v) == 0 && v <= UINT32_MAX)
+        pna_parse_u64(buf, &v) == 0 && v <= UINT32_MAX) {
+        port->has_sm_lid = true;
         port->sm_lid = (uint32_t)v;
+    }
     if (read_attr(rd, pdir, "lid_mask_count", buf, sizeof buf, port->error, sizeof port->error,
                   who) &&
         pna_parse_u64(buf, &v) == 0 && v <= UINT32_MAX)
@@ -580,7 +593,7 @@ static void read_device_attrs(struct reader *rd, struct pna_ib_device *d, const 
                    &d->has_node_guid, &d->node_guid);
     read_guid_attr(rd, d, ddir, "sys_image_guid", d->sys_image_guid_text,
                    sizeof d->sys_image_guid_text, &d->has_sys_image_guid, &d->sys_image_guid);
-    read_pci_address(ddir, d);
+    read_parent_device(ddir, d);
 }
 
 static int64_t mono_ms(void)

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "collect/counter.h"
-#include "util/fileio.h"
 
 const char *const pna_pfc_if_field_names[PNA_PFC_IF_COUNT] = {
     [PNA_PFC_RX_PAUSE] = "rx_pause",
@@ -133,26 +132,66 @@ static struct pna_counter *slot_counter(struct pna_pfc_if *pif, const struct pna
     return NULL;
 }
 
+static int cmp_stat_ptr(const void *a, const void *b)
+{
+    const struct pna_eth_stat *x = *(const struct pna_eth_stat *const *)a;
+    const struct pna_eth_stat *y = *(const struct pna_eth_stat *const *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x > y) - (x < y); /* equal names: earlier one first */
+}
+
+/* Flag in DUP every statistic whose name an earlier one already has. */
+static int find_duplicates(const struct pna_eth_stat *stats, size_t n, bool *dup)
+{
+    if (n < 2)
+        return 0;
+    const struct pna_eth_stat **byname = malloc(n * sizeof *byname);
+    if (!byname)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        byname[i] = &stats[i];
+    qsort(byname, n, sizeof *byname, cmp_stat_ptr);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(byname[i - 1]->name, byname[i]->name) == 0)
+            dup[byname[i] - stats] = true;
+    free(byname);
+    return 0;
+}
+
 int pna_pfc_fill(struct pna_pfc_if *pif, const struct pna_eth_stat *stats, size_t n)
 {
-    struct pna_eth_stat *other = n ? malloc(n * sizeof *other) : NULL;
-    if (n && !other)
+    struct pna_eth_stat *kept = n ? malloc(n * sizeof *kept) : NULL;
+    bool *dup = n ? calloc(n, sizeof *dup) : NULL;
+    if (n && (!kept || !dup || find_duplicates(stats, n, dup) != 0)) {
+        free(kept);
+        free(dup);
         return -1;
-    size_t n_other = 0;
+    }
+    size_t n_kept = 0;
+    pif->duplicates = 0;
     for (size_t i = 0; i < n; i++) {
+        if (dup[i] || !stats[i].name[0]) {
+            pif->duplicates += dup[i];
+            continue;
+        }
+        struct pna_eth_stat *k = &kept[n_kept++];
+        *k = stats[i];
+        k->map_kind = k->map_field = k->map_prio = 0;
         struct pna_pfc_slot slot;
-        pna_pfc_map_name(stats[i].name, &slot);
+        pna_pfc_map_name(k->name, &slot);
         struct pna_counter *c = slot_counter(pif, &slot);
         if (c && !c->present) {
-            c->value = stats[i].value;
+            c->value = k->value;
             c->present = true;
-        } else {
-            other[n_other++] = stats[i];
+            k->map_kind = (uint8_t)slot.kind;
+            k->map_field = (uint8_t)slot.field;
+            k->map_prio = (uint8_t)slot.prio;
         }
     }
-    free(pif->other);
-    pif->other = other;
-    pif->n_other = n_other;
+    free(dup);
+    free(pif->stats);
+    pif->stats = kept;
+    pif->n_stats = n_kept;
     return 0;
 }
 
@@ -212,6 +251,8 @@ void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64
 {
     cur->rates_valid = false;
     cur->rx_pause_per_s = cur->tx_pause_per_s = 0;
+    memset(cur->prio_rx_pause_per_s, 0, sizeof cur->prio_rx_pause_per_s);
+    memset(cur->prio_tx_pause_per_s, 0, sizeof cur->prio_tx_pause_per_s);
     cur->storm_prio = -1;
     cur->storm = false;
     if (!prev || interval_ms <= 0)
@@ -224,6 +265,14 @@ void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64
     if (have_tx)
         cur->tx_pause_per_s = pna_counter_rate(pna_counter_delta(tx_then, tx_now), interval_ms, 1);
     cur->rates_valid = have_rx || have_tx;
+    for (int p = 0; p < PNA_PFC_PRIOS; p++) {
+        cur->prio_rx_pause_per_s[p] = pna_counter_rate(
+            counter_increase(&cur->prio[p][PNA_PFCP_RX_PAUSE], &prev->prio[p][PNA_PFCP_RX_PAUSE]),
+            interval_ms, 1);
+        cur->prio_tx_pause_per_s[p] = pna_counter_rate(
+            counter_increase(&cur->prio[p][PNA_PFCP_TX_PAUSE], &prev->prio[p][PNA_PFCP_TX_PAUSE]),
+            interval_ms, 1);
+    }
     cur->storm_prio = busiest_prio(cur, prev);
     bool rate_storm = storm_pps > 0 && cur->rates_valid &&
                       (cur->rx_pause_per_s > storm_pps || cur->tx_pause_per_s > storm_pps);
@@ -235,9 +284,9 @@ void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64
 
 void pna_pfc_if_clear(struct pna_pfc_if *pif)
 {
-    free(pif->other);
-    pif->other = NULL;
-    pif->n_other = 0;
+    free(pif->stats);
+    pif->stats = NULL;
+    pif->n_stats = 0;
     memset(pif->f, 0, sizeof pif->f);
     memset(pif->prio, 0, sizeof pif->prio);
 }
@@ -247,10 +296,21 @@ void pna_pfc_model_free(struct pna_pfc_model *m)
     if (!m)
         return;
     for (size_t i = 0; i < m->n_ifs; i++)
-        free(m->ifs[i].other);
+        free(m->ifs[i].stats);
     free(m->ifs);
     m->ifs = NULL;
     m->n_ifs = 0;
+    m->total_stats = 0;
+}
+
+void pna_pfc_model_index(struct pna_pfc_model *m)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < m->n_ifs; i++) {
+        m->ifs[i].first_stat = at;
+        at += m->ifs[i].n_stats;
+    }
+    m->total_stats = at;
 }
 
 const struct pna_pfc_if *pna_pfc_find_if(const struct pna_pfc_model *m, const char *ifname)

@@ -36,9 +36,11 @@ struct pna_pfc_slot {
 /* Where statistic NAME goes; returns SLOT->kind. */
 enum pna_pfc_map_kind pna_pfc_map_name(const char *name, struct pna_pfc_slot *slot);
 
-/* Fill PIF's counters from N statistics (names mapped with pna_pfc_map_name(),
- * the rest copied to PIF->other).  A second statistic for a slot already filled
- * goes to the generic list too.  Returns 0, or -1 when memory runs out. */
+/* Fill PIF's counters from N statistics mapped with pna_pfc_map_name(), and
+ * keep all of them in PIF->stats with their mapping noted.  A statistic whose
+ * slot an earlier one already filled stays unmapped; one whose name repeats an
+ * earlier name is dropped (names index the generic table) and counted in
+ * PIF->duplicates.  Returns 0, or -1 when memory runs out. */
 int pna_pfc_fill(struct pna_pfc_if *pif, const struct pna_eth_stat *stats, size_t n);
 
 /* All pause frames received (TX false) or sent (TX true), global and PFC:

@@ -197,6 +197,7 @@ static int pfc_collect(void *state, const struct pna_snap *prev, struct pna_snap
     for (size_t i = 0; i < snap->m.n_ifs; i++)
         if (read_interface(st, &ifs[i]) != 0)
             goto nomem;
+    pna_pfc_model_index(&snap->m);
     int64_t interval_ms = before ? snap->m.sample_mono_ms - before->m.sample_mono_ms : 0;
     for (size_t i = 0; i < snap->m.n_ifs; i++) {
         struct pna_pfc_if *cur = &ifs[i];

@@ -99,6 +99,7 @@ enum pna_roce_cc {
     PNA_CC_ROCE_SLOW_RESTART_CNPS,
     PNA_CC_ROCE_SLOW_RESTART_TRANS,
     PNA_CC_OUT_OF_BUFFER,
+    PNA_CC_RX_ICRC_ENCAPSULATED,       /* RoCE packets received with an ICRC error */
     PNA_CC_COUNT
 };
 extern const char *const pna_roce_cc_names[PNA_CC_COUNT];
@@ -123,21 +124,22 @@ struct pna_ib_rates {
     uint32_t rx_util_cpct;        /* hundredths of a percent of rate_mbps, 0..10000+ */
     uint32_t tx_util_cpct;
     uint64_t errors;              /* sum of the error counters' increases in the interval */
-    uint64_t errors_per_ks;       /* the same per 1000 s (thousandths per second) */
+    uint64_t error_rate_cps;      /* the same per second, x100 (hundredths per second) */
     bool errors_saturated;        /* an error counter is saturated: the sum undercounts */
 };
 
 struct pna_ib_port {
     uint32_t num;                 /* port number, 1.. (0 for a switch's management port) */
     char link_layer[16];          /* "InfiniBand", "Ethernet", or "" */
-    int32_t state;                /* enum pna_ib_state */
-    char state_text[24];          /* canonical name of STATE ("ACTIVE") */
+    bool has_state, has_phys_state; /* the file was read and its number parsed */
+    int32_t state;                /* enum pna_ib_state; 0: unknown, or the kernel's NOP */
+    char state_text[32];          /* the state file as written ("4: ACTIVE"); "" unread */
     int32_t phys_state;           /* 1 Sleep .. 7 PhyTest, 0 unknown */
-    char phys_state_text[32];
+    char phys_state_text[40];     /* the phys_state file as written ("5: LinkUp") */
     uint32_t width;               /* lanes (1, 2, 4, 8, 12), 0 unknown */
     uint64_t rate_mbps;           /* link rate per direction, Mb/s, 0 unknown */
     char rate_text[48];           /* as the kernel wrote it: "100 Gb/sec (4X EDR)" */
-    bool has_lid;
+    bool has_lid, has_sm_lid;
     uint32_t lid, sm_lid;
     uint32_t lid_mask_count;
     char gid0[48];                /* gids/0 text; for IB its low 64 bits are the port GUID */
@@ -168,6 +170,7 @@ struct pna_ib_device {
     char node_guid_text[24];      /* "0a7f:bc12:45ef:d23b" */
     char sys_image_guid_text[24];
     char pci_addr[16];            /* "0000:5e:00.0" when the device is a PCI function */
+    char driver[32];              /* driver of the parent device ("mlx5_core"), or "" */
 
     struct pna_ib_port *ports;    /* sorted by num */
     size_t n_ports;
@@ -201,7 +204,8 @@ const struct pna_hw_counter *pna_ib_find_hw(const struct pna_hw_counter *hw, siz
 void pna_ib_derive(struct pna_ib_model *cur, const struct pna_ib_model *prev);
 /* True when hw counter NAME is known to be a 32-bit counter that wraps. */
 bool pna_ib_hw_wraps32(const char *name);
-/* Canonical names of state numbers ("ACTIVE", "LinkUp"); "" when unknown. */
+/* Canonical names of state numbers ("ACTIVE", "LinkUp"); "" when unknown
+ * (the model keeps the files' own text: drivers and kernels differ). */
 const char *pna_ib_state_name(int32_t state);
 const char *pna_ib_phys_state_name(int32_t phys_state);
 

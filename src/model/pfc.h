@@ -6,9 +6,9 @@
  * the driver-specific name mapping of src/collect/pfc_names.c; read by the SNMP
  * and HTTP front ends.  Plain data.
  *
- * Ordering invariants: interfaces ascend by name (strcmp); the generic list
- * keeps the driver's own order (it is the ethtool string-set order, stable
- * for a given driver and firmware). */
+ * Ordering invariants: interfaces ascend by name (strcmp); each interface's
+ * statistics keep the driver's own order (the ethtool string-set order, stable
+ * for a given driver and firmware), and their names are unique within it. */
 #ifndef PNA_MODEL_PFC_H
 #define PNA_MODEL_PFC_H
 
@@ -59,9 +59,11 @@ enum pna_pfc_prio_field {
 extern const char *const pna_pfc_if_field_names[PNA_PFC_IF_COUNT];
 extern const char *const pna_pfc_prio_field_names[PNA_PFCP_COUNT];
 
-/* A driver statistic that is not one of the fields above. */
+/* One driver statistic.  MAP_* say which field above it fills (see
+ * collect/pfc_names.h: kind 0 = none, 1 = interface field, 2 = priority field). */
 struct pna_eth_stat {
     char name[33];                  /* ETH_GSTRING_LEN (32) octets, not always NUL-ended, + NUL */
+    uint8_t map_kind, map_field, map_prio;
     uint64_t value;
 };
 
@@ -74,13 +76,17 @@ struct pna_pfc_if {
 
     struct pna_counter f[PNA_PFC_IF_COUNT];
     struct pna_counter prio[PNA_PFC_PRIOS][PNA_PFCP_COUNT];
-    struct pna_eth_stat *other;     /* unmapped statistics, driver order */
-    size_t n_other;
+    struct pna_eth_stat *stats;     /* every statistic, mapped or not, driver order */
+    size_t n_stats;
+    uint32_t duplicates;            /* statistics dropped for repeating an earlier name */
+    size_t first_stat;              /* position of stats[0] in the model's flat list */
 
     /* Over the last interval (VALID false on the first poll of the interface). */
     bool rates_valid;
     uint64_t rx_pause_per_s;        /* pause frames received per second, global + PFC */
     uint64_t tx_pause_per_s;        /* pause frames sent per second, global + PFC */
+    uint64_t prio_rx_pause_per_s[PNA_PFC_PRIOS]; /* PFC frames per second, per priority */
+    uint64_t prio_tx_pause_per_s[PNA_PFC_PRIOS];
     int32_t storm_prio;             /* priority with the highest pause rate, -1 global */
     bool storm;                     /* pause storm seen in this interval */
     char error[160];                /* why the statistics could not be read, or "" */
@@ -90,6 +96,7 @@ struct pna_pfc_model {
     int64_t sample_mono_ms;
     struct pna_pfc_if *ifs;         /* sorted by ifname */
     size_t n_ifs;
+    size_t total_stats;             /* sum of n_stats: length of the flat statistics list */
 };
 
 /* The PFC domain's snapshot in the cache (PNA_DOM_PFC). */
@@ -100,7 +107,9 @@ struct pna_pfc_snap {
 
 /* src/collect/pfc_names.c */
 void pna_pfc_model_free(struct pna_pfc_model *m);
-void pna_pfc_if_clear(struct pna_pfc_if *pif);   /* frees OTHER, zeroes counters */
+void pna_pfc_if_clear(struct pna_pfc_if *pif);   /* frees STATS, zeroes counters */
+/* Number the statistics of all interfaces as one list (first_stat, total_stats). */
+void pna_pfc_model_index(struct pna_pfc_model *m);
 const struct pna_pfc_if *pna_pfc_find_if(const struct pna_pfc_model *m, const char *ifname);
 
 #endif

@@ -169,9 +169,10 @@ static void test_procfs_tree(void)
     const struct pna_ib_port *p = &mlx5->ports[0];
     CHECK_INT(p->num, 1);
     CHECK_INT(p->state, PNA_IB_STATE_ACTIVE);
-    CHECK_STR(p->state_text, "ACTIVE");
+    CHECK_STR(p->state_text, "4: ACTIVE");
+    CHECK(p->has_state && p->has_phys_state);
     CHECK_INT(p->phys_state, 4);            /* "4: ACTIVE": only the number is trusted */
-    CHECK_STR(p->phys_state_text, "PortConfigurationTraining");
+    CHECK_STR(p->phys_state_text, "4: ACTIVE"); /* as the file says */
     CHECK_U64(p->rate_mbps, 25000);
     CHECK_INT(p->width, 1);
     CHECK_U64(p->ctr[PNA_IBC_XMIT_DATA].value, UINT64_C(2880761508848) * 4);
@@ -360,6 +361,8 @@ static void test_broken_tree(void)
     CHECK_INT(bad->ports[1].num, 10);
     const struct pna_ib_port *b2 = &bad->ports[0];
     CHECK_INT(b2->state, 0);
+    CHECK(!b2->has_state);
+    CHECK_STR(b2->state_text, "banana");
     CHECK(strstr(b2->error, "state") != NULL);
     CHECK_U64(b2->rate_mbps, 0);
     CHECK(!b2->ctr[PNA_IBC_SYMBOL_ERROR].present);
@@ -382,7 +385,7 @@ static void test_broken_tree(void)
     CHECK_STR(rxe->error, "");
     const struct pna_ib_port *r1 = &rxe->ports[0];
     CHECK_INT(r1->state, PNA_IB_STATE_DOWN);
-    CHECK_STR(r1->state_text, "DOWN");
+    CHECK_STR(r1->state_text, "1: DOWN");
     CHECK_INT(r1->phys_state, 3);
     CHECK_U64(r1->rate_mbps, 2500);
     CHECK_STR(r1->netdev, "enp94s0f0np0");

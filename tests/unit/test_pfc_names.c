@@ -59,35 +59,31 @@ static uint64_t stat_value(const struct pna_eth_stat *v, size_t n, const char *n
     return 0;
 }
 
-/* Every statistic ends up exactly once: in its mapped slot with the file's
- * value, or in the generic list with its name and value, in file order. */
+/* Every statistic is kept, in file order, with its mapping noted; a mapped
+ * one also fills its slot with the file's value. */
 static void check_every_stat_placed(const struct pna_pfc_if *pif, const struct pna_eth_stat *v,
                                     size_t n)
 {
-    size_t mapped = 0, o = 0;
-    for (size_t i = 0; i < n; i++) {
+    CHECK_U64(pif->n_stats, n);
+    CHECK_INT(pif->duplicates, 0);
+    for (size_t i = 0; i < n && i < pif->n_stats; i++) {
+        const struct pna_eth_stat *k = &pif->stats[i];
         struct pna_pfc_slot slot;
-        switch (pna_pfc_map_name(v[i].name, &slot)) {
-        case PNA_PFC_MAP_IF:
+        enum pna_pfc_map_kind kind = pna_pfc_map_name(v[i].name, &slot);
+        CHECK_STR(k->name, v[i].name);
+        CHECK_U64(k->value, v[i].value);
+        CHECK_INT(k->map_kind, kind);
+        if (kind == PNA_PFC_MAP_IF) {
+            CHECK_INT(k->map_field, slot.field);
             CHECK(pif->f[slot.field].present);
             CHECK_U64(pif->f[slot.field].value, v[i].value);
-            mapped++;
-            break;
-        case PNA_PFC_MAP_PRIO:
+        } else if (kind == PNA_PFC_MAP_PRIO) {
+            CHECK_INT(k->map_field, slot.field);
+            CHECK_INT(k->map_prio, slot.prio);
             CHECK(pif->prio[slot.prio][slot.field].present);
             CHECK_U64(pif->prio[slot.prio][slot.field].value, v[i].value);
-            mapped++;
-            break;
-        default:
-            CHECK(o < pif->n_other);
-            if (o < pif->n_other) {
-                CHECK_STR(pif->other[o].name, v[i].name);
-                CHECK_U64(pif->other[o].value, v[i].value);
-            }
-            o++;
         }
     }
-    CHECK_U64(pif->n_other, n - mapped);
 }
 
 static void test_mlx5_capture(void)
@@ -121,9 +117,9 @@ static void test_mlx5_capture(void)
     CHECK_U64(pif.prio[5][PNA_PFCP_RX_BYTES].value, 0);
     /* per-ring counters and totals stay generic */
     bool rx0_packets_generic = false;
-    for (size_t i = 0; i < pif.n_other; i++)
-        if (strcmp(pif.other[i].name, "rx0_packets") == 0)
-            rx0_packets_generic = true;
+    for (size_t i = 0; i < pif.n_stats; i++)
+        if (strcmp(pif.stats[i].name, "rx0_packets") == 0)
+            rx0_packets_generic = pif.stats[i].map_kind == PNA_PFC_MAP_NONE;
     CHECK(rx0_packets_generic);
     uint64_t frames;
     CHECK(pna_pfc_pause_frames(&pif, false, &frames)); /* rx_pause_ctrl_phy */
@@ -159,9 +155,9 @@ static void test_ionic_capture(const char *rel, size_t expect_n, uint64_t octets
                           stat_value(v, n, "frames_tx_pripause", &found));
     /* 64-bit octet counters are kept, unmapped */
     bool octets = false;
-    for (size_t i = 0; i < pif.n_other; i++)
-        if (strcmp(pif.other[i].name, "octets_rx_ok") == 0 && pif.other[i].value == octets_rx_ok)
-            octets = true;
+    for (size_t i = 0; i < pif.n_stats; i++)
+        if (strcmp(pif.stats[i].name, "octets_rx_ok") == 0 && pif.stats[i].value == octets_rx_ok)
+            octets = pif.stats[i].map_kind == PNA_PFC_MAP_NONE;
     CHECK(octets);
     pna_pfc_if_clear(&pif);
     free(v);
@@ -199,13 +195,17 @@ static void test_mlx5_documented_names(void)
             CHECK_INT(s.prio, cases[i].prio);
         }
     }
-    /* a duplicate name goes to the generic list instead of overwriting */
-    struct pna_eth_stat dup[2] = { { "rx_prio3_pause", 5 }, { "rx_prio3_pause", 9 } };
+    /* a repeated name is dropped and counted; the first one counts */
+    struct pna_eth_stat dup[3] = { { .name = "rx_prio3_pause", .value = 5 },
+                                   { .name = "x", .value = 1 },
+                                   { .name = "rx_prio3_pause", .value = 9 } };
     struct pna_pfc_if pif;
     memset(&pif, 0, sizeof pif);
-    CHECK_INT(pna_pfc_fill(&pif, dup, 2), 0);
+    CHECK_INT(pna_pfc_fill(&pif, dup, 3), 0);
     CHECK_U64(pif.prio[3][PNA_PFCP_RX_PAUSE].value, 5);
-    CHECK_U64(pif.n_other, 1);
+    CHECK_U64(pif.n_stats, 2);
+    CHECK_INT(pif.duplicates, 1);
+    CHECK(pif.n_stats == 2 && strcmp(pif.stats[1].name, "x") == 0);
     uint64_t frames;
     CHECK(pna_pfc_pause_frames(&pif, false, &frames)); /* sum over priorities */
     CHECK_U64(frames, 5);
@@ -240,6 +240,9 @@ static void test_storm_rules(void)
     CHECK_U64(cur.rx_pause_per_s, 12000);
     CHECK_U64(cur.tx_pause_per_s, 10);
     CHECK_INT(cur.storm_prio, 3);
+    CHECK_U64(cur.prio_rx_pause_per_s[3], 12000);
+    CHECK_U64(cur.prio_tx_pause_per_s[1], 10);
+    CHECK_U64(cur.prio_rx_pause_per_s[1], 0);
     CHECK(cur.storm);
 
     pna_pfc_derive(&cur, &prev, 5000, 12000);     /* equal to the threshold: not above */
