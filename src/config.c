@@ -156,7 +156,7 @@ static const struct token simple_tokens[] = {
     { "httpMaxConnections", K_UINT, OFF(http_max_connections), 1, 10000 },
     { "eventHistory", K_UINT, OFF(event_history), 1, 100000 },
     { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
-    { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT32_MAX },
+    { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT64_MAX },
     { "nvmlLibrary", K_STR, OFF(nvml_library), 0, 0 },
     { "nvidiaSmi", K_STR, OFF(nvidia_smi), 0, 0 },
     { "nvidiaSmiTimeout", K_SECONDS_MS, OFF(nvidia_smi_timeout_ms), 1, 600 },

@@ -1,0 +1,106 @@
+/* test_events.c -- the event queue: order, history bound, sequence numbers,
+ * the wake-up pipe, and posting from many threads at once. */
+#include "config.h"
+#include "events.h"
+#include "unit.h"
+
+#include <poll.h>
+#include <pthread.h>
+
+static int seen;
+static uint32_t last_seq;
+
+static void sink(const struct pna_event *ev, void *arg)
+{
+    (void)arg;
+    CHECK(ev->seq > last_seq);
+    last_seq = ev->seq;
+    seen++;
+}
+
+static void post(enum pna_event_type type, const char *subject)
+{
+    struct pna_event ev = { 0 };
+    ev.type = type;
+    ev.severity = PNA_SEV_WARNING;
+    snprintf(ev.subject, sizeof ev.subject, "%s", subject);
+    pna_event_post(&ev);
+}
+
+static int wake_pending(void)
+{
+    struct pollfd p = { pna_events_wake_fd(), POLLIN, 0 };
+    return poll(&p, 1, 0) == 1;
+}
+
+static void test_order_and_bound(void)
+{
+    CHECK_INT(pna_events_init(3), 0);
+    CHECK(!wake_pending());
+    post(PNA_EV_POLLER_FAILED, "a");
+    CHECK(wake_pending());
+    post(PNA_EV_POLLER_RECOVERED, "b");
+    post(PNA_EV_IB_PORT_DOWN, "c");
+    post(PNA_EV_IB_PORT_UP, "d");
+    pna_events_drain(sink, NULL);
+    CHECK(!wake_pending());
+    CHECK_INT(seen, 4);
+    /* Only the last 3 are kept, oldest first, numbered 2..4. */
+    CHECK_INT(pna_events_count(), 3);
+    CHECK_STR(pna_events_at(0)->subject, "b");
+    CHECK_INT(pna_events_at(0)->seq, 2);
+    CHECK_STR(pna_events_at(2)->subject, "d");
+    CHECK_INT(pna_events_at(2)->seq, 4);
+    CHECK(pna_events_at(3) == NULL);
+    CHECK(pna_events_at(0)->time_ms > 0);
+    CHECK_U64(pna_events_total(), 4);
+    pna_events_shutdown();
+}
+
+static void *poster(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 50; i++)
+        post(PNA_EV_CONTAINER_OOM, "thread");
+    return NULL;
+}
+
+/* 4 threads x 50 events: the 256-slot inbox holds them all, none lost. */
+static void test_threads(void)
+{
+    CHECK_INT(pna_events_init(1000), 0);
+    seen = 0;
+    last_seq = 0;
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, poster, NULL);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    pna_events_drain(sink, NULL);
+    CHECK_INT(seen, 200);
+    CHECK_INT(pna_events_count(), 200);
+    CHECK_U64(pna_events_dropped(), 0);
+    pna_events_shutdown();
+}
+
+/* A full inbox drops and counts rather than blocking a poller. */
+static void test_overflow(void)
+{
+    CHECK_INT(pna_events_init(10), 0);
+    for (int i = 0; i < 300; i++)
+        post(PNA_EV_GPU_XID, "x");
+    CHECK_U64(pna_events_dropped(), 44);
+    seen = 0;
+    last_seq = 0;
+    pna_events_drain(sink, NULL);
+    CHECK_INT(seen, 256);
+    pna_events_shutdown();
+}
+
+int main(void)
+{
+    test_order_and_bound();
+    test_threads();
+    test_overflow();
+    UNIT_END();
+}
