@@ -12,7 +12,7 @@ rouser $V3_USER priv
 trap2sink 127.0.0.1:$TRAP_PORT public
 CONF
 start_trapd
-"$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" \
+"$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" 2>>"$WORK/agent-stderr.log" \
     --standalone "udp:127.0.0.1:$SNMP_PORT" --procfs "$WORK/proc" &
 PIDS+=("$!")
 # --procfs points at an empty dir first: the node poller fails, which must

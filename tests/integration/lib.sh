@@ -43,7 +43,17 @@ cleanup() {
         for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null
     done
+    # A sanitizer build reports into the agent's log: that fails the test.
+    local sanitizer_report=""
+    if grep -q -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" -e "runtime error:" \
+            "$WORK"/agent*.log 2>/dev/null; then
+        sanitizer_report=yes
+        echo "FAIL: $TEST_NAME: sanitizer report in the agent's log:"
+        grep -h -A15 -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" -e "runtime error:" \
+            "$WORK"/agent*.log | head -40
+    fi
     if [ -n "${KEEP_WORK:-}" ]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
+    [ -z "$sanitizer_report" ] || exit 1
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -120,7 +130,7 @@ start_trapd() {
 start_agent() {
     [ -f "$WORK/agent.conf" ] || : > "$WORK/agent.conf"
     "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" -x "$AGENTX" \
-        -p "$WORK/agent.pid" "$@" &
+        -p "$WORK/agent.pid" "$@" 2>>"$WORK/agent-stderr.log" &
     AGENT_PID=$!
     PIDS+=("$AGENT_PID")
 }

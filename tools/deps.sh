@@ -1,0 +1,39 @@
+# deps.sh -- the Debian packages the agent needs, in one place.
+# Sourced by tools/quickstart.sh (and so by CI).
+
+# Building the agent.
+PNA_BUILD_DEPS="build-essential autoconf automake pkg-config
+  libsnmp-dev libjansson-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev
+  libibverbs-dev libibmad-dev libibumad-dev librocm-smi-dev"
+
+# Running it next to snmpd (the demo).
+PNA_RUN_DEPS="snmpd snmp iproute2 procps"
+
+# The test suite: real peers and checkers.
+PNA_TEST_DEPS="snmptrapd smitools prometheus prometheus-snmp-exporter
+  prometheus-node-exporter ethtool curl openssl valgrind"
+
+# Install the named package sets (build, run, test) with apt-get, as root.
+pna_install_deps() {
+    local pkgs=""
+    for set in "$@"; do
+        case $set in
+            build) pkgs="$pkgs $PNA_BUILD_DEPS" ;;
+            run) pkgs="$pkgs $PNA_RUN_DEPS" ;;
+            test) pkgs="$pkgs $PNA_TEST_DEPS" ;;
+        esac
+    done
+    local missing
+    # shellcheck disable=SC2086
+    missing=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' $pkgs 2>&1 |
+              awk '$1 != "ii" {print $NF}'; for p in $pkgs; do
+                  dpkg-query -W "$p" >/dev/null 2>&1 || echo "$p"; done)
+    missing=$(echo "$missing" | sort -u | grep -v '^$' || true)
+    [ -z "$missing" ] && return 0
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "installing: $(echo $missing)"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    # shellcheck disable=SC2086
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# quickstart.sh -- the README's two commands.
+#
+#   tools/quickstart.sh demo   install what is needed, build, run the agent as
+#                              an AgentX subagent of a private snmpd on
+#                              localhost and show snmpwalk/snmptable output
+#   tools/quickstart.sh test   install what is needed, build, run the whole
+#                              test suite (make check), and print
+#                              "N passed, N failed, N skipped"
+#
+# Environment: PNA_IETF_MIBDIR=DIR where the IETF base MIBs are (Debian ships
+# none; see docs/install.md), PNA_SANITIZE=1 to also run the suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+. tools/deps.sh
+
+find_ietf_mibs() {
+    for d in "${PNA_IETF_MIBDIR:-}" /usr/share/snmp/mibs/ietf /usr/share/snmp/mibs; do
+        [ -n "$d" ] && [ -f "$d/SNMPv2-SMI.txt" ] && { echo "$d"; return; }
+    done
+    echo ""
+}
+
+build() { # BUILD_DIR [configure args...]
+    local dir=$1; shift
+    [ -x configure ] && [ configure -nt configure.ac ] || autoreconf -fi >/dev/null
+    mkdir -p "$dir"
+    (cd "$dir" && { [ -f Makefile ] || "$top/configure" -q "$@"; } && make -j"$(nproc)" >/dev/null)
+}
+
+demo() {
+    pna_install_deps build run
+    build build
+    local work port=1161
+    work=$(mktemp -d /tmp/primus-demo-XXXXXX)
+    trap 'kill $(cat "$work"/*.pid 2>/dev/null) 2>/dev/null; sleep 0.5; rm -rf "$work"' EXIT
+    cat > "$work/snmpd.conf" <<CONF
+agentAddress udp:127.0.0.1:$port
+master agentx
+agentXSocket unix:$work/agentx.sock
+agentXPerms 0660 0770
+createUser demo SHA-256 "demo-auth-pass" AES "demo-priv-pass"
+rouser demo priv
+CONF
+    MIBS= SNMP_PERSISTENT_DIR="$work" /usr/sbin/snmpd -Lf "$work/snmpd.log" -C -c "$work/snmpd.conf" \
+        -I -smux -p "$work/snmpd.pid"
+    build/primus-node-agent -Lf "$work/agent.log" -x "unix:$work/agentx.sock" -p "$work/agent.pid"
+    local v3="-v3 -l authPriv -u demo -a SHA-256 -A demo-auth-pass -x AES -X demo-priv-pass"
+    local mibs ietf
+    ietf=$(find_ietf_mibs)
+    sleep 3
+    echo "== snmpwalk $v3 127.0.0.1:$port PRIMUS-NODE-MIB::primusNodeMIB"
+    if [ -n "$ietf" ]; then
+        mibs="-M +$ietf:$top/mibs -m +PRIMUS-NODE-MIB"
+        # shellcheck disable=SC2086
+        MIBS= snmpwalk $v3 $mibs 127.0.0.1:$port PRIMUS-NODE-MIB::primusNodeMIB
+        echo; echo "== snmptable ... PRIMUS-NODE-MIB::primusPollerTable"
+        # shellcheck disable=SC2086
+        MIBS= snmptable $v3 $mibs -Cib 127.0.0.1:$port PRIMUS-NODE-MIB::primusPollerTable
+    else
+        echo "(no IETF base MIBs found: numeric OIDs; see docs/install.md)"
+        local root
+        root=$(sed -n 's/^#define PNA_ENTERPRISE_OID[[:space:]]*\([0-9, ]*\).*/\1/p' src/snmp/oids.h | tr -d ' ' | tr ',' '.')
+        # shellcheck disable=SC2086
+        MIBS= snmpwalk $v3 -On 127.0.0.1:$port ".$root.1"
+    fi
+}
+
+count_results() { # BUILD_DIR: sum automake's .trs files
+    local dir=$1
+    local pass fail skip err
+    pass=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: PASS' || true)
+    fail=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c -e '^:test-result: FAIL' -e '^:test-result: XPASS' || true)
+    err=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: ERROR' || true)
+    skip=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: SKIP' || true)
+    for f in "$dir"/tests/*/*.log; do
+        grep -q '^SKIP' "$f" 2>/dev/null && echo "  $(basename "$f" .log): $(grep -m1 '^SKIP' "$f")"
+    done
+    echo "$((pass)) passed, $((fail + err)) failed, $((skip)) skipped"
+    [ $((fail + err)) -eq 0 ] && [ "$pass" -gt 0 ]
+}
+
+run_suite() { # BUILD_DIR [configure args...]
+    local dir=$1; shift
+    build "$dir" "$@"
+    (cd "$dir" && make -j2 -k check >/dev/null 2>&1) || {
+        echo "failing tests in $dir:"
+        grep -l -e '^:test-result: FAIL' -e '^:test-result: ERROR' "$dir"/tests/*/*.trs 2>/dev/null |
+            while read -r t; do
+                echo "---- ${t%.trs}.log"; tail -n 40 "${t%.trs}.log"
+            done
+    }
+}
+
+test_suite() {
+    pna_install_deps build run test
+    local ietf args=(--enable-werror)
+    ietf=$(find_ietf_mibs)
+    [ -n "$ietf" ] && args+=("--with-ietf-mibs=$ietf")
+    run_suite build "${args[@]}"
+    local status=0
+    if [ "${PNA_SANITIZE:-0}" = 1 ]; then
+        echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
+        run_suite build-sanitize "${args[@]}" --enable-sanitizers
+        count_results build-sanitize | tail -1 | sed 's/^/sanitizers: /' || status=1
+    fi
+    count_results build || status=1
+    return $status
+}
+
+case "${1:-}" in
+    demo) demo ;;
+    test) test_suite ;;
+    *) echo "usage: $0 demo|test" >&2; exit 2 ;;
+esac
