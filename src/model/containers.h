@@ -1,0 +1,159 @@
+/* containers.h -- the containers domain: one record per container the node
+ * runs (containerd tasks and Docker containers), the devices each one was given,
+ * and the snapshot the containers poller publishes.
+ *
+ * Only identity and resource figures are kept: id, name, pod name/namespace/uid
+ * (from the CRI annotations or Docker's io.kubernetes.* labels), image, state,
+ * start time, cgroup path, memory and OOM-kill figures, and device nodes.  No
+ * environment, command line or other annotation is ever copied into a record.
+ *
+ * Strings are NUL-terminated, cut at a UTF-8 character boundary and stripped of
+ * control characters by the collectors. */
+#ifndef PNA_MODEL_CONTAINERS_H
+#define PNA_MODEL_CONTAINERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+
+/* primusContainerRuntime */
+enum pna_ctr_runtime {
+    PNA_RT_CONTAINERD = 1,
+    PNA_RT_DOCKER = 2,
+};
+
+/* primusContainerState */
+enum pna_ctr_state {
+    PNA_CTR_CREATED = 1,  /* task exists, process not started */
+    PNA_CTR_RUNNING = 2,
+    PNA_CTR_PAUSED = 3,
+    PNA_CTR_EXITED = 4,   /* process gone, task/bundle not yet deleted */
+    PNA_CTR_UNKNOWN = 5,
+};
+
+/* primusContainerDeviceKind */
+enum pna_dev_kind {
+    PNA_DEV_GPU = 1,
+    PNA_DEV_RDMA = 2,
+    PNA_DEV_OTHER = 3,
+};
+
+/* What a device node is, finer than its kind; UNIT below says which one. */
+enum pna_dev_family {
+    PNA_DEVF_OTHER = 0,
+    PNA_DEVF_DRM_CARD,    /* /dev/dri/cardN: unit N */
+    PNA_DEVF_DRM_RENDER,  /* /dev/dri/renderDN: unit N (128...) */
+    PNA_DEVF_KFD,         /* /dev/kfd: every AMD GPU's compute interface */
+    PNA_DEVF_NVIDIA_GPU,  /* /dev/nvidiaN: unit N (the minor number) */
+    PNA_DEVF_NVIDIA_CTL,  /* nvidiactl, nvidia-uvm*, nvidia-modeset, nvidia-caps/... */
+    PNA_DEVF_IB_UVERBS,   /* /dev/infiniband/uverbsN */
+    PNA_DEVF_IB_UMAD,     /* /dev/infiniband/umadN */
+    PNA_DEVF_IB_ISSM,     /* /dev/infiniband/issmN */
+    PNA_DEVF_RDMA_CM,     /* /dev/infiniband/rdma_cm */
+};
+
+#define PNA_CTR_MAX_DEVICES 256   /* per container; more are dropped and counted */
+
+struct pna_ctr_device {
+    uint8_t kind;          /* enum pna_dev_kind */
+    uint8_t family;        /* enum pna_dev_family */
+    char type;             /* 'c' char, 'b' block, 'u' unbuffered, 'p' fifo, 0 unknown */
+    bool has_numbers;      /* major/minor known */
+    uint32_t major, minor;
+    int32_t unit;          /* see enum pna_dev_family; -1 when none */
+    char path[96];         /* as the container sees it, e.g. "/dev/dri/renderD128" */
+};
+
+struct pna_container {
+    uint32_t index;        /* primusContainerIndex: kept while the container lives */
+    uint8_t runtime;       /* enum pna_ctr_runtime */
+    uint8_t state;         /* enum pna_ctr_state */
+    bool has_memory;       /* mem_usage_bytes read from the cgroup */
+    bool has_limit;        /* false: unlimited or unknown */
+    bool has_oom;          /* oom_kills read from the cgroup */
+    int32_t pid;           /* init process on the host, 0 unknown */
+    char id[80];
+    char name[128];
+    char pod_name[254];
+    char pod_namespace[64];
+    char pod_uid[48];
+    char image[256];
+    char rt_namespace[64]; /* containerd namespace ("k8s.io", "moby", "default") */
+    char cgroup_path[256]; /* relative to the memory hierarchy's root, leading '/' */
+    int64_t start_ms;      /* CLOCK_REALTIME ms; 0 unknown */
+    uint64_t mem_usage_bytes;
+    uint64_t mem_limit_bytes;
+    uint64_t oom_kills;
+    uint32_t dev_first;    /* this container's devices: set->devs[dev_first..+dev_count) */
+    uint32_t dev_count;
+};
+
+/* Containers plus their devices in one flat array, grouped per container in
+ * row order (so the container-to-device table is the device array itself). */
+struct pna_container_set {
+    struct pna_container *rows;
+    size_t count, cap;
+    struct pna_ctr_device *devs;
+    size_t dev_count, dev_cap;
+    uint64_t devices_dropped;  /* over PNA_CTR_MAX_DEVICES in one container */
+};
+
+/* What the containers poller publishes (PNA_DOM_CONTAINERS).  Rows are sorted
+ * by (id, runtime); index values are unique. */
+struct pna_containers_snap {
+    struct pna_snap base;
+    struct pna_container_set set;
+    bool containerd_seen;      /* the containerd state directory exists */
+    bool docker_seen;          /* dockerd answered this poll */
+    uint32_t docker_errors;    /* failed Docker requests since start */
+    uint64_t oom_events;       /* OOM-kill notifications posted since start */
+};
+
+/* Set management (src/collect/containers_set.c). */
+void pna_container_set_init(struct pna_container_set *set);
+void pna_container_set_free(struct pna_container_set *set);
+void pna_container_set_clear(struct pna_container_set *set);   /* keeps the memory */
+
+/* Append an empty record (zeroed, devices none); NULL when out of memory. */
+struct pna_container *pna_container_set_add(struct pna_container_set *set);
+
+/* Append one device to the LAST record added. Returns 0, 1 when the per-container
+ * bound dropped it, -1 when out of memory. */
+int pna_container_set_add_device(struct pna_container_set *set, const struct pna_ctr_device *dev);
+
+/* Remove the last record and its devices (a spec that failed half-way). */
+void pna_container_set_drop_last(struct pna_container_set *set);
+
+/* Sort the rows by (id, runtime), keeping each row's devices with it. */
+int pna_container_set_sort(struct pna_container_set *set);
+
+/* In a sorted set, fold rows with the same id (a Docker container is also a
+ * containerd task in namespace "moby") into one: the Docker row, completed
+ * with the task's devices, pid and cgroup.  Returns 0 or -1 (out of memory). */
+int pna_container_set_merge_runtimes(struct pna_container_set *set);
+
+/* Binary search in a sorted set; NULL when absent. */
+const struct pna_container *pna_container_set_find(const struct pna_container_set *set,
+                                                   const char *id);
+
+/* Give every row an index: the one PREV (sorted, may be NULL) had for the same
+ * id, else a hash of runtime and id, probing upwards past indexes in use.
+ * Indexes are 1..2^31-1. */
+void pna_container_set_assign_indexes(struct pna_container_set *set,
+                                      const struct pna_container_set *prev);
+
+/* Devices of row I. */
+static inline const struct pna_ctr_device *
+pna_container_devices(const struct pna_container_set *set, size_t i, size_t *n)
+{
+    *n = set->rows[i].dev_count;
+    return set->devs + set->rows[i].dev_first;
+}
+
+/* Copy SRC into DST of CAP bytes for export: control characters become '?',
+ * and a cut never splits a UTF-8 sequence.  Returns strlen(dst). */
+size_t pna_copy_display(char *dst, const char *src, size_t cap);
+
+#endif

@@ -1,0 +1,190 @@
+/* test_cgroup.c -- memory usage, limit and OOM-kill count from cgroup v1 and v2
+ * files, hierarchy detection, and the cgroup path of a process or a spec. */
+#include "config.h"
+#include "collect/cgroup.h"
+#include "roots.h"
+#include "containers_testutil.h"
+
+static char tmp[] = "/tmp/pna-cgroup-XXXXXX";
+
+/* One number read straight from a fixture file, for the expected values. */
+static uint64_t fixture_u64(const char *rel)
+{
+    char *t = tt_fixture(rel, NULL);
+    uint64_t v = strtoull(t, NULL, 10);
+    free(t);
+    return v;
+}
+
+static void copy_fixture(const char *dst_root, const char *dst_rel, const char *fix_rel)
+{
+    size_t len;
+    char *t = tt_fixture(fix_rel, &len);
+    tt_write_bytes(dst_root, dst_rel, t, len);
+    free(t);
+}
+
+static void test_v2_fixture(void)
+{
+    char root[512];
+    snprintf(root, sizeof root, "%s/v2", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "cpuset cpu io memory pids\n");
+    const char *files[] = { "memory.current", "memory.max", "memory.events", "memory.stat",
+                            "memory.peak" };
+    for (size_t i = 0; i < 5; i++) {
+        char dst[256], src[256];
+        snprintf(dst, sizeof dst, "fs/cgroup/kubepods.slice/pod1/ctr1/%s", files[i]);
+        snprintf(src, sizeof src, "cgroup/telegraf-v2/%s", files[i]);
+        copy_fixture(root, dst, src);
+    }
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    CHECK_INT(env.mode, PNA_CG_V2);
+
+    struct pna_cgroup_mem m;
+    CHECK_INT(pna_cgroup_read_memory(&env, "/kubepods.slice/pod1/ctr1", &m), 0);
+    CHECK(m.has_usage && m.has_limit && m.has_oom);
+    CHECK_U64(m.usage_bytes, fixture_u64("cgroup/telegraf-v2/memory.current"));
+    CHECK_U64(m.limit_bytes, fixture_u64("cgroup/telegraf-v2/memory.max"));
+    CHECK_U64(m.oom_kills, 0);   /* the fixture's memory.events: oom_kill 0 */
+
+    /* "max" is no limit; a kill shows in the count. */
+    tt_write(root, "fs/cgroup/kubepods.slice/pod1/ctr1/memory.max", "max\n");
+    tt_write(root, "fs/cgroup/kubepods.slice/pod1/ctr1/memory.events",
+             "low 0\nhigh 0\nmax 12\noom 2\noom_kill 2\noom_group_kill 0\n");
+    CHECK_INT(pna_cgroup_read_memory(&env, "/kubepods.slice/pod1/ctr1", &m), 0);
+    CHECK(!m.has_limit);
+    CHECK_U64(m.oom_kills, 2);
+
+    char file[600];
+    CHECK_INT(pna_cgroup_oom_file(&env, "/kubepods.slice/pod1/ctr1", file, sizeof file), 0);
+    CHECK(strstr(file, "/fs/cgroup/kubepods.slice/pod1/ctr1/memory.events") != NULL);
+    CHECK_INT(pna_cgroup_event_control(&env, "/x", file, sizeof file), -EINVAL);
+
+    /* Gone, climbing out, or garbage. */
+    CHECK_INT(pna_cgroup_read_memory(&env, "/nope", &m), -ENOENT);
+    CHECK_INT(pna_cgroup_read_memory(&env, "/../../etc", &m), -EINVAL);
+    tt_write(root, "fs/cgroup/bad/memory.current", "lots\n");
+    tt_write(root, "fs/cgroup/bad/memory.events", "oom_kill many\n");
+    CHECK_INT(pna_cgroup_read_memory(&env, "/bad", &m), 0);
+    CHECK(!m.has_usage && !m.has_oom && !m.has_limit);
+}
+
+static void test_v1(void)
+{
+    char root[512];
+    snprintf(root, sizeof root, "%s/v1", tmp);
+    tt_write(root, "fs/cgroup/unified/cgroup.procs", "");
+    tt_write(root, "fs/cgroup/memory/docker/abc/memory.usage_in_bytes", "5242880\n");
+    /* PAGE_COUNTER_MAX in bytes: v1's "no limit". */
+    tt_write(root, "fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n");
+    tt_write(root, "fs/cgroup/memory/docker/abc/memory.oom_control",
+             "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+    tt_write(root, "fs/cgroup/memory/old/memory.usage_in_bytes", "4096\n");
+    tt_write(root, "fs/cgroup/memory/old/memory.limit_in_bytes", "67108864\n");
+    tt_write(root, "fs/cgroup/memory/old/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\n");
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    CHECK_INT(env.mode, PNA_CG_V1);
+    struct pna_cgroup_mem m;
+    CHECK_INT(pna_cgroup_read_memory(&env, "/docker/abc", &m), 0);
+    CHECK_U64(m.usage_bytes, 5242880);
+    CHECK(!m.has_limit);
+    CHECK(m.has_oom);
+    CHECK_U64(m.oom_kills, 3);
+    /* Kernels before 4.13 have no oom_kill line: the count is absent, not 0. */
+    CHECK_INT(pna_cgroup_read_memory(&env, "/old", &m), 0);
+    CHECK(m.has_limit);
+    CHECK_U64(m.limit_bytes, 67108864);
+    CHECK(!m.has_oom);
+    char file[600];
+    CHECK_INT(pna_cgroup_event_control(&env, "/docker/abc", file, sizeof file), 0);
+    CHECK(strstr(file, "/fs/cgroup/memory/docker/abc/cgroup.event_control") != NULL);
+
+    /* Nothing there at all. */
+    char none[512];
+    snprintf(none, sizeof none, "%s/none", tmp);
+    tt_mkdirs(none);
+    struct pna_roots nr = { none, none, none, none };
+    CHECK_INT(pna_cgroup_detect(&nr, "fs/cgroup", &env, err, sizeof err), -1);
+    CHECK_INT(env.mode, PNA_CG_NONE);
+    CHECK(strstr(err, "no memory cgroup") != NULL);
+}
+
+static void test_proc_cgroup(void)
+{
+    /* The v1 layout of this kind of host (hybrid), as /proc/self/cgroup shows it. */
+    const char *v1 = "9:name=systemd:/\n8:pids:/\n4:memory,foo:/process_api/8871\n3:cpuset:/\n0::/\n";
+    char buf[256];
+    CHECK_INT(pna_cgroup_parse_proc(v1, PNA_CG_V1, buf, sizeof buf), 0);
+    CHECK_STR(buf, "/process_api/8871");
+    CHECK_INT(pna_cgroup_parse_proc(v1, PNA_CG_V2, buf, sizeof buf), 0);
+    CHECK_STR(buf, "/");
+    CHECK_INT(pna_cgroup_parse_proc("0::/kubepods.slice/x.scope\n", PNA_CG_V2, buf, sizeof buf), 0);
+    CHECK_STR(buf, "/kubepods.slice/x.scope");
+    CHECK_INT(pna_cgroup_parse_proc("1:cpu:/a\n", PNA_CG_V1, buf, sizeof buf), -ENOENT);
+    CHECK_INT(pna_cgroup_parse_proc("garbage", PNA_CG_V2, buf, sizeof buf), -ENOENT);
+    CHECK_INT(pna_cgroup_parse_proc("0::/a/../../b\n", PNA_CG_V2, buf, sizeof buf), -EINVAL);
+    CHECK_INT(pna_cgroup_parse_proc("0::/a\n", PNA_CG_V2, buf, 2), -ENAMETOOLONG);
+
+    /* Through a procfs tree. */
+    char root[512];
+    snprintf(root, sizeof root, "%s/proc", tmp);
+    tt_write(root, "4242/cgroup", "0::/system.slice/docker-abc.scope\n");
+    struct pna_roots roots = { root, root, root, root };
+    CHECK_INT(pna_cgroup_path_of_pid(&roots, PNA_CG_V2, 4242, buf, sizeof buf), 0);
+    CHECK_STR(buf, "/system.slice/docker-abc.scope");
+    CHECK_INT(pna_cgroup_path_of_pid(&roots, PNA_CG_V2, 4243, buf, sizeof buf), -ENOENT);
+    CHECK_INT(pna_cgroup_path_of_pid(&roots, PNA_CG_V2, 0, buf, sizeof buf), -EINVAL);
+}
+
+static void test_spec_paths(void)
+{
+    char buf[256];
+    CHECK_INT(pna_cgroup_path_from_spec("/default/ctr1", buf, sizeof buf), 0);
+    CHECK_STR(buf, "/default/ctr1");
+    CHECK_INT(pna_cgroup_path_from_spec("k8s.io/ctr1", buf, sizeof buf), 0);
+    CHECK_STR(buf, "/k8s.io/ctr1");
+    /* systemd driver, as the kubelet configures containerd with it. */
+    CHECK_INT(pna_cgroup_path_from_spec(
+                  "kubepods-burstable-pod0d5d2a4e.slice:cri-containerd:5f4a1c", buf, sizeof buf), 0);
+    CHECK_STR(buf, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0d5d2a4e.slice"
+                   "/cri-containerd-5f4a1c.scope");
+    CHECK_INT(pna_cgroup_path_from_spec("system.slice:docker:abc", buf, sizeof buf), 0);
+    CHECK_STR(buf, "/system.slice/docker-abc.scope");
+    CHECK_INT(pna_cgroup_path_from_spec("-.slice:p:n", buf, sizeof buf), 0);
+    CHECK_STR(buf, "/p-n.scope");
+    CHECK_INT(pna_cgroup_path_from_spec("notaslice:p:n", buf, sizeof buf), -EINVAL);
+    CHECK_INT(pna_cgroup_path_from_spec("/a/../../etc", buf, sizeof buf), -EINVAL);
+    CHECK_INT(pna_cgroup_path_from_spec("", buf, sizeof buf), -EINVAL);
+    CHECK_INT(pna_cgroup_path_from_spec("/abcdefgh", buf, 4), -ENAMETOOLONG);
+}
+
+static void test_parse_oom(void)
+{
+    uint64_t v = 9;
+    CHECK_INT(pna_cgroup_parse_oom_kill("oom 1\noom_kill 7\n", &v), 0);
+    CHECK_U64(v, 7);
+    CHECK_INT(pna_cgroup_parse_oom_kill("oom_kill_disable 0\nunder_oom 1\noom_kill 12", &v), 0);
+    CHECK_U64(v, 12);
+    CHECK_INT(pna_cgroup_parse_oom_kill("oom_kill_disable 1\n", &v), -ENOENT);
+    CHECK_INT(pna_cgroup_parse_oom_kill("oom_kill -1\n", &v), -EINVAL);
+    CHECK_INT(pna_cgroup_parse_oom_kill("", &v), -ENOENT);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmp))
+        return 99;
+    test_v2_fixture();
+    test_v1();
+    test_proc_cgroup();
+    test_spec_paths();
+    test_parse_oom();
+    tt_rmrf(tmp);
+    UNIT_END();
+}

@@ -1,0 +1,320 @@
+/* test_containers_oom.c -- OOM kills reported once per count increase: cgroup
+ * v2 memory.events through inotify on temp files, cgroup v1 through a real
+ * memory cgroup and eventfd where this host allows it, counts from polls and
+ * runtime notices de-duplicated, directory changes noticed. */
+#include "config.h"
+#include "collect/oom_watch.h"
+#include "roots.h"
+#include "containers_testutil.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+static char tmp[] = "/tmp/pna-oom-XXXXXX";
+
+struct seen {
+    pthread_mutex_t lock;
+    struct pna_oom_hit hits[64];
+    int n;
+    int changes;
+};
+
+static void on_oom(void *arg, const struct pna_oom_hit *hit)
+{
+    struct seen *s = arg;
+    pthread_mutex_lock(&s->lock);
+    if (s->n < 64)
+        s->hits[s->n] = *hit;
+    s->n++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void on_change(void *arg)
+{
+    struct seen *s = arg;
+    pthread_mutex_lock(&s->lock);
+    s->changes++;
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int count_hits(struct seen *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int n = s->n;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+/* Wait until N hits arrived (or MS passed); returns the time it took. */
+static int64_t wait_hits(struct seen *s, int n, int ms)
+{
+    int64_t t0 = tt_mono_ms();
+    while (count_hits(s) < n && tt_mono_ms() - t0 < ms)
+        tt_sleep_ms(5);
+    return tt_mono_ms() - t0;
+}
+
+static void write_events(const char *root, const char *cg, unsigned oom, unsigned oom_kill)
+{
+    char rel[512], text[256];
+    snprintf(rel, sizeof rel, "fs/cgroup%s/memory.events", cg);
+    snprintf(text, sizeof text, "low 0\nhigh 0\nmax %u\noom %u\noom_kill %u\noom_group_kill 0\n",
+             oom * 3, oom, oom_kill);
+    tt_write(root, rel, text);   /* truncate + write: IN_MODIFY, as the kernel's notify */
+}
+
+static struct pna_oom_target target(const char *id, const char *cg)
+{
+    struct pna_oom_target t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.id, sizeof t.id, "%s", id);
+    snprintf(t.name, sizeof t.name, "name-%s", id);
+    snprintf(t.pod, sizeof t.pod, "pod-%s", id);
+    snprintf(t.namespace_, sizeof t.namespace_, "ns1");
+    snprintf(t.cgroup_path, sizeof t.cgroup_path, "%s", cg);
+    return t;
+}
+
+static void test_v2(void)
+{
+    char root[600];
+    snprintf(root, sizeof root, "%s/v2", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
+    /* Start from the real fixture file (all zero). */
+    size_t len;
+    char *fix = tt_fixture("cgroup/telegraf-v2/memory.events", &len);
+    tt_write_bytes(root, "fs/cgroup/pod1/c1/memory.events", fix, len);
+    free(fix);
+    write_events(root, "/pod1/c2", 0, 5);   /* five kills before we started */
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+
+    struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, on_change, &s, err, sizeof err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    struct pna_oom_target t[2] = { target("c1", "/pod1/c1"), target("c2", "/pod1/c2") };
+    CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
+    CHECK_INT(pna_oom_watch_active(w), 2);
+    /* Kills from before the first sync are history, not news. */
+    tt_sleep_ms(100);
+    CHECK_INT(count_hits(&s), 0);
+
+    /* One kill: one report, with the identity and the new count, within a second. */
+    write_events(root, "/pod1/c1", 1, 1);
+    int64_t took = wait_hits(&s, 1, 2000);
+    CHECK_INT(count_hits(&s), 1);
+    CHECK(took < 1000);
+    printf("v2 OOM noticed in %lld ms\n", (long long)took);
+    CHECK_STR(s.hits[0].who.id, "c1");
+    CHECK_STR(s.hits[0].who.name, "name-c1");
+    CHECK_STR(s.hits[0].who.pod, "pod-c1");
+    CHECK_U64(s.hits[0].kill_count, 1);
+
+    /* Other counters move (memory.high throttling): no report. */
+    write_events(root, "/pod1/c1", 2, 1);
+    tt_sleep_ms(150);
+    CHECK_INT(count_hits(&s), 1);
+
+    /* Two more kills land together: one report with count 3. */
+    write_events(root, "/pod1/c1", 4, 3);
+    wait_hits(&s, 2, 2000);
+    CHECK_INT(count_hits(&s), 2);
+    CHECK_U64(s.hits[1].kill_count, 3);
+
+    /* The poll reads the same count: nothing new.  A higher one: reported. */
+    pna_oom_watch_observe(w, "c1", 3);
+    CHECK_INT(count_hits(&s), 2);
+    pna_oom_watch_observe(w, "c2", 6);
+    CHECK_INT(count_hits(&s), 3);
+    CHECK_STR(s.hits[2].who.id, "c2");
+    CHECK_U64(s.hits[2].kill_count, 6);
+    pna_oom_watch_observe(w, "unknown", 9);
+    CHECK_INT(count_hits(&s), 3);
+
+    /* A container that appears after start with kills already counted: its
+     * first moments count. */
+    write_events(root, "/pod2/c3", 1, 1);
+    struct pna_oom_target t3[3] = { t[0], t[1], target("c3", "/pod2/c3") };
+    CHECK_INT(pna_oom_watch_sync(w, t3, 3), 0);
+    CHECK_INT(count_hits(&s), 4);
+    CHECK_STR(s.hits[3].who.id, "c3");
+
+    /* A runtime's OOM notice (Docker "oom"): counted only by the cgroup. */
+    pna_oom_watch_poke(w, "c3");
+    tt_sleep_ms(100);
+    CHECK_INT(count_hits(&s), 4);
+    write_events(root, "/pod2/c3", 2, 2);
+    wait_hits(&s, 5, 2000);
+    CHECK_INT(count_hits(&s), 5);
+    /* Without a readable cgroup the notice itself is the count. */
+    struct pna_oom_target t4[4] = { t[0], t[1], t3[2], target("c4", "/gone/c4") };
+    CHECK_INT(pna_oom_watch_sync(w, t4, 4), 0);
+    pna_oom_watch_poke(w, "c4");
+    CHECK_INT(count_hits(&s), 6);
+    CHECK_U64(s.hits[5].kill_count, 1);
+    CHECK_U64(pna_oom_watch_reported(w), 6);
+
+    /* A container restarted under the same id with a new cgroup starts over. */
+    write_events(root, "/pod1/c1b", 0, 0);
+    struct pna_oom_target t5[1] = { target("c1", "/pod1/c1b") };
+    CHECK_INT(pna_oom_watch_sync(w, t5, 1), 0);
+    CHECK_INT(pna_oom_watch_active(w), 1);
+    write_events(root, "/pod1/c1b", 1, 1);
+    wait_hits(&s, 7, 2000);
+    CHECK_INT(count_hits(&s), 7);
+    CHECK_U64(s.hits[6].kill_count, 1);
+
+    /* Bundle directories: a new entry wakes the poller. */
+    char d1[700], d2[700], sub[800];
+    snprintf(d1, sizeof d1, "%s/tasks", root);
+    snprintf(d2, sizeof d2, "%s/tasks/k8s.io", root);
+    tt_mkdirs(d2);
+    const char *dirs[] = { d2, d1, "/nonexistent/dir" };
+    CHECK_INT(pna_oom_watch_dirs(w, dirs, 3), 0);
+    snprintf(sub, sizeof sub, "%s/newbundle", d2);
+    mkdir(sub, 0755);
+    int64_t t0 = tt_mono_ms();
+    while (tt_mono_ms() - t0 < 2000) {
+        pthread_mutex_lock(&s.lock);
+        int ch = s.changes;
+        pthread_mutex_unlock(&s.lock);
+        if (ch)
+            break;
+        tt_sleep_ms(5);
+    }
+    CHECK(s.changes >= 1);
+    CHECK(tt_mono_ms() - t0 < 1000);
+    CHECK_INT(pna_oom_watch_dirs(w, NULL, 0), 0);
+
+    CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);
+    CHECK_INT(pna_oom_watch_active(w), 0);
+    pna_oom_watch_free(w);
+}
+
+/* Many containers synced again and again (churn): watches follow, memory and
+ * fds are returned. */
+static void test_churn(void)
+{
+    char root[600];
+    snprintf(root, sizeof root, "%s/churn", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
+    enum { N = 1500 };
+    for (int i = 0; i < N + 500; i++) {
+        char cg[64];
+        snprintf(cg, sizeof cg, "/k/c%d", i);
+        write_events(root, cg, 0, 0);
+    }
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err);
+    struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
+    if (!w)
+        return;
+    struct pna_oom_target *t = calloc(N, sizeof *t);
+    for (int cyc = 0; cyc < 6; cyc++) {
+        for (int i = 0; i < N; i++) {
+            char id[32], cg[64];
+            snprintf(id, sizeof id, "id%d", i + cyc * 100);
+            snprintf(cg, sizeof cg, "/k/c%d", i + cyc * 100);
+            t[i] = target(id, cg);
+        }
+        CHECK_INT(pna_oom_watch_sync(w, t, N), 0);
+        CHECK_INT(pna_oom_watch_active(w), N);
+    }
+    CHECK_INT(count_hits(&s), 0);
+    free(t);
+    pna_oom_watch_free(w);
+}
+
+/* cgroup v1 for real: a child allocates past a 32 MiB memory cgroup and is
+ * OOM-killed; the eventfd notification must produce exactly one report. */
+static void test_v1_real(void)
+{
+    struct pna_roots roots = PNA_ROOTS_DEFAULT;
+    struct pna_cgroup_env env;
+    char err[160], dir[700], p[800];
+    if (pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err) < 0 || env.mode != PNA_CG_V1) {
+        printf("SKIP v1 OOM: no cgroup v1 memory hierarchy here\n");
+        return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "/pna-oomtest-%d", (int)getpid());
+    snprintf(dir, sizeof dir, "%s%s", env.mem_root, name);
+    if (mkdir(dir, 0755) < 0) {
+        printf("SKIP v1 OOM: cannot create %s (%s)\n", dir, strerror(errno));
+        return;
+    }
+    snprintf(p, sizeof p, "%s/memory.limit_in_bytes", dir);
+    FILE *f = fopen(p, "w");
+    if (f) {
+        fputs("33554432", f);
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", dir);
+    if ((f = fopen(p, "w"))) {   /* no escape into swap where swap accounting is on */
+        fputs("33554432", f);
+        fclose(f);
+    }
+    struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
+    struct pna_oom_target t = target("v1ctr", name);
+    CHECK_INT(pna_oom_watch_sync(w, &t, 1), 0);
+    if (pna_oom_watch_active(w) != 1) {
+        printf("SKIP v1 OOM: cannot register on cgroup.event_control\n");
+        pna_oom_watch_free(w);
+        rmdir(dir);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+        f = fopen(p, "w");
+        if (!f)
+            _exit(2);
+        fprintf(f, "%d", (int)getpid());
+        fclose(f);
+        for (int i = 0; i < 256; i++) {   /* 256 MiB, touched page by page */
+            char *m = malloc(1 << 20);
+            if (!m)
+                _exit(3);
+            memset(m, i, 1 << 20);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int64_t t_dead = tt_mono_ms();
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    int64_t took = wait_hits(&s, 1, 2000);
+    (void)t_dead;
+    CHECK_INT(count_hits(&s), 1);
+    CHECK(took < 1000);
+    if (count_hits(&s) >= 1) {
+        CHECK_STR(s.hits[0].who.id, "v1ctr");
+        CHECK_U64(s.hits[0].kill_count, 1);
+        printf("v1 OOM reported %lld ms after the victim was reaped\n", (long long)took);
+    }
+    tt_sleep_ms(300);
+    CHECK_INT(count_hits(&s), 1);     /* one kill, one report */
+    pna_oom_watch_free(w);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmp))
+        return 99;
+    test_v2();
+    test_churn();
+    test_v1_real();
+    tt_rmrf(tmp);
+    UNIT_END();
+}
