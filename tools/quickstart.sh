@@ -68,18 +68,18 @@ CONF
     fi
 }
 
-count_results() { # BUILD_DIR: sum automake's .trs files
-    local dir=$1
-    local pass fail skip err
+# count_results BUILD_DIR: print "P F S" from automake's .trs files, and
+# the reason of each skipped test on stderr.
+count_results() {
+    local dir=$1 pass fail skip
     pass=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: PASS' || true)
-    fail=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c -e '^:test-result: FAIL' -e '^:test-result: XPASS' || true)
-    err=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: ERROR' || true)
+    fail=$(cat "$dir"/tests/*/*.trs 2>/dev/null |
+           grep -c -e '^:test-result: FAIL' -e '^:test-result: XPASS' -e '^:test-result: ERROR' || true)
     skip=$(cat "$dir"/tests/*/*.trs 2>/dev/null | grep -c '^:test-result: SKIP' || true)
     for f in "$dir"/tests/*/*.log; do
-        grep -q '^SKIP' "$f" 2>/dev/null && echo "  $(basename "$f" .log): $(grep -m1 '^SKIP' "$f")"
+        grep -q '^SKIP' "$f" 2>/dev/null && echo "  skipped $(basename "$f" .log): $(grep -m1 '^SKIP' "$f")" >&2
     done
-    echo "$((pass)) passed, $((fail + err)) failed, $((skip)) skipped"
-    [ $((fail + err)) -eq 0 ] && [ "$pass" -gt 0 ]
+    echo "$pass $fail $skip"
 }
 
 run_suite() { # BUILD_DIR [configure args...]
@@ -96,18 +96,23 @@ run_suite() { # BUILD_DIR [configure args...]
 
 test_suite() {
     pna_install_deps build run test
-    local ietf args=(--enable-werror)
+    local ietf args=(--enable-werror) dirs=(build)
     ietf=$(find_ietf_mibs)
     [ -n "$ietf" ] && args+=("--with-ietf-mibs=$ietf")
     run_suite build "${args[@]}"
-    local status=0
     if [ "${PNA_SANITIZE:-0}" = 1 ]; then
-        echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
+        echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
         run_suite build-sanitize "${args[@]}" --enable-sanitizers
-        count_results build-sanitize | tail -1 | sed 's/^/sanitizers: /' || status=1
+        dirs+=(build-sanitize)
     fi
-    count_results build || status=1
-    return $status
+    local pass=0 fail=0 skip=0 p f s
+    for d in "${dirs[@]}"; do
+        read -r p f s < <(count_results "$d")
+        echo "$d: $p passed, $f failed, $s skipped"
+        pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+    done
+    echo "$pass passed, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
 }
 
 case "${1:-}" in
