@@ -13,7 +13,8 @@ for f in hostname osrelease; do cat "/proc/sys/kernel/$f" > "$PROC/sys/kernel/$f
 
 echo "pollInterval node 1" > "$WORK/agent.conf"
 start_trapd
-start_snmpd "trap2sink 127.0.0.1:$TRAP_PORT public"
+# SINK_TOKEN=informsink makes the master send acknowledged INFORMs instead.
+start_snmpd "${SINK_TOKEN:-trap2sink} 127.0.0.1:$TRAP_PORT public"
 start_agent --procfs "$PROC"
 wait_agent
 total_before=$(snmp_value $OBJ.3.1.0)
