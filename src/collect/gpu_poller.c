@@ -1,0 +1,402 @@
+/* collect/gpu_poller.c -- the "gpu" poller: NVIDIA (NVML, else nvidia-smi)
+ * and AMD (rocm-smi-lib, else amdgpu sysfs) GPUs in one snapshot sorted by
+ * PCI address, with /dev/dri names, and the GPU notifications:
+ *   PNA_EV_GPU_XID      from NVML's event API, on the XID listener thread;
+ *   PNA_EV_GPU_THERMAL  once per crossing of the slowdown threshold;
+ *   PNA_EV_GPU_LOST     when a GPU that was present disappears or NVML
+ *                       answers GPU_IS_LOST for it.
+ *
+ * Thread ownership: init/collect/fini run on the poller thread; the XID
+ * listener only reads its own copy of the GPU identities and posts events.
+ * A vendor call that hangs holds the poller thread: the poller core notices
+ * the overrun and keeps serving the last snapshot.  A failure of any source
+ * fails the whole poll, so a GPU never looks "gone" because its vendor's
+ * source had a bad moment. */
+#include "config.h"
+#include "collect/gpu_poller.h"
+#include "collect/dri_map.h"
+#include "collect/gpu_amd.h"
+#include "collect/gpu_nvml.h"
+#include "collect/gpu_nvsmi.h"
+#include "events.h"
+#include "log.h"
+#include "util/fileio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Per-GPU notification state, kept across polls. */
+struct gpu_alert {
+    uint32_t index;
+    char pci_bus_id[24];
+    char uuid[80];
+    bool hot;
+    bool lost_reported;
+};
+
+struct gpu_state {
+    struct pna_roots roots;
+    char nvml_library[512];
+    char nvidia_smi[512];
+    unsigned nvidia_smi_timeout_ms;
+    int32_t temp_threshold_c;
+
+    struct pna_nvml *nvml;
+    bool use_nvsmi;
+    bool use_amd;
+    struct pna_rocm *rocm;
+
+    struct gpu_alert *alerts;
+    size_t nalerts;
+
+    bool xid_tried;     /* the XID listener was started once */
+    uint32_t *xid_keys; /* NVML GPUs it was started for */
+    size_t nxid_keys;
+};
+
+/* --- notifications ---------------------------------------------------- */
+
+static void post_gpu_event(enum pna_event_type type, enum pna_severity sev, uint32_t index,
+                           const char *bus_id, const char *uuid, const char *text)
+{
+    struct pna_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = type;
+    ev.severity = sev;
+    snprintf(ev.subject, sizeof ev.subject, "gpu %s", bus_id);
+    pna_strlcpy(ev.text, text, sizeof ev.text);
+    ev.u.gpu.index = index;
+    pna_strlcpy(ev.u.gpu.uuid, uuid, sizeof ev.u.gpu.uuid);
+    pna_event_post(&ev);
+}
+
+/* Listener thread.  XIDs that mean the GPU or its memory can no longer be
+ * trusted (48 double-bit ECC, 79 fallen off the bus, 95 uncontained ECC) are
+ * critical; the others are errors. */
+static void on_xid(const struct pna_nvml_xid *x, void *arg)
+{
+    (void)arg;
+    struct pna_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = PNA_EV_GPU_XID;
+    ev.severity = x->xid == 48 || x->xid == 79 || x->xid == 95 ? PNA_SEV_CRITICAL : PNA_SEV_ERROR;
+    snprintf(ev.subject, sizeof ev.subject, "gpu %s", x->pci_bus_id[0] ? x->pci_bus_id : "?");
+    snprintf(ev.text, sizeof ev.text, "XID %llu on GPU %s %s", (unsigned long long)x->xid,
+             x->pci_bus_id, x->uuid);
+    ev.u.gpu.index = x->index;
+    pna_strlcpy(ev.u.gpu.uuid, x->uuid, sizeof ev.u.gpu.uuid);
+    ev.u.gpu.xid = x->xid;
+    pna_event_post(&ev);
+}
+
+int pna_gpu_thermal_state(const struct pna_gpu *g, int32_t threshold_c, bool was_hot,
+                          int32_t *limit_c)
+{
+    int32_t h = was_hot ? PNA_GPU_THERMAL_HYSTERESIS_C : 0;
+    if (g->lost)
+        return -1;
+    if (threshold_c > 0 || g->has_temp_slowdown) {
+        if (!g->has_temp)
+            return -1;
+        *limit_c = threshold_c > 0 ? threshold_c : g->temp_slowdown_c;
+        return g->temp_c >= *limit_c - h;
+    }
+    if (g->has_tlimit) {
+        /* the margin shrinks as the GPU heats */
+        *limit_c = g->temp_slowdown_tlimit_c;
+        return g->temp_tlimit_c <= *limit_c + h;
+    }
+    return -1;
+}
+
+static struct gpu_alert *alert_for(struct gpu_state *st, const struct pna_gpu *g)
+{
+    for (size_t i = 0; i < st->nalerts; i++)
+        if (st->alerts[i].index == g->index)
+            return &st->alerts[i];
+    return NULL;
+}
+
+static void check_thermal(struct gpu_state *st, const struct pna_gpu *g, struct gpu_alert *a)
+{
+    int32_t limit = 0;
+    int hot = pna_gpu_thermal_state(g, st->temp_threshold_c, a->hot, &limit);
+    if (hot < 0) {
+        a->hot = false;
+        return;
+    }
+    if (hot && !a->hot) {
+        char text[256];
+        struct pna_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = PNA_EV_GPU_THERMAL;
+        ev.severity = PNA_SEV_WARNING;
+        snprintf(ev.subject, sizeof ev.subject, "gpu %s", g->pci_bus_id);
+        if (st->temp_threshold_c > 0 || g->has_temp_slowdown)
+            snprintf(text, sizeof text, "GPU %s at %d C, threshold %d C", g->pci_bus_id,
+                     g->temp_c, limit);
+        else
+            snprintf(text, sizeof text, "GPU %s %d C below T.Limit, slowdown at %d C",
+                     g->pci_bus_id, g->temp_tlimit_c, limit);
+        pna_strlcpy(ev.text, text, sizeof ev.text);
+        ev.u.gpu.index = g->index;
+        pna_strlcpy(ev.u.gpu.uuid, g->uuid, sizeof ev.u.gpu.uuid);
+        ev.u.gpu.temperature_c = g->has_temp ? g->temp_c : 0;
+        ev.u.gpu.threshold_c = limit;
+        pna_event_post(&ev);
+    }
+    a->hot = hot != 0;
+}
+
+/* Compare this poll's GPUs with the last: post thermal and lost events and
+ * rebuild the alert table (GPUs no longer present drop out of it). */
+static void check_alerts(struct gpu_state *st, const struct pna_gpu_list *list)
+{
+    struct gpu_alert *next = calloc(list->count ? list->count : 1, sizeof *next);
+    if (!next)
+        return;
+    for (size_t i = 0; i < list->count; i++) {
+        const struct pna_gpu *g = &list->gpus[i];
+        struct gpu_alert *old = alert_for(st, g);
+        struct gpu_alert *a = &next[i];
+        if (old)
+            *a = *old;
+        a->index = g->index;
+        pna_strlcpy(a->pci_bus_id, g->pci_bus_id, sizeof a->pci_bus_id);
+        if (g->uuid[0])
+            pna_strlcpy(a->uuid, g->uuid, sizeof a->uuid);
+        if (g->lost && !a->lost_reported) {
+            char text[256];
+            snprintf(text, sizeof text, "GPU %s %s is lost (NVML: GPU is lost)", g->pci_bus_id,
+                     g->uuid);
+            post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, g->index, g->pci_bus_id, g->uuid,
+                           text);
+        }
+        a->lost_reported = g->lost;
+        check_thermal(st, g, a);
+    }
+    for (size_t i = 0; i < st->nalerts; i++) {
+        const struct gpu_alert *a = &st->alerts[i];
+        bool present = pna_gpu_find(list->gpus, list->count, a->index) != NULL;
+        if (!present && !a->lost_reported) {
+            char text[256];
+            snprintf(text, sizeof text, "GPU %s %s disappeared", a->pci_bus_id, a->uuid);
+            post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, a->index, a->pci_bus_id, a->uuid,
+                           text);
+        }
+    }
+    free(st->alerts);
+    st->alerts = next;
+    st->nalerts = list->count;
+}
+
+/* --- XID listener upkeep ---------------------------------------------- */
+
+/* (Re)start the listener when the set of NVML GPUs changed, so a GPU that
+ * appeared is registered too. */
+static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list *list)
+{
+    if (!st->nvml)
+        return;
+    size_t n = 0;
+    uint32_t *keys = calloc(list->count ? list->count : 1, sizeof *keys);
+    if (!keys)
+        return;
+    for (size_t i = 0; i < list->count; i++)
+        if (list->gpus[i].source == PNA_GPU_SRC_NVML && !list->gpus[i].lost)
+            keys[n++] = list->gpus[i].index;
+    /* Same GPUs as when it was (tried to be) started: nothing to redo, also
+     * when it is not running because no GPU supports events. */
+    if (st->xid_tried && n == st->nxid_keys &&
+        (n == 0 || memcmp(keys, st->xid_keys, n * sizeof *keys) == 0)) {
+        free(keys);
+        return;
+    }
+    st->xid_tried = true;
+    pna_nvml_events_stop(st->nvml);
+    char err[160];
+    if (pna_nvml_events_start(st->nvml, on_xid, NULL, err, sizeof err) != 0)
+        pna_log(LOG_WARNING, "gpu: XID notifications unavailable: %s", err);
+    free(st->xid_keys);
+    st->xid_keys = keys;
+    st->nxid_keys = n;
+}
+
+/* --- the poller ------------------------------------------------------- */
+
+static void copy_opt(char *dst, size_t cap, const char *src, const char *dflt)
+{
+    pna_strlcpy(dst, src && *src ? src : dflt, cap);
+}
+
+/* nvidia-smi is only worth running where the NVIDIA kernel driver is loaded,
+ * the check the seed's system-info exporter makes (/proc/driver/nvidia). */
+static bool nvidia_smi_usable(const struct gpu_state *st)
+{
+    char path[4096];
+    if (pna_path(path, sizeof path, st->roots.procfs, "/driver/nvidia/version") != 0 ||
+        access(path, R_OK) != 0)
+        return false;
+    if (strchr(st->nvidia_smi, '/'))
+        return access(st->nvidia_smi, X_OK) == 0;
+    return true; /* a bare name: PATH decides when it runs */
+}
+
+static bool default_sysfs(const struct pna_roots *roots)
+{
+    return !roots->sysfs || strcmp(roots->sysfs, "/sys") == 0;
+}
+
+static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+{
+    struct gpu_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    st->roots = cfg->roots;
+    copy_opt(st->nvml_library, sizeof st->nvml_library, cfg->nvml_library, "libnvidia-ml.so.1");
+    copy_opt(st->nvidia_smi, sizeof st->nvidia_smi, cfg->nvidia_smi, "nvidia-smi");
+    st->nvidia_smi_timeout_ms = cfg->nvidia_smi_timeout_ms ? cfg->nvidia_smi_timeout_ms : 5000;
+    st->temp_threshold_c = cfg->gpu_temp_threshold_c;
+
+    char why[256] = "";
+    int rc = pna_nvml_open(st->nvml_library, &st->nvml, why, sizeof why);
+    if (rc < 0)
+        pna_log(LOG_WARNING, "gpu: NVML unusable, trying nvidia-smi: %s", why);
+    if (rc != 0) {
+        st->nvml = NULL;
+        st->use_nvsmi = nvidia_smi_usable(st);
+    }
+
+    if (pna_amd_sysfs_count(&st->roots) > 0) {
+        st->use_amd = true;
+        /* rocm-smi-lib reads the real /sys whatever --sysfs says: only use it
+         * on the host's own tree. */
+        char rerr[256];
+        if (default_sysfs(&st->roots) && pna_rocm_open(&st->rocm, rerr, sizeof rerr) != 0) {
+            st->rocm = NULL;
+            pna_log(LOG_INFO, "gpu: AMD GPUs read from amdgpu sysfs (%s)", rerr);
+        }
+    }
+
+    if (!st->nvml && !st->use_nvsmi && !st->use_amd) {
+        snprintf(err, errlen, "no GPU source: %s; no nvidia-smi with a loaded NVIDIA driver; "
+                 "no amdgpu card", why[0] ? why : "NVML absent");
+        free(st);
+        return PNA_POLLER_DISABLED;
+    }
+    *state = st;
+    return 0;
+}
+
+static void gpu_snap_destroy(struct pna_snap *snap)
+{
+    struct pna_gpu_snap *s = (struct pna_gpu_snap *)snap;
+    free(s->gpus);
+    free(s);
+}
+
+/* One row per PCI key: a GPU two sources both report is kept once. */
+static void dedupe(struct pna_gpu_list *list)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < list->count; r++)
+        if (w == 0 || list->gpus[w - 1].index != list->gpus[r].index)
+            list->gpus[w++] = list->gpus[r];
+    list->count = w;
+}
+
+static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
+                           struct pna_gpu_list *list, char *err, size_t errlen)
+{
+    if (st->nvml) {
+        if (pna_nvml_collect(st->nvml, list, snap->nvidia_driver_version,
+                             sizeof snap->nvidia_driver_version, snap->cuda_version,
+                             sizeof snap->cuda_version, err, errlen) != 0)
+            return -1;
+        snap->sources |= 1u << PNA_GPU_SRC_NVML;
+    } else if (st->use_nvsmi) {
+        if (pna_nvsmi_collect(st->nvidia_smi, st->nvidia_smi_timeout_ms, list,
+                              snap->nvidia_driver_version, sizeof snap->nvidia_driver_version,
+                              snap->cuda_version, sizeof snap->cuda_version, err, errlen) != 0)
+            return -1;
+        snap->sources |= 1u << PNA_GPU_SRC_NVIDIA_SMI;
+    }
+    if (st->use_amd) {
+        if (st->rocm) {
+            if (pna_rocm_collect(st->rocm, list, snap->amd_driver_version,
+                                 sizeof snap->amd_driver_version, err, errlen) != 0)
+                return -1;
+            snap->sources |= 1u << PNA_GPU_SRC_ROCM_SMI;
+        } else {
+            if (pna_amd_sysfs_collect(&st->roots, list, snap->amd_driver_version,
+                                      sizeof snap->amd_driver_version, err, errlen) != 0)
+                return -1;
+            snap->sources |= 1u << PNA_GPU_SRC_AMDGPU_SYSFS;
+        }
+    }
+    return 0;
+}
+
+static int gpu_collect(void *state, const struct pna_snap *prev, struct pna_snap **out, char *err,
+                       size_t errlen)
+{
+    (void)prev; /* notification state lives in STATE, across failed polls too */
+    struct gpu_state *st = state;
+    struct pna_gpu_snap *snap = calloc(1, sizeof *snap);
+    if (!snap) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct pna_gpu_list list = { 0 };
+    if (collect_sources(st, snap, &list, err, errlen) != 0) {
+        pna_gpu_list_free(&list);
+        free(snap);
+        return -1;
+    }
+
+    /* /dev/dri names: best effort, a node without DRM nodes is normal */
+    struct pna_dri_map map;
+    char derr[160];
+    if (pna_dri_map_load(&st->roots, &map, derr, sizeof derr) == 0) {
+        pna_dri_map_apply(&map, list.gpus, list.count);
+        pna_dri_map_free(&map);
+    }
+
+    pna_gpu_list_sort(&list);
+    dedupe(&list);
+    check_alerts(st, &list);
+    refresh_xid_listener(st, &list);
+
+    snap->count = list.count;
+    snap->gpus = list.gpus; /* the snapshot owns the array now */
+    pna_snap_init(&snap->snap, gpu_snap_destroy);
+    *out = &snap->snap;
+    return 0;
+}
+
+static void gpu_fini(void *state)
+{
+    struct gpu_state *st = state;
+    if (!st)
+        return;
+    pna_nvml_close(st->nvml);
+    pna_rocm_close(st->rocm);
+    free(st->alerts);
+    free(st->xid_keys);
+    free(st);
+}
+
+const struct pna_poller_ops pna_gpu_poller = {
+    .name = "gpu",
+    .index = 2,
+    .domain = PNA_DOM_GPU,
+    .default_interval_ms = 10000,
+    .default_timeout_ms = 5000,
+    .init = gpu_init,
+    .collect = gpu_collect,
+    .fini = gpu_fini,
+};

@@ -1,0 +1,160 @@
+/* model/gpu.c -- helpers shared by every GPU collector and reader: PCI
+ * address parsing into the row key, and the sorted GPU list. */
+#include "model/gpu.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hex digits only, 1..MAXLEN of them, into *OUT; returns chars used or 0. */
+static size_t parse_hex(const char *s, size_t maxlen, uint32_t *out)
+{
+    size_t n = 0;
+    uint32_t v = 0;
+    while (n < maxlen && isxdigit((unsigned char)s[n])) {
+        int c = tolower((unsigned char)s[n]);
+        v = (v << 4) | (uint32_t)(isdigit(c) ? c - '0' : c - 'a' + 10);
+        n++;
+    }
+    if (isxdigit((unsigned char)s[n]))
+        return 0; /* longer than allowed */
+    *out = v;
+    return n;
+}
+
+/* "[domain:]bus:dev.fn" with hex fields and optional surrounding blanks. */
+static int parse_bdf(const char *text, uint32_t *domain, uint32_t *bus, uint32_t *dev,
+                     uint32_t *fn)
+{
+    const char *s = text;
+    while (isspace((unsigned char)*s))
+        s++;
+    uint32_t a, b;
+    size_t n = parse_hex(s, 8, &a);
+    if (!n || s[n] != ':')
+        return -1;
+    s += n + 1;
+    n = parse_hex(s, 2, &b);
+    if (!n)
+        return -1;
+    if (s[n] == ':') { /* a was the domain */
+        *domain = a;
+        *bus = b;
+        s += n + 1;
+        n = parse_hex(s, 2, dev);
+        if (!n)
+            return -1;
+        s += n;
+    } else if (s[n] == '.') { /* "bus:dev.fn": a is the bus */
+        if (a > 0xff)
+            return -1;
+        *domain = 0;
+        *bus = a;
+        *dev = b;
+        s += n;
+    } else {
+        return -1;
+    }
+    if (*s != '.' || !isdigit((unsigned char)s[1]))
+        return -1;
+    *fn = (uint32_t)(s[1] - '0');
+    s += 2;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s || *bus > 0xff || *dev > 0x1f || *fn > 7)
+        return -1;
+    return 0;
+}
+
+int pna_gpu_canon_bus_id(const char *text, char *buf, size_t cap)
+{
+    uint32_t domain, bus, dev, fn;
+    if (!text || parse_bdf(text, &domain, &bus, &dev, &fn) != 0)
+        return -1;
+    int n = snprintf(buf, cap, "%04x:%02x:%02x.%u", domain, bus, dev, fn);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+int pna_gpu_set_pci(struct pna_gpu *g, const char *text)
+{
+    uint32_t domain, bus, dev, fn;
+    if (!text || parse_bdf(text, &domain, &bus, &dev, &fn) != 0)
+        return -1;
+    g->pci_domain = domain;
+    g->pci_bus = (uint8_t)bus;
+    g->pci_dev = (uint8_t)dev;
+    g->pci_fn = (uint8_t)fn;
+    g->index = pna_gpu_pci_key(domain, bus, dev, fn);
+    snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "%04x:%02x:%02x.%u", domain, bus, dev, fn);
+    return 0;
+}
+
+struct pna_gpu *pna_gpu_list_add(struct pna_gpu_list *list)
+{
+    if (list->count == list->cap) {
+        size_t ncap = list->cap ? list->cap * 2 : 8;
+        struct pna_gpu *n = realloc(list->gpus, ncap * sizeof *n);
+        if (!n)
+            return NULL;
+        list->gpus = n;
+        list->cap = ncap;
+    }
+    struct pna_gpu *g = &list->gpus[list->count++];
+    memset(g, 0, sizeof *g);
+    return g;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    uint32_t x = ((const struct pna_gpu *)a)->index, y = ((const struct pna_gpu *)b)->index;
+    return x < y ? -1 : x > y;
+}
+
+void pna_gpu_list_sort(struct pna_gpu_list *list)
+{
+    if (list->count > 1)
+        qsort(list->gpus, list->count, sizeof list->gpus[0], cmp_index);
+}
+
+void pna_gpu_list_free(struct pna_gpu_list *list)
+{
+    free(list->gpus);
+    list->gpus = NULL;
+    list->count = list->cap = 0;
+}
+
+const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (gpus[mid].index == index)
+            return &gpus[mid];
+        if (gpus[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+const char *pna_gpu_source_name(enum pna_gpu_source src)
+{
+    switch (src) {
+    case PNA_GPU_SRC_NVML: return "nvml";
+    case PNA_GPU_SRC_NVIDIA_SMI: return "nvidia-smi";
+    case PNA_GPU_SRC_ROCM_SMI: return "rocm-smi";
+    case PNA_GPU_SRC_AMDGPU_SYSFS: return "amdgpu-sysfs";
+    }
+    return "unknown";
+}
+
+const char *pna_gpu_vendor_name(enum pna_gpu_vendor vendor)
+{
+    switch (vendor) {
+    case PNA_GPU_VENDOR_NVIDIA: return "nvidia";
+    case PNA_GPU_VENDOR_AMD: return "amd";
+    }
+    return "unknown";
+}

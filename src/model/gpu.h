@@ -1,0 +1,207 @@
+/* model/gpu.h -- what the GPU collectors know about each GPU on the node.
+ *
+ * Plain data filled by collect/gpu_nvml.c (NVML), collect/gpu_nvsmi.c
+ * (nvidia-smi -q -x), collect/gpu_rocm.c (rocm-smi-lib) and
+ * collect/gpu_amd_sysfs.c (amdgpu sysfs), plus collect/dri_map.c for the
+ * /dev/dri names; read by the SNMP table and the HTTP bridge.
+ *
+ * Invariants:
+ *  - A GPU is identified by its PCI address, never by a vendor's enumeration
+ *    order: `index` is the PCI key (see pna_gpu_pci_key()) and rows are kept
+ *    sorted by it, so a GPU that disappears does not shift the others.
+ *  - Every optional figure has a has_* flag.  A field the GPU or the source
+ *    does not offer is absent (flag false), never a sentinel value; the
+ *    number next to a false flag is meaningless (zero).
+ *  - Strings are NUL-terminated; an empty string means "not known".
+ *  - Units are in the names: _mw milliwatts, _mj millijoules, _c degrees
+ *    Celsius, _mhz megahertz, _bytes bytes, _pct percent (0..100). */
+#ifndef PNA_MODEL_GPU_H
+#define PNA_MODEL_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+
+enum pna_gpu_vendor {
+    PNA_GPU_VENDOR_NVIDIA = 1,
+    PNA_GPU_VENDOR_AMD = 2,
+};
+
+/* Where a row's figures came from (primusGpuSource). */
+enum pna_gpu_source {
+    PNA_GPU_SRC_NVML = 1,
+    PNA_GPU_SRC_NVIDIA_SMI = 2,
+    PNA_GPU_SRC_ROCM_SMI = 3,
+    PNA_GPU_SRC_AMDGPU_SYSFS = 4,
+};
+
+/* NVML's clock throttle ("clocks event") reason bits; nvidia-smi's XML
+ * reasons are mapped onto the same bits so both sources agree. */
+#define PNA_GPU_THROTTLE_GPU_IDLE          0x001ULL
+#define PNA_GPU_THROTTLE_APP_CLOCKS        0x002ULL
+#define PNA_GPU_THROTTLE_SW_POWER_CAP      0x004ULL
+#define PNA_GPU_THROTTLE_HW_SLOWDOWN       0x008ULL
+#define PNA_GPU_THROTTLE_SYNC_BOOST        0x010ULL
+#define PNA_GPU_THROTTLE_SW_THERMAL        0x020ULL
+#define PNA_GPU_THROTTLE_HW_THERMAL        0x040ULL
+#define PNA_GPU_THROTTLE_HW_POWER_BRAKE    0x080ULL
+#define PNA_GPU_THROTTLE_DISPLAY_CLOCKS    0x100ULL
+
+struct pna_gpu {
+    /* identity */
+    uint32_t index;              /* PCI key: primusGpuIndex */
+    enum pna_gpu_vendor vendor;
+    enum pna_gpu_source source;
+    char pci_bus_id[24];         /* canonical "dddd:bb:dd.f", lower-case hex */
+    uint32_t pci_domain;
+    uint8_t pci_bus, pci_dev, pci_fn;
+    bool has_pci_ids;
+    uint16_t pci_vendor_id, pci_device_id;       /* 0x10de / 0x1002, device */
+    uint16_t pci_subsys_vendor_id, pci_subsys_device_id;
+    bool has_vendor_index;
+    uint32_t vendor_index;       /* the vendor tool's own GPU number (nvidia-smi
+                                    or rocm-smi "GPU[n]"); informational only */
+    bool has_minor;
+    uint32_t minor;              /* /dev/nvidiaN (NVIDIA) */
+
+    char name[96];               /* product / market name */
+    char uuid[80];               /* NVIDIA "GPU-..."; AMD "0x<unique_id>" */
+    char serial[64];             /* board serial */
+    char vbios[64];
+    char driver_version[80];
+    char cuda_version[16];       /* NVIDIA: CUDA driver API version, "12.2" */
+
+    /* state */
+    bool lost;                   /* fell off the bus: only identity is valid */
+
+    /* utilization, percent over the source's last sample period */
+    bool has_util_gpu;
+    uint32_t util_gpu_pct;
+    bool has_util_mem;           /* memory controller busy (not capacity) */
+    uint32_t util_mem_pct;
+
+    /* framebuffer / VRAM */
+    bool has_mem_total, has_mem_used, has_mem_free;
+    uint64_t mem_total_bytes, mem_used_bytes, mem_free_bytes;
+
+    /* temperatures */
+    bool has_temp;
+    int32_t temp_c;              /* GPU die (NVIDIA) / edge (AMD) */
+    bool has_temp_hotspot;
+    int32_t temp_hotspot_c;      /* AMD junction */
+    bool has_temp_mem;
+    int32_t temp_mem_c;          /* HBM / VRAM */
+    bool has_temp_slowdown;
+    int32_t temp_slowdown_c;     /* hardware slowdown starts (AMD: edge crit) */
+    bool has_temp_shutdown;
+    int32_t temp_shutdown_c;     /* hardware shutdown (AMD: edge emergency) */
+    /* nvidia-smi's v13 XML reports thresholds only relative to T.Limit:
+     * tlimit = degrees left below T.Limit now, slowdown_tlimit = the value of
+     * that margin at which slowdown starts (negative: beyond T.Limit). */
+    bool has_tlimit;
+    int32_t temp_tlimit_c, temp_slowdown_tlimit_c;
+
+    /* power and energy */
+    bool has_power;
+    uint32_t power_mw;           /* current draw */
+    bool has_power_limit;
+    uint32_t power_limit_mw;     /* enforced limit */
+    bool has_energy;
+    uint64_t energy_mj;          /* since driver load; monotonic */
+
+    /* clocks and cooling */
+    bool has_clock_sm;
+    uint32_t clock_sm_mhz;       /* SM (NVIDIA) / sclk (AMD) */
+    bool has_clock_mem;
+    uint32_t clock_mem_mhz;
+    bool has_fan;
+    uint32_t fan_pct;            /* intended fan speed, percent of maximum */
+    bool has_fan_rpm;
+    uint32_t fan_rpm;
+
+    /* PCIe link */
+    bool has_pcie_gen;
+    uint32_t pcie_gen;           /* current link generation, 1..6 */
+    bool has_pcie_width;
+    uint32_t pcie_width;         /* current lanes */
+    bool has_pcie_replay;
+    uint64_t pcie_replay;        /* replay counter */
+
+    /* memory errors: lifetime ("aggregate") counts where the source has them */
+    bool has_ecc;
+    uint64_t ecc_corrected, ecc_uncorrected;
+    bool has_retired_pages;
+    uint32_t retired_pages_sbe;  /* retired for multiple single-bit errors */
+    uint32_t retired_pages_dbe;  /* retired for double-bit errors */
+    bool has_remapped_rows;
+    uint32_t remapped_rows_corr, remapped_rows_unc;
+    bool remap_pending, remap_failure;
+
+    /* clocks */
+    bool has_throttle;
+    uint64_t throttle_reasons;   /* PNA_GPU_THROTTLE_* bits */
+
+    /* work */
+    bool has_processes;
+    uint32_t process_count;      /* distinct processes using the GPU */
+    bool has_mig;
+    bool mig_enabled;            /* current MIG mode */
+
+    /* /dev/dri names (collect/dri_map.c), empty when unknown */
+    char drm_card[16];           /* "card0" */
+    char drm_render[16];         /* "renderD128" */
+    bool has_drm_card_id;
+    uint32_t drm_card_id;        /* N of cardN */
+
+    /* The container holding this GPU (containers work fills it when the
+     * containers domain is joined in; absent until then). */
+    bool has_holder;
+    uint32_t holder_container_index;
+    char holder_container[128];
+};
+
+/* A growable list of GPUs, used by every collector. */
+struct pna_gpu_list {
+    size_t count, cap;
+    struct pna_gpu *gpus;
+};
+
+/* The GPU domain's snapshot as served from the cache. */
+struct pna_gpu_snap {
+    struct pna_snap snap;        /* first: the cache handles it as a struct pna_snap */
+    size_t count;
+    struct pna_gpu *gpus;        /* ascending index; owned by the snapshot */
+    char nvidia_driver_version[80];
+    char cuda_version[16];
+    char amd_driver_version[80];
+    uint32_t sources;            /* bit (1u << pna_gpu_source) per source that answered */
+};
+
+/* PCI key: (domain << 16) | (bus << 8) | (device << 3) | function.  Domains
+ * above 0xffff (VMD) are folded to their low 16 bits. */
+static inline uint32_t pna_gpu_pci_key(uint32_t domain, uint32_t bus, uint32_t dev, uint32_t fn)
+{
+    return ((domain & 0xffffu) << 16) | ((bus & 0xffu) << 8) | ((dev & 0x1fu) << 3) | (fn & 7u);
+}
+
+/* Parse a PCI address as the sources print it: "0000:c1:00.0",
+ * "00000000:C1:00.0" (NVML, nvidia-smi), "c1:00.0" (domain 0).  Fills the
+ * PCI fields, the canonical pci_bus_id and index of G.  Returns 0 or -1. */
+int pna_gpu_set_pci(struct pna_gpu *g, const char *text);
+
+/* Canonical form of a PCI address into BUF (>= 24 bytes); returns 0 or -1. */
+int pna_gpu_canon_bus_id(const char *text, char *buf, size_t cap);
+
+/* Append a zeroed GPU; returns it, or NULL when out of memory. */
+struct pna_gpu *pna_gpu_list_add(struct pna_gpu_list *list);
+void pna_gpu_list_sort(struct pna_gpu_list *list);
+void pna_gpu_list_free(struct pna_gpu_list *list);
+/* The GPU with INDEX in a sorted array, or NULL (binary search). */
+const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index);
+
+const char *pna_gpu_source_name(enum pna_gpu_source src);
+const char *pna_gpu_vendor_name(enum pna_gpu_vendor vendor);
+
+#endif

@@ -1,0 +1,850 @@
+/* fake_nvml.c -- a stand-in libnvidia-ml.so.1 for the test suite.
+ *
+ * It exports the NVML functions the agent resolves and answers them from
+ * recorded `nvidia-smi -q -x` files, so the NVML collector is exercised on real
+ * GPU data on machines without a GPU.  "N/A" and missing elements answer
+ * NVML_ERROR_NOT_SUPPORTED, as NVML does for a figure a GPU does not offer.
+ *
+ * Environment:
+ *   PNA_FAKE_NVML_XML        colon-separated XML files; every <gpu> in them is
+ *                            one device, in the order given (NVML index order)
+ *   PNA_FAKE_NVML_INIT_RC    nvmlInit_v2 returns this code instead of success
+ *   PNA_FAKE_NVML_HANG       name of an exported function that hangs ...
+ *   PNA_FAKE_NVML_HANG_FILE  ... only while this file exists (else forever)
+ *   PNA_FAKE_NVML_CTL        control file, re-read at each nvmlDeviceGetCount_v2
+ *                            and event wait; lines:
+ *                              lost BUSID          calls on it answer GPU_IS_LOST
+ *                              gone BUSID          it is no longer enumerated
+ *                              set BUSID temp|power_mw|energy_mj VALUE
+ *                              xid BUSID CODE      one XID event (each line once)
+ *   BUSID is written as in the XML (00000000:00:06.0). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xpath.h>
+
+#include "collect/nvml_api.h"
+
+/* The exported functions, each declared with the pointer type the agent
+ * resolves it as (collect/nvml_api.h): a signature that differs from what
+ * the agent calls does not compile. */
+#define PROTO(type, name) __attribute__((visibility("default"))) extern __typeof__(*(type)0) name
+PROTO(nvmlInit_v2_fn, nvmlInit_v2);
+PROTO(nvmlShutdown_fn, nvmlShutdown);
+PROTO(nvmlErrorString_fn, nvmlErrorString);
+PROTO(nvmlSystemGetDriverVersion_fn, nvmlSystemGetDriverVersion);
+PROTO(nvmlSystemGetCudaDriverVersion_v2_fn, nvmlSystemGetCudaDriverVersion_v2);
+PROTO(nvmlDeviceGetCount_v2_fn, nvmlDeviceGetCount_v2);
+PROTO(nvmlDeviceGetHandleByIndex_v2_fn, nvmlDeviceGetHandleByIndex_v2);
+PROTO(nvmlDeviceGetPciInfo_v3_fn, nvmlDeviceGetPciInfo_v3);
+PROTO(nvmlDeviceGetStr_fn, nvmlDeviceGetName);
+PROTO(nvmlDeviceGetStr_fn, nvmlDeviceGetUUID);
+PROTO(nvmlDeviceGetStr_fn, nvmlDeviceGetSerial);
+PROTO(nvmlDeviceGetStr_fn, nvmlDeviceGetVbiosVersion);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetMinorNumber);
+PROTO(nvmlDeviceGetUtilizationRates_fn, nvmlDeviceGetUtilizationRates);
+PROTO(nvmlDeviceGetMemoryInfo_fn, nvmlDeviceGetMemoryInfo);
+PROTO(nvmlDeviceGetMemoryInfo_v2_fn, nvmlDeviceGetMemoryInfo_v2);
+PROTO(nvmlDeviceGetTemperature_fn, nvmlDeviceGetTemperature);
+PROTO(nvmlDeviceGetTemperatureThreshold_fn, nvmlDeviceGetTemperatureThreshold);
+PROTO(nvmlDeviceGetFieldValues_fn, nvmlDeviceGetFieldValues);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetPowerUsage);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetEnforcedPowerLimit);
+PROTO(nvmlDeviceGetULL_fn, nvmlDeviceGetTotalEnergyConsumption);
+PROTO(nvmlDeviceGetClockInfo_fn, nvmlDeviceGetClockInfo);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetFanSpeed);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetCurrPcieLinkGeneration);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetCurrPcieLinkWidth);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetPcieReplayCounter);
+PROTO(nvmlDeviceGetTotalEccErrors_fn, nvmlDeviceGetTotalEccErrors);
+PROTO(nvmlDeviceGetRetiredPages_fn, nvmlDeviceGetRetiredPages);
+PROTO(nvmlDeviceGetRemappedRows_fn, nvmlDeviceGetRemappedRows);
+PROTO(nvmlDeviceGetULL_fn, nvmlDeviceGetCurrentClocksThrottleReasons);
+PROTO(nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetComputeRunningProcesses_v3);
+PROTO(nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetGraphicsRunningProcesses_v3);
+PROTO(nvmlDeviceGetMigMode_fn, nvmlDeviceGetMigMode);
+PROTO(nvmlEventSetCreate_fn, nvmlEventSetCreate);
+PROTO(nvmlDeviceRegisterEvents_fn, nvmlDeviceRegisterEvents);
+PROTO(nvmlEventSetWait_v2_fn, nvmlEventSetWait_v2);
+PROTO(nvmlEventSetFree_fn, nvmlEventSetFree);
+
+#define FAKE_MAX 16
+#define EXPORT __attribute__((visibility("default")))
+
+struct fake_dev {
+    xmlDocPtr doc;
+    xmlNodePtr gpu;
+    char busid[64];
+    int lost, gone;
+    int has_temp, has_power, has_energy;
+    unsigned temp, power_mw;
+    unsigned long long energy_mj;
+    int registered;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_dev devs[FAKE_MAX];
+static int ndevs;
+static int loaded;
+static int xid_delivered;
+static char driver_version[80];
+static char cuda_version[16];
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* The function named in PNA_FAKE_NVML_HANG blocks here. */
+static void maybe_hang(const char *fn)
+{
+    const char *h = getenv("PNA_FAKE_NVML_HANG");
+    if (!h || strcmp(h, fn) != 0)
+        return;
+    const char *file = getenv("PNA_FAKE_NVML_HANG_FILE");
+    for (;;) {
+        if (file && *file && access(file, F_OK) != 0)
+            return;
+        sleep_ms(20);
+    }
+}
+
+/* Trimmed text of the first node EXPR selects under NODE, or NULL. */
+static char *text_at(xmlDocPtr doc, xmlNodePtr node, const char *expr, char *buf, size_t cap)
+{
+    xmlXPathContextPtr ctx = xmlXPathNewContext(doc);
+    if (!ctx)
+        return NULL;
+    ctx->node = node;
+    xmlXPathObjectPtr obj = xmlXPathEvalExpression((const xmlChar *)expr, ctx);
+    char *ret = NULL;
+    if (obj && obj->nodesetval && obj->nodesetval->nodeNr > 0) {
+        xmlChar *t = xmlNodeGetContent(obj->nodesetval->nodeTab[0]);
+        if (t) {
+            const char *s = (const char *)t;
+            while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+                s++;
+            snprintf(buf, cap, "%s", s);
+            size_t n = strlen(buf);
+            while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\n' ||
+                         buf[n - 1] == '\r'))
+                buf[--n] = '\0';
+            ret = buf;
+            xmlFree(t);
+        }
+    }
+    xmlXPathFreeObject(obj);
+    xmlXPathFreeContext(ctx);
+    return ret;
+}
+
+static const char *dev_text(struct fake_dev *d, const char *expr, char *buf, size_t cap)
+{
+    return text_at(d->doc, d->gpu, expr, buf, cap);
+}
+
+/* A number at the start of the text ("81559 MiB", "121.73 W", "16x"):
+ * returns 0 and the value scaled by SCALE, or -1 for "N/A" and the like. */
+static int dev_num(struct fake_dev *d, const char *expr, double scale, double *out)
+{
+    char buf[256];
+    if (!dev_text(d, expr, buf, sizeof buf))
+        return -1;
+    char *end;
+    double v = strtod(buf, &end);
+    if (end == buf)
+        return -1;
+    *out = v * scale;
+    return 0;
+}
+
+static int dev_uint(struct fake_dev *d, const char *expr, double scale, unsigned *out)
+{
+    double v;
+    if (dev_num(d, expr, scale, &v) != 0 || v < 0)
+        return -1;
+    *out = (unsigned)(v + 0.5);
+    return 0;
+}
+
+static void load_file(const char *path)
+{
+    xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+                                                XML_PARSE_NOWARNING);
+    if (!doc)
+        return;
+    char buf[128];
+    if (!driver_version[0] && text_at(doc, xmlDocGetRootElement(doc), "driver_version", buf,
+                                      sizeof buf))
+        snprintf(driver_version, sizeof driver_version, "%.79s", buf);
+    if (!cuda_version[0] && text_at(doc, xmlDocGetRootElement(doc), "cuda_version", buf,
+                                    sizeof buf))
+        snprintf(cuda_version, sizeof cuda_version, "%.15s", buf);
+    for (xmlNodePtr n = xmlDocGetRootElement(doc)->children; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE || strcmp((const char *)n->name, "gpu") != 0 ||
+            ndevs >= FAKE_MAX)
+            continue;
+        struct fake_dev *d = &devs[ndevs++];
+        memset(d, 0, sizeof *d);
+        d->doc = doc;
+        d->gpu = n;
+        if (!dev_text(d, "pci/pci_bus_id", d->busid, sizeof d->busid)) {
+            xmlChar *id = xmlGetProp(n, (const xmlChar *)"id");
+            snprintf(d->busid, sizeof d->busid, "%s", id ? (const char *)id : "");
+            xmlFree(id);
+        }
+    }
+}
+
+static struct fake_dev *by_busid(const char *busid)
+{
+    for (int i = 0; i < ndevs; i++)
+        if (strcasecmp(devs[i].busid, busid) == 0)
+            return &devs[i];
+    return NULL;
+}
+
+/* Per-device state the control file sets; applied in one step so a reader
+ * on another thread never sees it half-reset. */
+struct ctl_state {
+    int lost, gone, has_temp, has_power, has_energy;
+    unsigned temp, power_mw;
+    unsigned long long energy_mj;
+};
+
+/* Apply the control file; ON_XID sees each "xid" line with its ordinal. */
+static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, void *), void *arg)
+{
+    struct ctl_state st[FAKE_MAX];
+    memset(st, 0, sizeof st);
+    const char *path = getenv("PNA_FAKE_NVML_CTL");
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[256];
+    int xids = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char verb[16], busid[64], field[32];
+        unsigned long long v;
+        struct fake_dev *d;
+        if (sscanf(line, "%15s %63s", verb, busid) != 2 || !(d = by_busid(busid)))
+            continue;
+        struct ctl_state *c = &st[d - devs];
+        if (strcmp(verb, "lost") == 0)
+            c->lost = 1;
+        else if (strcmp(verb, "gone") == 0)
+            c->gone = 1;
+        else if (strcmp(verb, "set") == 0 && sscanf(line, "%*s %*s %31s %llu", field, &v) == 2) {
+            if (strcmp(field, "temp") == 0) {
+                c->has_temp = 1;
+                c->temp = (unsigned)v;
+            } else if (strcmp(field, "power_mw") == 0) {
+                c->has_power = 1;
+                c->power_mw = (unsigned)v;
+            } else if (strcmp(field, "energy_mj") == 0) {
+                c->has_energy = 1;
+                c->energy_mj = v;
+            }
+        } else if (strcmp(verb, "xid") == 0 && sscanf(line, "%*s %*s %llu", &v) == 1) {
+            if (on_xid)
+                on_xid(d, v, xids, arg);
+            xids++;
+        }
+    }
+    if (f)
+        fclose(f);
+    for (int i = 0; i < ndevs; i++) {
+        devs[i].lost = st[i].lost;
+        devs[i].gone = st[i].gone;
+        devs[i].temp = st[i].temp;
+        devs[i].has_temp = st[i].has_temp;
+        devs[i].power_mw = st[i].power_mw;
+        devs[i].has_power = st[i].has_power;
+        devs[i].energy_mj = st[i].energy_mj;
+        devs[i].has_energy = st[i].has_energy;
+    }
+}
+
+/* Devices are handed out as pointers into devs[]; "gone" ones are skipped. */
+static struct fake_dev *visible(unsigned index)
+{
+    unsigned seen = 0;
+    for (int i = 0; i < ndevs; i++) {
+        if (devs[i].gone)
+            continue;
+        if (seen++ == index)
+            return &devs[i];
+    }
+    return NULL;
+}
+
+static struct fake_dev *D(nvmlDevice_t dev)
+{
+    return (struct fake_dev *)dev;
+}
+
+/* Common entry of every device call: hang if asked, lost if marked. */
+#define ENTER(fn, dev)                                   \
+    do {                                                 \
+        maybe_hang(fn);                                  \
+        if (!loaded)                                     \
+            return NVML_ERROR_UNINITIALIZED;             \
+        if (!(dev))                                      \
+            return NVML_ERROR_INVALID_ARGUMENT;          \
+        if (D(dev)->lost)                                \
+            return NVML_ERROR_GPU_IS_LOST;               \
+    } while (0)
+
+static nvmlReturn_t copy_text(struct fake_dev *d, const char *expr, char *out, unsigned len)
+{
+    char buf[256];
+    if (!dev_text(d, expr, buf, sizeof buf) || strcmp(buf, "N/A") == 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (strlen(buf) + 1 > len)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(out, buf, strlen(buf) + 1);
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t uint_at(struct fake_dev *d, const char *expr, double scale, unsigned *out)
+{
+    return dev_uint(d, expr, scale, out) == 0 ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+    maybe_hang("nvmlInit_v2");
+    const char *rc = getenv("PNA_FAKE_NVML_INIT_RC");
+    if (rc && *rc)
+        return atoi(rc);
+    pthread_mutex_lock(&lock);
+    if (!loaded) {
+        const char *list = getenv("PNA_FAKE_NVML_XML");
+        char *copy = strdup(list ? list : "");
+        for (char *save, *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            load_file(p);
+        free(copy);
+        loaded = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+    return NVML_SUCCESS;
+}
+
+EXPORT const char *nvmlErrorString(nvmlReturn_t rc)
+{
+    switch (rc) {
+    case NVML_SUCCESS: return "Success";
+    case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+    case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+    case NVML_ERROR_TIMEOUT: return "Timeout";
+    default: return "Unknown Error";
+    }
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int len)
+{
+    if (!driver_version[0])
+        return NVML_ERROR_NOT_SUPPORTED;
+    snprintf(buf, len, "%s", driver_version);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+    int major = 0, minor = 0;
+    if (sscanf(cuda_version, "%d.%d", &major, &minor) != 2)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *v = major * 1000 + minor * 10;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
+{
+    maybe_hang("nvmlDeviceGetCount_v2");
+    if (!loaded)
+        return NVML_ERROR_UNINITIALIZED;
+    pthread_mutex_lock(&lock);
+    read_ctl(NULL, NULL);
+    unsigned n = 0;
+    for (int i = 0; i < ndevs; i++)
+        n += !devs[i].gone;
+    pthread_mutex_unlock(&lock);
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev)
+{
+    maybe_hang("nvmlDeviceGetHandleByIndex_v2");
+    struct fake_dev *d = visible(index);
+    if (!d)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *dev = (nvmlDevice_t)d;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t dev, nvmlPciInfo_t *pci)
+{
+    ENTER("nvmlDeviceGetPciInfo_v3", dev);
+    struct fake_dev *d = D(dev);
+    unsigned dom = 0, bus = 0, slot = 0, fn = 0;
+    if (sscanf(d->busid, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4)
+        return NVML_ERROR_UNKNOWN;
+    memset(pci, 0, sizeof *pci);
+    pci->domain = dom;
+    pci->bus = bus;
+    pci->device = slot;
+    snprintf(pci->busId, sizeof pci->busId, "%08X:%02X:%02X.0", dom, bus, slot);
+    snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "%04X:%02X:%02X.0", dom & 0xffff, bus,
+             slot);
+    char buf[64];
+    if (dev_text(d, "pci/pci_device_id", buf, sizeof buf))
+        pci->pciDeviceId = (unsigned)strtoul(buf, NULL, 16);
+    if (dev_text(d, "pci/pci_sub_system_id", buf, sizeof buf))
+        pci->pciSubSystemId = (unsigned)strtoul(buf, NULL, 16);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *buf, unsigned int len)
+{
+    ENTER("nvmlDeviceGetName", dev);
+    return copy_text(D(dev), "product_name", buf, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *buf, unsigned int len)
+{
+    ENTER("nvmlDeviceGetUUID", dev);
+    return copy_text(D(dev), "uuid", buf, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t dev, char *buf, unsigned int len)
+{
+    ENTER("nvmlDeviceGetSerial", dev);
+    return copy_text(D(dev), "serial", buf, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t dev, char *buf, unsigned int len)
+{
+    ENTER("nvmlDeviceGetVbiosVersion", dev);
+    return copy_text(D(dev), "vbios_version", buf, len);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t dev, unsigned int *v)
+{
+    ENTER("nvmlDeviceGetMinorNumber", dev);
+    return uint_at(D(dev), "minor_number", 1, v);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t dev, nvmlUtilization_t *u)
+{
+    ENTER("nvmlDeviceGetUtilizationRates", dev);
+    if (uint_at(D(dev), "utilization/gpu_util", 1, &u->gpu) != NVML_SUCCESS ||
+        uint_at(D(dev), "utilization/memory_util", 1, &u->memory) != NVML_SUCCESS)
+        return NVML_ERROR_NOT_SUPPORTED;
+    return NVML_SUCCESS;
+}
+
+static int mem_mib(struct fake_dev *d, const char *what, double *out)
+{
+    char expr[64];
+    snprintf(expr, sizeof expr, "fb_memory_usage/%s", what);
+    return dev_num(d, expr, 1048576.0, out);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *m)
+{
+    ENTER("nvmlDeviceGetMemoryInfo", dev);
+    double total, used, free_, reserved = 0;
+    if (mem_mib(D(dev), "total", &total) || mem_mib(D(dev), "used", &used) ||
+        mem_mib(D(dev), "free", &free_))
+        return NVML_ERROR_NOT_SUPPORTED;
+    mem_mib(D(dev), "reserved", &reserved);
+    /* v1 counts the driver's reservation as used */
+    m->total = (unsigned long long)total;
+    m->used = (unsigned long long)(used + reserved);
+    m->free = (unsigned long long)free_;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t *m)
+{
+    ENTER("nvmlDeviceGetMemoryInfo_v2", dev);
+    if (m->version != nvmlMemory_v2)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    double total, used, free_, reserved = 0;
+    if (mem_mib(D(dev), "total", &total) || mem_mib(D(dev), "used", &used) ||
+        mem_mib(D(dev), "free", &free_))
+        return NVML_ERROR_NOT_SUPPORTED;
+    mem_mib(D(dev), "reserved", &reserved);
+    m->total = (unsigned long long)total;
+    m->used = (unsigned long long)used;
+    m->free = (unsigned long long)free_;
+    m->reserved = (unsigned long long)reserved;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t dev, int sensor, unsigned int *t)
+{
+    ENTER("nvmlDeviceGetTemperature", dev);
+    if (sensor != NVML_TEMPERATURE_GPU)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (D(dev)->has_temp) {
+        *t = D(dev)->temp;
+        return NVML_SUCCESS;
+    }
+    return uint_at(D(dev), "temperature/gpu_temp", 1, t);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t dev, int which,
+                                                      unsigned int *t)
+{
+    ENTER("nvmlDeviceGetTemperatureThreshold", dev);
+    if (which == NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)
+        return uint_at(D(dev), "temperature/gpu_temp_slow_threshold", 1, t);
+    if (which == NVML_TEMPERATURE_THRESHOLD_SHUTDOWN)
+        return uint_at(D(dev), "temperature/gpu_temp_max_threshold", 1, t);
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvmlFieldValue_t *v)
+{
+    ENTER("nvmlDeviceGetFieldValues", dev);
+    for (int i = 0; i < count; i++) {
+        unsigned t;
+        if (v[i].fieldId == NVML_FI_DEV_MEMORY_TEMP &&
+            uint_at(D(dev), "temperature/memory_temp", 1, &t) == NVML_SUCCESS) {
+            v[i].nvmlReturn = NVML_SUCCESS;
+            v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+            v[i].value.uiVal = t;
+        } else {
+            v[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        }
+    }
+    return NVML_SUCCESS;
+}
+
+/* Power draw: the one reading v11/v12 print, or v13's average (what NVML's
+ * nvmlDeviceGetPowerUsage reports on those GPUs). */
+EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t dev, unsigned int *mw)
+{
+    ENTER("nvmlDeviceGetPowerUsage", dev);
+    if (D(dev)->has_power) {
+        *mw = D(dev)->power_mw;
+        return NVML_SUCCESS;
+    }
+    static const char *const exprs[] = {
+        "power_readings/power_draw", "gpu_power_readings/power_draw",
+        "gpu_power_readings/average_power_draw", "gpu_power_readings/instant_power_draw",
+    };
+    for (size_t i = 0; i < sizeof exprs / sizeof exprs[0]; i++)
+        if (uint_at(D(dev), exprs[i], 1000, mw) == NVML_SUCCESS)
+            return NVML_SUCCESS;
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t dev, unsigned int *mw)
+{
+    ENTER("nvmlDeviceGetEnforcedPowerLimit", dev);
+    if (uint_at(D(dev), "power_readings/enforced_power_limit", 1000, mw) == NVML_SUCCESS)
+        return NVML_SUCCESS;
+    return uint_at(D(dev), "gpu_power_readings/current_power_limit", 1000, mw);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t dev, unsigned long long *mj)
+{
+    ENTER("nvmlDeviceGetTotalEnergyConsumption", dev);
+    if (!D(dev)->has_energy)
+        return NVML_ERROR_NOT_SUPPORTED; /* nvidia-smi -q -x does not print it */
+    *mj = D(dev)->energy_mj;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t dev, int type, unsigned int *mhz)
+{
+    ENTER("nvmlDeviceGetClockInfo", dev);
+    const char *expr = type == NVML_CLOCK_SM    ? "clocks/sm_clock"
+                       : type == NVML_CLOCK_MEM ? "clocks/mem_clock"
+                                                : "clocks/graphics_clock";
+    return uint_at(D(dev), expr, 1, mhz);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t dev, unsigned int *pct)
+{
+    ENTER("nvmlDeviceGetFanSpeed", dev);
+    return uint_at(D(dev), "fan_speed", 1, pct);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t dev, unsigned int *v)
+{
+    ENTER("nvmlDeviceGetCurrPcieLinkGeneration", dev);
+    return uint_at(D(dev), "pci/pci_gpu_link_info/pcie_gen/current_link_gen", 1, v);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t dev, unsigned int *v)
+{
+    ENTER("nvmlDeviceGetCurrPcieLinkWidth", dev);
+    return uint_at(D(dev), "pci/pci_gpu_link_info/link_widths/current_link_width", 1, v);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t dev, unsigned int *v)
+{
+    ENTER("nvmlDeviceGetPcieReplayCounter", dev);
+    return uint_at(D(dev), "pci/replay_counter", 1, v);
+}
+
+/* Sum of the children of ecc_errors/<counter> whose name says (un)correctable. */
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int type, int counter,
+                                                unsigned long long *out)
+{
+    ENTER("nvmlDeviceGetTotalEccErrors", dev);
+    struct fake_dev *d = D(dev);
+    char expr[160];
+    snprintf(expr, sizeof expr, "ecc_errors/%s/*",
+             counter == NVML_AGGREGATE_ECC ? "aggregate" : "volatile");
+    xmlXPathContextPtr ctx = xmlXPathNewContext(d->doc);
+    ctx->node = d->gpu;
+    xmlXPathObjectPtr obj = xmlXPathEvalExpression((const xmlChar *)expr, ctx);
+    unsigned long long sum = 0;
+    int found = 0, bad = 0;
+    for (int i = 0; obj && obj->nodesetval && i < obj->nodesetval->nodeNr; i++) {
+        xmlNodePtr n = obj->nodesetval->nodeTab[i];
+        const char *name = (const char *)n->name;
+        int unc = strstr(name, "uncorrectable") != NULL;
+        int cor = !unc && strstr(name, "correctable") != NULL;
+        if ((type == NVML_MEMORY_ERROR_TYPE_UNCORRECTED && !unc) ||
+            (type == NVML_MEMORY_ERROR_TYPE_CORRECTED && !cor))
+            continue;
+        xmlChar *t = xmlNodeGetContent(n);
+        char *end;
+        unsigned long long v = strtoull((const char *)t, &end, 10);
+        if (end == (char *)t)
+            bad = 1;
+        sum += v;
+        found = 1;
+        xmlFree(t);
+    }
+    xmlXPathFreeObject(obj);
+    xmlXPathFreeContext(ctx);
+    if (!found || bad)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *out = sum;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t dev, int cause, unsigned int *count,
+                                              unsigned long long *addresses)
+{
+    ENTER("nvmlDeviceGetRetiredPages", dev);
+    unsigned n;
+    const char *expr = cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+                           ? "retired_pages/double_bit_retirement/retired_count"
+                           : "retired_pages/multiple_single_bit_retirement/retired_count";
+    if (uint_at(D(dev), expr, 1, &n) != NVML_SUCCESS)
+        return NVML_ERROR_NOT_SUPPORTED;
+    unsigned cap = *count;
+    *count = n;
+    if (n > cap)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    for (unsigned i = 0; addresses && i < n; i++)
+        addresses[i] = 0x1000ULL * (i + 1);
+    return NVML_SUCCESS;
+}
+
+static unsigned yes(struct fake_dev *d, const char *expr)
+{
+    char buf[32];
+    return dev_text(d, expr, buf, sizeof buf) && strcmp(buf, "Yes") == 0;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t dev, unsigned int *corr,
+                                              unsigned int *unc, unsigned int *pending,
+                                              unsigned int *failed)
+{
+    ENTER("nvmlDeviceGetRemappedRows", dev);
+    if (uint_at(D(dev), "remapped_rows/remapped_row_corr", 1, corr) != NVML_SUCCESS ||
+        uint_at(D(dev), "remapped_rows/remapped_row_unc", 1, unc) != NVML_SUCCESS)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *pending = yes(D(dev), "remapped_rows/remapped_row_pending");
+    *failed = yes(D(dev), "remapped_rows/remapped_row_failure");
+    return NVML_SUCCESS;
+}
+
+/* Throttle reasons from the "Active" children, whatever the schema calls them. */
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev,
+                                                              unsigned long long *bits)
+{
+    ENTER("nvmlDeviceGetCurrentClocksThrottleReasons", dev);
+    static const struct {
+        const char *suffix;
+        unsigned long long bit;
+    } map[] = {
+        { "gpu_idle", 0x1 },          { "applications_clocks_setting", 0x2 },
+        { "sw_power_cap", 0x4 },      { "hw_slowdown", 0x8 },
+        { "sync_boost", 0x10 },       { "sw_thermal_slowdown", 0x20 },
+        { "hw_thermal_slowdown", 0x40 }, { "hw_power_brake_slowdown", 0x80 },
+        { "display_clocks_setting", 0x100 },
+    };
+    struct fake_dev *d = D(dev);
+    xmlXPathContextPtr ctx = xmlXPathNewContext(d->doc);
+    ctx->node = d->gpu;
+    xmlXPathObjectPtr obj =
+        xmlXPathEvalExpression((const xmlChar *)"clocks_event_reasons/*|clocks_throttle_reasons/*",
+                               ctx);
+    unsigned long long v = 0;
+    int any = 0;
+    for (int i = 0; obj && obj->nodesetval && i < obj->nodesetval->nodeNr; i++) {
+        xmlNodePtr n = obj->nodesetval->nodeTab[i];
+        xmlChar *t = xmlNodeGetContent(n);
+        any = 1;
+        for (size_t k = 0; k < sizeof map / sizeof map[0]; k++) {
+            size_t ln = strlen((const char *)n->name), ls = strlen(map[k].suffix);
+            if (ln > ls && strcmp((const char *)n->name + ln - ls, map[k].suffix) == 0 &&
+                ((const char *)n->name)[ln - ls - 1] == '_' && strcmp((const char *)t, "Active") == 0)
+                v |= map[k].bit;
+        }
+        xmlFree(t);
+    }
+    xmlXPathFreeObject(obj);
+    xmlXPathFreeContext(ctx);
+    if (!any)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *bits = v;
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t procs(struct fake_dev *d, char kind, unsigned int *count,
+                          nvmlProcessInfo_t *infos)
+{
+    xmlXPathContextPtr ctx = xmlXPathNewContext(d->doc);
+    ctx->node = d->gpu;
+    xmlXPathObjectPtr obj = xmlXPathEvalExpression((const xmlChar *)"processes/process_info", ctx);
+    unsigned n = 0, cap = *count;
+    for (int i = 0; obj && obj->nodesetval && i < obj->nodesetval->nodeNr; i++) {
+        char type[16] = "", pid[32] = "";
+        text_at(d->doc, obj->nodesetval->nodeTab[i], "type", type, sizeof type);
+        text_at(d->doc, obj->nodesetval->nodeTab[i], "pid", pid, sizeof pid);
+        if (!strchr(type, kind))
+            continue;
+        if (infos && n < cap) {
+            memset(&infos[n], 0, sizeof infos[n]);
+            infos[n].pid = (unsigned)strtoul(pid, NULL, 10);
+            infos[n].gpuInstanceId = infos[n].computeInstanceId = 0xFFFFFFFFu;
+        }
+        n++;
+    }
+    xmlXPathFreeObject(obj);
+    xmlXPathFreeContext(ctx);
+    *count = n;
+    return n > cap ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t dev, unsigned int *count,
+                                                            nvmlProcessInfo_t *infos)
+{
+    ENTER("nvmlDeviceGetComputeRunningProcesses_v3", dev);
+    return procs(D(dev), 'C', count, infos);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t dev,
+                                                             unsigned int *count,
+                                                             nvmlProcessInfo_t *infos)
+{
+    ENTER("nvmlDeviceGetGraphicsRunningProcesses_v3", dev);
+    return procs(D(dev), 'G', count, infos);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *cur, unsigned int *pend)
+{
+    ENTER("nvmlDeviceGetMigMode", dev);
+    char c[32], p[32];
+    if (!dev_text(D(dev), "mig_mode/current_mig", c, sizeof c) ||
+        !dev_text(D(dev), "mig_mode/pending_mig", p, sizeof p) || strcmp(c, "N/A") == 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *cur = strcmp(c, "Enabled") == 0;
+    *pend = strcmp(p, "Enabled") == 0;
+    return NVML_SUCCESS;
+}
+
+/* --- events ----------------------------------------------------------- */
+
+struct nvmlEventSet_st {
+    int unused;
+};
+static struct nvmlEventSet_st the_set;
+
+EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
+{
+    *set = &the_set;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t dev, unsigned long long types,
+                                             nvmlEventSet_t set)
+{
+    ENTER("nvmlDeviceRegisterEvents", dev);
+    (void)set;
+    if (!(types & nvmlEventTypeXidCriticalError))
+        return NVML_ERROR_NOT_SUPPORTED;
+    D(dev)->registered = 1;
+    return NVML_SUCCESS;
+}
+
+struct xid_pick {
+    struct fake_dev *dev;
+    unsigned long long xid;
+};
+
+static void pick_xid(struct fake_dev *d, unsigned long long xid, int nth, void *arg)
+{
+    struct xid_pick *p = arg;
+    if (nth == xid_delivered && !p->dev && d->registered) {
+        p->dev = d;
+        p->xid = xid;
+    }
+}
+
+EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data,
+                                        unsigned int timeout_ms)
+{
+    (void)set;
+    maybe_hang("nvmlEventSetWait_v2");
+    for (unsigned waited = 0;; waited += 20) {
+        struct xid_pick p = { 0 };
+        pthread_mutex_lock(&lock);
+        read_ctl(pick_xid, &p);
+        if (p.dev)
+            xid_delivered++;
+        pthread_mutex_unlock(&lock);
+        if (p.dev) {
+            memset(data, 0, sizeof *data);
+            data->device = (nvmlDevice_t)p.dev;
+            data->eventType = nvmlEventTypeXidCriticalError;
+            data->eventData = p.xid;
+            data->gpuInstanceId = data->computeInstanceId = 0xFFFFFFFFu;
+            return NVML_SUCCESS;
+        }
+        if (waited >= timeout_ms)
+            return NVML_ERROR_TIMEOUT;
+        sleep_ms(20);
+    }
+}
+
+EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
+{
+    (void)set;
+    return NVML_SUCCESS;
+}
