@@ -10,7 +10,8 @@
 #
 # Environment: PNA_IETF_MIBDIR=DIR where the IETF base MIBs are (Debian ships
 # none; see docs/install.md), PNA_SANITIZE=1 to also run the suite under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer, PNA_VALGRIND=1 to run the
+# agent of each integration test under valgrind (errors and leaks fail it).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -101,8 +102,9 @@ test_suite() {
     [ -n "$ietf" ] && args+=("--with-ietf-mibs=$ietf")
     run_suite build "${args[@]}"
     if [ "${PNA_SANITIZE:-0}" = 1 ]; then
+        # valgrind and ASan do not mix: the sanitizer pass runs the agent bare.
         echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
-        run_suite build-sanitize "${args[@]}" --enable-sanitizers
+        PNA_VALGRIND=0 run_suite build-sanitize "${args[@]}" --enable-sanitizers
         dirs+=(build-sanitize)
     fi
     local pass=0 fail=0 skip=0 p f s

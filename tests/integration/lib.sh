@@ -40,7 +40,8 @@ PIDS=()
 cleanup() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
     for pid in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        # valgrind needs a moment to write its leak report
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$pid" 2>/dev/null
     done
     # A sanitizer build reports into the agent's log: that fails the test.
@@ -51,6 +52,11 @@ cleanup() {
         echo "FAIL: $TEST_NAME: sanitizer report in the agent's log:"
         grep -h -A15 -e "ERROR: AddressSanitizer" -e "ERROR: LeakSanitizer" -e "runtime error:" \
             "$WORK"/agent*.log | head -40
+    fi
+    if [ -s "$WORK/agent-valgrind.log" ]; then
+        sanitizer_report=yes
+        echo "FAIL: $TEST_NAME: valgrind report for the agent:"
+        head -60 "$WORK/agent-valgrind.log"
     fi
     if [ -n "${KEEP_WORK:-}" ]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
     [ -z "$sanitizer_report" ] || exit 1
@@ -126,10 +132,21 @@ start_trapd() {
     fail "snmptrapd did not start"
 }
 
+# PNA_VALGRIND=1 runs the agent under valgrind; any error or definite leak
+# it reports fails the test (see cleanup).
+agent_wrapper() {
+    if [ "${PNA_VALGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
+        echo valgrind --quiet --leak-check=full --show-leak-kinds=definite \
+            --errors-for-leak-kinds=definite --track-fds=no \
+            --suppressions="$top_srcdir/tests/valgrind.supp" \
+            --log-file="$WORK/agent-valgrind.log"
+    fi
+}
+
 # start_agent [agent options...]: AgentX subagent of the test master.
 start_agent() {
     [ -f "$WORK/agent.conf" ] || : > "$WORK/agent.conf"
-    "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" -x "$AGENTX" \
+    $(agent_wrapper) "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" -x "$AGENTX" \
         -p "$WORK/agent.pid" "$@" 2>>"$WORK/agent-stderr.log" &
     AGENT_PID=$!
     PIDS+=("$AGENT_PID")
