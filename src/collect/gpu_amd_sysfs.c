@@ -165,7 +165,7 @@ static bool read_identity(const struct card *c, struct pna_gpu *g)
             g->pci_subsys_device_id = (uint16_t)sd;
         }
     }
-    g->vendor = PNA_GPU_VENDOR_AMD;
+    g->vendor = PNA_GPU_VND_AMD;
     g->source = PNA_GPU_SRC_AMDGPU_SYSFS;
     return true;
 }
@@ -235,6 +235,9 @@ static void read_usage(const struct card *c, struct pna_gpu *g)
     if (dev_text(c, "current_link_speed", buf, sizeof buf) > 0)
         g->has_pcie_gen = link_gen(buf, &g->pcie_gen);
     g->has_pcie_width = dev_u32(c, "current_link_width", &g->pcie_width);
+    if (dev_text(c, "max_link_speed", buf, sizeof buf) > 0)
+        g->has_pcie_gen_max = link_gen(buf, &g->pcie_gen_max);
+    g->has_pcie_width_max = dev_u32(c, "max_link_width", &g->pcie_width_max);
     g->has_pcie_replay = dev_u64(c, "pcie_replay_count", &g->pcie_replay);
 }
 

@@ -49,7 +49,8 @@ struct pna_nvml {
     nvmlDeviceGetStr_fn DeviceGetName, DeviceGetUUID, DeviceGetSerial, DeviceGetVbiosVersion;
     nvmlDeviceGetUInt_fn DeviceGetMinorNumber, DeviceGetPowerUsage, DeviceGetEnforcedPowerLimit,
         DeviceGetFanSpeed, DeviceGetCurrPcieLinkGeneration, DeviceGetCurrPcieLinkWidth,
-        DeviceGetPcieReplayCounter;
+        DeviceGetMaxPcieLinkGeneration, DeviceGetMaxPcieLinkWidth, DeviceGetPcieReplayCounter;
+    nvmlDeviceGetPerformanceState_fn DeviceGetPerformanceState;
     nvmlDeviceGetULL_fn DeviceGetTotalEnergyConsumption, DeviceGetClocksEventReasons;
     nvmlDeviceGetUtilizationRates_fn DeviceGetUtilizationRates;
     nvmlDeviceGetMemoryInfo_fn DeviceGetMemoryInfo;
@@ -125,7 +126,10 @@ static void resolve_symbols(struct pna_nvml *nv)
     SYM(DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed");
     SYM(DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration");
     SYM(DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth");
+    SYM(DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration");
+    SYM(DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth");
     SYM(DeviceGetPcieReplayCounter, "nvmlDeviceGetPcieReplayCounter");
+    SYM(DeviceGetPerformanceState, "nvmlDeviceGetPerformanceState");
     SYM(DeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption");
     /* renamed in R535; the old name stays exported */
     SYM(DeviceGetClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons",
@@ -191,17 +195,18 @@ int pna_nvml_open(const char *library, struct pna_nvml **out, char *err, size_t 
     return 0;
 }
 
-void pna_nvml_close(struct pna_nvml *nv)
+int pna_nvml_close(struct pna_nvml *nv)
 {
     if (!nv)
-        return;
+        return 0;
     pna_nvml_events_stop(nv);
     if (nv->ev_detached)
-        return; /* a listener is still inside the library: keep it all */
+        return 1; /* a listener is still inside the library: keep it all */
     if (nv->initialised)
         nv->Shutdown();
     dlclose(nv->lib);
     free(nv);
+    return 0;
 }
 
 /* --- one GPU ---------------------------------------------------------- */
@@ -458,6 +463,15 @@ static void read_metrics(struct dev_read *r, struct pna_gpu *g)
     g->has_fan = get_uint(r, nv->DeviceGetFanSpeed, &g->fan_pct);
     g->has_pcie_gen = get_uint(r, nv->DeviceGetCurrPcieLinkGeneration, &g->pcie_gen);
     g->has_pcie_width = get_uint(r, nv->DeviceGetCurrPcieLinkWidth, &g->pcie_width);
+    /* "max" is what the GPU and its slot together allow */
+    g->has_pcie_gen_max = get_uint(r, nv->DeviceGetMaxPcieLinkGeneration, &g->pcie_gen_max);
+    g->has_pcie_width_max = get_uint(r, nv->DeviceGetMaxPcieLinkWidth, &g->pcie_width_max);
+    int pstate;
+    if (!r->lost && nv->DeviceGetPerformanceState &&
+        ok(r, nv->DeviceGetPerformanceState(r->dev, &pstate)) && pstate >= 0 && pstate <= 15) {
+        g->has_perf_state = true;
+        g->perf_state = (uint32_t)pstate;
+    }
     uint32_t replay;
     if (get_uint(r, nv->DeviceGetPcieReplayCounter, &replay)) {
         g->has_pcie_replay = true;
@@ -570,7 +584,7 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
         struct dev_read r = { .nv = nv };
         struct pna_gpu tmp;
         memset(&tmp, 0, sizeof tmp);
-        tmp.vendor = PNA_GPU_VENDOR_NVIDIA;
+        tmp.vendor = PNA_GPU_VND_NVIDIA;
         tmp.source = PNA_GPU_SRC_NVML;
         tmp.has_vendor_index = true;
         tmp.vendor_index = i;

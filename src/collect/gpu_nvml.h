@@ -26,8 +26,10 @@ struct pna_nvml;
  * when there is no library, no driver or no GPU; -1 with ERR otherwise. */
 int pna_nvml_open(const char *library, struct pna_nvml **out, char *err, size_t errlen);
 
-/* nvmlShutdown and dlclose (stops the XID listener first). */
-void pna_nvml_close(struct pna_nvml *nv);
+/* nvmlShutdown and dlclose (stops the XID listener first).  Returns 1 when a
+ * listener stuck inside NVML had to be left running (then nothing is freed,
+ * and whatever its callback uses must stay allocated too), else 0. */
+int pna_nvml_close(struct pna_nvml *nv);
 
 /* Append every GPU NVML reports to LIST.  A GPU that answers
  * NVML_ERROR_GPU_IS_LOST is appended with lost = true and the identity it had

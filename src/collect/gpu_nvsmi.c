@@ -572,7 +572,7 @@ static void parse_memory_errors(struct xq *q, struct pna_gpu *g)
 static int parse_gpu(struct xq *q, struct pna_gpu *g, unsigned position)
 {
     char buf[128];
-    g->vendor = PNA_GPU_VENDOR_NVIDIA;
+    g->vendor = PNA_GPU_VND_NVIDIA;
     g->source = PNA_GPU_SRC_NVIDIA_SMI;
     /* nvidia-smi lists GPUs in its own index order */
     g->has_vendor_index = true;
@@ -606,6 +606,16 @@ static int parse_gpu(struct xq *q, struct pna_gpu *g, unsigned position)
                              &g->pcie_gen);
     g->has_pcie_width = xq_u32(q, ALT("pci/pci_gpu_link_info/link_widths/current_link_width"),
                                &g->pcie_width);
+    g->has_pcie_gen_max = xq_u32(q, ALT("pci/pci_gpu_link_info/pcie_gen/max_link_gen"),
+                                 &g->pcie_gen_max);
+    g->has_pcie_width_max = xq_u32(q, ALT("pci/pci_gpu_link_info/link_widths/max_link_width"),
+                                   &g->pcie_width_max);
+    const char *ps = xq_text(q, ALT("performance_state"), buf, sizeof buf);
+    int64_t pstate;
+    if (ps && ps[0] == 'P' && parse_milli(ps + 1, &pstate) && pstate >= 0 && pstate <= 15000) {
+        g->has_perf_state = true;
+        g->perf_state = (uint32_t)(pstate / 1000);
+    }
     uint32_t replay;
     if (xq_u32(q, ALT("pci/replay_counter"), &replay)) {
         g->has_pcie_replay = true;

@@ -22,10 +22,13 @@
 #include "log.h"
 #include "util/fileio.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define MAX_XID_GPUS 64
 
 /* Per-GPU notification state, kept across polls. */
 struct gpu_alert {
@@ -34,6 +37,13 @@ struct gpu_alert {
     char uuid[80];
     bool hot;
     bool lost_reported;
+};
+
+/* XIDs per GPU since the agent started (primusGpuXidErrors, primusGpuLastXid). */
+struct xid_count {
+    uint32_t index;
+    uint32_t count;
+    uint32_t last;
 };
 
 struct gpu_state {
@@ -51,6 +61,11 @@ struct gpu_state {
     struct gpu_alert *alerts;
     size_t nalerts;
 
+    /* Written by the XID listener thread, read by collect(): xid_lock. */
+    pthread_mutex_t xid_lock;
+    struct xid_count xids[MAX_XID_GPUS];
+    size_t nxids;
+
     bool xid_tried;     /* the XID listener was started once */
     uint32_t *xid_keys; /* NVML GPUs it was started for */
     size_t nxid_keys;
@@ -58,18 +73,61 @@ struct gpu_state {
 
 /* --- notifications ---------------------------------------------------- */
 
+/* An event about one GPU, its identifying fields filled. */
+static void gpu_event_init(struct pna_event *ev, enum pna_event_type type, enum pna_severity sev,
+                           uint32_t index, const char *bus_id, const char *uuid)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->type = type;
+    ev->severity = sev;
+    snprintf(ev->subject, sizeof ev->subject, "gpu %s", bus_id[0] ? bus_id : "?");
+    ev->u.gpu.index = index;
+    pna_strlcpy(ev->u.gpu.uuid, uuid, sizeof ev->u.gpu.uuid);
+    pna_strlcpy(ev->u.gpu.pci_bus_id, bus_id, sizeof ev->u.gpu.pci_bus_id);
+}
+
 static void post_gpu_event(enum pna_event_type type, enum pna_severity sev, uint32_t index,
                            const char *bus_id, const char *uuid, const char *text)
 {
     struct pna_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = type;
-    ev.severity = sev;
-    snprintf(ev.subject, sizeof ev.subject, "gpu %s", bus_id);
+    gpu_event_init(&ev, type, sev, index, bus_id, uuid);
     pna_strlcpy(ev.text, text, sizeof ev.text);
-    ev.u.gpu.index = index;
-    pna_strlcpy(ev.u.gpu.uuid, uuid, sizeof ev.u.gpu.uuid);
     pna_event_post(&ev);
+}
+
+static void count_xid(struct gpu_state *st, uint32_t index, uint64_t xid)
+{
+    pthread_mutex_lock(&st->xid_lock);
+    struct xid_count *c = NULL;
+    for (size_t i = 0; i < st->nxids && !c; i++)
+        if (st->xids[i].index == index)
+            c = &st->xids[i];
+    if (!c && st->nxids < MAX_XID_GPUS) {
+        c = &st->xids[st->nxids++];
+        c->index = index;
+    }
+    if (c) {
+        c->count++;
+        c->last = (uint32_t)xid;
+    }
+    pthread_mutex_unlock(&st->xid_lock);
+}
+
+/* NVML GPUs carry their XID counts (0 until the first). */
+static void fill_xids(struct gpu_state *st, struct pna_gpu *gpus, size_t count)
+{
+    pthread_mutex_lock(&st->xid_lock);
+    for (size_t i = 0; i < count; i++) {
+        if (gpus[i].source != PNA_GPU_SRC_NVML)
+            continue;
+        gpus[i].has_xid = true;
+        for (size_t k = 0; k < st->nxids; k++)
+            if (st->xids[k].index == gpus[i].index) {
+                gpus[i].xid_errors = st->xids[k].count;
+                gpus[i].last_xid = st->xids[k].last;
+            }
+    }
+    pthread_mutex_unlock(&st->xid_lock);
 }
 
 /* Listener thread.  XIDs that mean the GPU or its memory can no longer be
@@ -77,16 +135,14 @@ static void post_gpu_event(enum pna_event_type type, enum pna_severity sev, uint
  * critical; the others are errors. */
 static void on_xid(const struct pna_nvml_xid *x, void *arg)
 {
-    (void)arg;
+    struct gpu_state *st = arg;
+    count_xid(st, x->index, x->xid);
     struct pna_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = PNA_EV_GPU_XID;
-    ev.severity = x->xid == 48 || x->xid == 79 || x->xid == 95 ? PNA_SEV_CRITICAL : PNA_SEV_ERROR;
-    snprintf(ev.subject, sizeof ev.subject, "gpu %s", x->pci_bus_id[0] ? x->pci_bus_id : "?");
+    gpu_event_init(&ev, PNA_EV_GPU_XID,
+                   x->xid == 48 || x->xid == 79 || x->xid == 95 ? PNA_SEV_CRITICAL : PNA_SEV_ERROR,
+                   x->index, x->pci_bus_id, x->uuid);
     snprintf(ev.text, sizeof ev.text, "XID %llu on GPU %s %s", (unsigned long long)x->xid,
              x->pci_bus_id, x->uuid);
-    ev.u.gpu.index = x->index;
-    pna_strlcpy(ev.u.gpu.uuid, x->uuid, sizeof ev.u.gpu.uuid);
     ev.u.gpu.xid = x->xid;
     pna_event_post(&ev);
 }
@@ -130,10 +186,8 @@ static void check_thermal(struct gpu_state *st, const struct pna_gpu *g, struct 
     if (hot && !a->hot) {
         char text[256];
         struct pna_event ev;
-        memset(&ev, 0, sizeof ev);
-        ev.type = PNA_EV_GPU_THERMAL;
-        ev.severity = PNA_SEV_WARNING;
-        snprintf(ev.subject, sizeof ev.subject, "gpu %s", g->pci_bus_id);
+        gpu_event_init(&ev, PNA_EV_GPU_THERMAL, PNA_SEV_WARNING, g->index, g->pci_bus_id,
+                       g->uuid);
         if (st->temp_threshold_c > 0 || g->has_temp_slowdown)
             snprintf(text, sizeof text, "GPU %s at %d C, threshold %d C", g->pci_bus_id,
                      g->temp_c, limit);
@@ -141,8 +195,6 @@ static void check_thermal(struct gpu_state *st, const struct pna_gpu *g, struct 
             snprintf(text, sizeof text, "GPU %s %d C below T.Limit, slowdown at %d C",
                      g->pci_bus_id, g->temp_tlimit_c, limit);
         pna_strlcpy(ev.text, text, sizeof ev.text);
-        ev.u.gpu.index = g->index;
-        pna_strlcpy(ev.u.gpu.uuid, g->uuid, sizeof ev.u.gpu.uuid);
         ev.u.gpu.temperature_c = g->has_temp ? g->temp_c : 0;
         ev.u.gpu.threshold_c = limit;
         pna_event_post(&ev);
@@ -217,7 +269,7 @@ static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list
     st->xid_tried = true;
     pna_nvml_events_stop(st->nvml);
     char err[160];
-    if (pna_nvml_events_start(st->nvml, on_xid, NULL, err, sizeof err) != 0)
+    if (pna_nvml_events_start(st->nvml, on_xid, st, err, sizeof err) != 0)
         pna_log(LOG_WARNING, "gpu: XID notifications unavailable: %s", err);
     free(st->xid_keys);
     st->xid_keys = keys;
@@ -257,6 +309,7 @@ static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_
         return -1;
     }
     st->roots = cfg->roots;
+    pthread_mutex_init(&st->xid_lock, NULL);
     copy_opt(st->nvml_library, sizeof st->nvml_library, cfg->nvml_library, "libnvidia-ml.so.1");
     copy_opt(st->nvidia_smi, sizeof st->nvidia_smi, cfg->nvidia_smi, "nvidia-smi");
     st->nvidia_smi_timeout_ms = cfg->nvidia_smi_timeout_ms ? cfg->nvidia_smi_timeout_ms : 5000;
@@ -285,6 +338,7 @@ static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_
     if (!st->nvml && !st->use_nvsmi && !st->use_amd) {
         snprintf(err, errlen, "no GPU source: %s; no nvidia-smi with a loaded NVIDIA driver; "
                  "no amdgpu card", why[0] ? why : "NVML absent");
+        pthread_mutex_destroy(&st->xid_lock);
         free(st);
         return PNA_POLLER_DISABLED;
     }
@@ -370,6 +424,7 @@ static int gpu_collect(void *state, const struct pna_snap *prev, struct pna_snap
     dedupe(&list);
     check_alerts(st, &list);
     refresh_xid_listener(st, &list);
+    fill_xids(st, list.gpus, list.count);
 
     snap->count = list.count;
     snap->gpus = list.gpus; /* the snapshot owns the array now */
@@ -383,8 +438,11 @@ static void gpu_fini(void *state)
     struct gpu_state *st = state;
     if (!st)
         return;
-    pna_nvml_close(st->nvml);
+    /* A listener stuck in the driver still holds ST for its callback. */
+    if (pna_nvml_close(st->nvml) != 0)
+        return;
     pna_rocm_close(st->rocm);
+    pthread_mutex_destroy(&st->xid_lock);
     free(st->alerts);
     free(st->xid_keys);
     free(st);

@@ -118,7 +118,7 @@ static void read_device(uint32_t i, struct pna_gpu *g)
 {
     uint64_t bdf;
     char buf[256];
-    g->vendor = PNA_GPU_VENDOR_AMD;
+    g->vendor = PNA_GPU_VND_AMD;
     g->source = PNA_GPU_SRC_ROCM_SMI;
     g->has_vendor_index = true;
     g->vendor_index = i;

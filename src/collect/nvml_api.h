@@ -41,6 +41,9 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 #define NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0
 #define NVML_TEMPERATURE_THRESHOLD_SLOWDOWN 1
 
+/* nvmlPstates_t: 0 (P0, fastest) .. 15; 32 unknown */
+#define NVML_PSTATE_UNKNOWN 32
+
 /* nvmlClockType_t */
 #define NVML_CLOCK_GRAPHICS 0
 #define NVML_CLOCK_SM 1
@@ -163,6 +166,7 @@ typedef nvmlReturn_t (*nvmlDeviceGetRemappedRows_fn)(nvmlDevice_t, unsigned int 
                                                      unsigned int *, unsigned int *);
 typedef nvmlReturn_t (*nvmlDeviceGetRunningProcesses_fn)(nvmlDevice_t, unsigned int *,
                                                          nvmlProcessInfo_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetPerformanceState_fn)(nvmlDevice_t, int *);
 typedef nvmlReturn_t (*nvmlDeviceGetMigMode_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
 typedef nvmlReturn_t (*nvmlEventSetCreate_fn)(nvmlEventSet_t *);
 typedef nvmlReturn_t (*nvmlDeviceRegisterEvents_fn)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);

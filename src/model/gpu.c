@@ -153,8 +153,8 @@ const char *pna_gpu_source_name(enum pna_gpu_source src)
 const char *pna_gpu_vendor_name(enum pna_gpu_vendor vendor)
 {
     switch (vendor) {
-    case PNA_GPU_VENDOR_NVIDIA: return "nvidia";
-    case PNA_GPU_VENDOR_AMD: return "amd";
+    case PNA_GPU_VND_NVIDIA: return "nvidia";
+    case PNA_GPU_VND_AMD: return "amd";
     }
     return "unknown";
 }

@@ -24,9 +24,11 @@
 
 #include "cache.h"
 
+/* (Named apart from snmp/oids.h's PNA_GPU_VENDOR_*, the MIB's own enum,
+ * which a table file includes next to this header.) */
 enum pna_gpu_vendor {
-    PNA_GPU_VENDOR_NVIDIA = 1,
-    PNA_GPU_VENDOR_AMD = 2,
+    PNA_GPU_VND_NVIDIA = 1,
+    PNA_GPU_VND_AMD = 2,
 };
 
 /* Where a row's figures came from (primusGpuSource). */
@@ -126,6 +128,10 @@ struct pna_gpu {
     uint32_t pcie_gen;           /* current link generation, 1..6 */
     bool has_pcie_width;
     uint32_t pcie_width;         /* current lanes */
+    bool has_pcie_gen_max;
+    uint32_t pcie_gen_max;       /* highest generation GPU and slot support */
+    bool has_pcie_width_max;
+    uint32_t pcie_width_max;
     bool has_pcie_replay;
     uint64_t pcie_replay;        /* replay counter */
 
@@ -143,6 +149,15 @@ struct pna_gpu {
     bool has_throttle;
     uint64_t throttle_reasons;   /* PNA_GPU_THROTTLE_* bits */
 
+    /* performance state P0 (fastest) .. P15 */
+    bool has_perf_state;
+    uint32_t perf_state;
+
+    /* XID errors seen by the NVML listener since the agent started */
+    bool has_xid;
+    uint32_t xid_errors;
+    uint32_t last_xid;           /* 0 when none */
+
     /* work */
     bool has_processes;
     uint32_t process_count;      /* distinct processes using the GPU */
@@ -159,7 +174,9 @@ struct pna_gpu {
      * containers domain is joined in; absent until then). */
     bool has_holder;
     uint32_t holder_container_index;
-    char holder_container[128];
+    char holder_container[128];  /* container id */
+    char holder_pod[128];
+    char holder_namespace[64];
 };
 
 /* A growable list of GPUs, used by every collector. */

@@ -64,7 +64,10 @@ PROTO(nvmlDeviceGetClockInfo_fn, nvmlDeviceGetClockInfo);
 PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetFanSpeed);
 PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetCurrPcieLinkGeneration);
 PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetCurrPcieLinkWidth);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetMaxPcieLinkGeneration);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetMaxPcieLinkWidth);
 PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetPcieReplayCounter);
+PROTO(nvmlDeviceGetPerformanceState_fn, nvmlDeviceGetPerformanceState);
 PROTO(nvmlDeviceGetTotalEccErrors_fn, nvmlDeviceGetTotalEccErrors);
 PROTO(nvmlDeviceGetRetiredPages_fn, nvmlDeviceGetRetiredPages);
 PROTO(nvmlDeviceGetRemappedRows_fn, nvmlDeviceGetRemappedRows);
@@ -598,6 +601,29 @@ EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t dev, unsigned in
 {
     ENTER("nvmlDeviceGetCurrPcieLinkWidth", dev);
     return uint_at(D(dev), "pci/pci_gpu_link_info/link_widths/current_link_width", 1, v);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t dev, unsigned int *v)
+{
+    ENTER("nvmlDeviceGetMaxPcieLinkGeneration", dev);
+    return uint_at(D(dev), "pci/pci_gpu_link_info/pcie_gen/max_link_gen", 1, v);
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t dev, unsigned int *v)
+{
+    ENTER("nvmlDeviceGetMaxPcieLinkWidth", dev);
+    return uint_at(D(dev), "pci/pci_gpu_link_info/link_widths/max_link_width", 1, v);
+}
+
+/* "P0" .. "P15" */
+EXPORT nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t dev, int *p)
+{
+    ENTER("nvmlDeviceGetPerformanceState", dev);
+    char buf[32];
+    if (!dev_text(D(dev), "performance_state", buf, sizeof buf) || buf[0] != 'P')
+        return NVML_ERROR_NOT_SUPPORTED;
+    *p = atoi(buf + 1);
+    return NVML_SUCCESS;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t dev, unsigned int *v)

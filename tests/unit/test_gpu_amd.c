@@ -54,7 +54,7 @@ static void test_procfs_vega10(void)
     if (l.count != 1)
         return;
     const struct pna_gpu *g = &l.gpus[0];
-    CHECK_INT(g->vendor, PNA_GPU_VENDOR_AMD);
+    CHECK_INT(g->vendor, PNA_GPU_VND_AMD);
     CHECK_INT(g->source, PNA_GPU_SRC_AMDGPU_SYSFS);
     CHECK_STR(g->pci_bus_id, "0000:09:00.0");         /* uevent PCI_SLOT_NAME */
     CHECK_U64(g->index, 9u << 8);
@@ -75,6 +75,9 @@ static void test_procfs_vega10(void)
     CHECK(g->has_pcie_gen && g->pcie_gen == 3);       /* "8.0 GT/s PCIe" */
     CHECK(g->has_pcie_width && g->pcie_width == 16);
     CHECK(g->has_pcie_replay && g->pcie_replay == 0);
+    CHECK(g->has_pcie_gen_max && g->pcie_gen_max == 3);   /* max_link_speed 8.0 GT/s */
+    CHECK(g->has_pcie_width_max && g->pcie_width_max == 16);
+    CHECK(!g->has_perf_state && !g->has_xid);
     /* no hwmon: every sensor absent */
     CHECK(!g->has_temp && !g->has_temp_hotspot && !g->has_temp_mem);
     CHECK(!g->has_power && !g->has_power_limit && !g->has_fan && !g->has_energy);

@@ -68,7 +68,7 @@ static void test_list(void)
 
     CHECK_STR(pna_gpu_source_name(PNA_GPU_SRC_NVML), "nvml");
     CHECK_STR(pna_gpu_source_name(PNA_GPU_SRC_AMDGPU_SYSFS), "amdgpu-sysfs");
-    CHECK_STR(pna_gpu_vendor_name(PNA_GPU_VENDOR_AMD), "amd");
+    CHECK_STR(pna_gpu_vendor_name(PNA_GPU_VND_AMD), "amd");
 }
 
 int main(void)

@@ -116,6 +116,9 @@ static void compare(const struct pna_gpu *n, const struct pna_gpu *x)
     SAME_OPT(has_pcie_gen, pcie_gen);
     SAME_OPT(has_pcie_width, pcie_width);
     SAME_OPT(has_pcie_replay, pcie_replay);
+    SAME_OPT(has_pcie_gen_max, pcie_gen_max);
+    SAME_OPT(has_pcie_width_max, pcie_width_max);
+    SAME_OPT(has_perf_state, perf_state);
     SAME_OPT(has_ecc, ecc_corrected);
     SAME_OPT(has_ecc, ecc_uncorrected);
     SAME_OPT(has_retired_pages, retired_pages_sbe);
@@ -174,6 +177,7 @@ static void test_collect(struct pna_nvml *nv)
         CHECK_INT(n->source, PNA_GPU_SRC_NVML);
         CHECK(n->has_vendor_index && n->vendor_index == i); /* NVML's own index */
         CHECK_STR(n->driver_version, "515.105.01");
+        CHECK_STR(n->cuda_version, "11.7");
     }
     /* a few literal H100 values (h100-nvidia-smi-q-x.xml) on the NVML path */
     const struct pna_gpu *h = pna_gpu_find(l.gpus, l.count, 6u << 3);

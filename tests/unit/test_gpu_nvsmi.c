@@ -55,7 +55,7 @@ static void test_h100(void)
     CHECK_STR(drv, "580.159.04");                          /* <driver_version> */
     CHECK_STR(cuda, "13.0");                               /* <cuda_version> */
     CHECK_STR(g->driver_version, "580.159.04");
-    CHECK_INT(g->vendor, PNA_GPU_VENDOR_NVIDIA);
+    CHECK_INT(g->vendor, PNA_GPU_VND_NVIDIA);
     CHECK_INT(g->source, PNA_GPU_SRC_NVIDIA_SMI);
     CHECK_STR(g->pci_bus_id, "0000:00:06.0");              /* <gpu id="00000000:00:06.0"> */
     CHECK_U64(g->index, 6u << 3);
@@ -92,6 +92,10 @@ static void test_h100(void)
     CHECK(g->has_pcie_gen && g->pcie_gen == 5);
     CHECK(g->has_pcie_width && g->pcie_width == 16);       /* <current_link_width>16x */
     CHECK(g->has_pcie_replay && g->pcie_replay == 0);
+    CHECK(g->has_pcie_gen_max && g->pcie_gen_max == 5);    /* <max_link_gen>5 */
+    CHECK(g->has_pcie_width_max && g->pcie_width_max == 16);
+    CHECK(g->has_perf_state && g->perf_state == 0);        /* <performance_state>P0 */
+    CHECK(!g->has_xid);                                    /* only NVML's listener counts */
     CHECK(g->has_ecc);                                     /* aggregate: all 0 */
     CHECK_U64(g->ecc_corrected, 0);
     CHECK_U64(g->ecc_uncorrected, 0);
@@ -203,6 +207,7 @@ static void test_t4(void)
     CHECK_INT(g->clock_sm_mhz, 585);
     CHECK_INT(g->clock_mem_mhz, 5000);
     CHECK(g->has_pcie_width && g->pcie_width == 8);        /* 8x */
+    CHECK(g->has_pcie_width_max && g->pcie_width_max == 16); /* a x16 card in an x8 link */
     CHECK(g->has_retired_pages);                           /* <retired_count>0 both */
     CHECK_INT(g->retired_pages_sbe, 0);
     CHECK_INT(g->retired_pages_dbe, 0);
@@ -235,6 +240,8 @@ static void test_a10g(void)
     CHECK_INT(g->power_limit_mw, 300000);
     CHECK(g->has_fan && g->fan_pct == 0);                  /* <fan_speed>0 % */
     CHECK(g->has_pcie_gen && g->pcie_gen == 1);
+    CHECK(g->has_pcie_gen_max && g->pcie_gen_max == 4);    /* idle links train down */
+    CHECK(g->has_perf_state && g->perf_state == 8);        /* <performance_state>P8 */
     CHECK(g->has_remapped_rows && g->remapped_rows_corr == 0 && g->remapped_rows_unc == 0);
     CHECK(!g->remap_pending);                              /* <remapped_row_pending>No */
     CHECK_U64(g->throttle_reasons, PNA_GPU_THROTTLE_GPU_IDLE);

@@ -166,8 +166,8 @@ static void test_nvml_and_amd(void)
             CHECK_STR(s->gpus[0].pci_bus_id, "0000:00:06.0"); /* H100 */
             CHECK_STR(s->gpus[1].pci_bus_id, "0000:01:00.0"); /* A100 */
             CHECK_STR(s->gpus[2].pci_bus_id, "0000:0c:00.0"); /* RX 6900 XT */
-            CHECK_INT(s->gpus[0].vendor, PNA_GPU_VENDOR_NVIDIA);
-            CHECK_INT(s->gpus[2].vendor, PNA_GPU_VENDOR_AMD);
+            CHECK_INT(s->gpus[0].vendor, PNA_GPU_VND_NVIDIA);
+            CHECK_INT(s->gpus[2].vendor, PNA_GPU_VND_AMD);
             CHECK_STR(s->gpus[0].drm_card, "card1");
             CHECK_STR(s->gpus[0].drm_render, "renderD129");
             CHECK(s->gpus[0].has_drm_card_id && s->gpus[0].drm_card_id == 1);
@@ -207,6 +207,7 @@ static void test_nvml_and_amd(void)
             CHECK_INT(t->u.gpu.threshold_c, 89);
             CHECK_INT(t->u.gpu.temperature_c, atoi(steps[i].temp));
             CHECK_STR(t->subject, "gpu 0000:01:00.0");
+            CHECK_STR(t->u.gpu.pci_bus_id, "0000:01:00.0");
         }
     }
 
@@ -222,9 +223,24 @@ static void test_nvml_and_amd(void)
     if (x) {
         CHECK_U64(x->u.gpu.xid, 48);
         CHECK_U64(x->u.gpu.index, 6u << 3);
+        CHECK_STR(x->u.gpu.pci_bus_id, "0000:00:06.0");
         CHECK_INT(x->severity, PNA_SEV_CRITICAL); /* 48: double-bit ECC */
         CHECK_STR(x->u.gpu.uuid, "GPU-9523b415-042d-2522-6d49-eb87275e096c");
     }
+
+    /* the next snapshot counts it on the GPU's row */
+    s = poll_once(state, err, sizeof err);
+    CHECK(s != NULL);
+    if (s) {
+        const struct pna_gpu *h = pna_gpu_find(s->gpus, s->count, 6u << 3);
+        CHECK(h && h->has_xid && h->xid_errors == 1 && h->last_xid == 48);
+        const struct pna_gpu *a = pna_gpu_find(s->gpus, s->count, 1u << 8);
+        CHECK(a && a->has_xid && a->xid_errors == 0 && a->last_xid == 0);
+        const struct pna_gpu *amd = pna_gpu_find(s->gpus, s->count, 0x0cu << 8);
+        CHECK(amd && !amd->has_xid);
+        pna_snap_release(&s->snap);
+    }
+    drain();
 
     /* NVML says GPU_IS_LOST for the A100: one event, the row stays, marked */
     for (int round = 0; round < 2; round++) {

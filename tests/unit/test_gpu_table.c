@@ -1,0 +1,210 @@
+/* test_gpu_table.c -- primusGpuTable and primusGpuCount resolved through the
+ * table engine (no net-snmp agent): a snapshot made by the real collectors
+ * from fixtures (nvidia-smi XML for an H100 and an A100, amdgpu sysfs for a
+ * Vega 10), published to the cache, read back cell by cell and walked. */
+#include "collect/gpu_amd.h"
+#include "collect/gpu_nvsmi.h"
+#include "model/gpu.h"
+#include "snmp/gpu_table.h"
+#include "snmp/oids.h"
+#include "util/fileio.h"
+#include "unit.h"
+
+static const oid entry[] = { PNA_OID_GPU_ENTRY };
+#define ELEN OID_LENGTH(entry)
+
+static void snap_free(struct pna_snap *s)
+{
+    free(((struct pna_gpu_snap *)s)->gpus);
+    free(s);
+}
+
+static void add_xml(struct pna_gpu_list *l, const char *rel)
+{
+    char path[4096], drv[80], cuda[16], err[160];
+    snprintf(path, sizeof path, "%s/%s", unit_fixtures(), rel);
+    char *xml = NULL;
+    size_t len = 0;
+    CHECK_INT(pna_read_alloc(path, 8u << 20, &xml, &len), 0);
+    CHECK_INT(pna_nvsmi_parse(xml, len, l, drv, sizeof drv, cuda, sizeof cuda, err, sizeof err), 0);
+    free(xml);
+}
+
+static void publish(void)
+{
+    struct pna_gpu_list l = { 0 };
+    add_xml(&l, "nvidia/a100-sxm4-80gb-nvidia-smi-q-x.xml");
+    add_xml(&l, "nvidia/h100-nvidia-smi-q-x.xml");
+    char sysfs[4096], drv[80], err[160];
+    snprintf(sysfs, sizeof sysfs, "%s/amdgpu-sysfs/procfs/sys", unit_fixtures());
+    struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, drv, sizeof drv, err, sizeof err), 0);
+    CHECK_INT(l.count, 3);
+    pna_gpu_list_sort(&l);
+    /* the A100 (01:00.0) fell off the bus; an XID was seen on the H100 */
+    struct pna_gpu *a = (struct pna_gpu *)pna_gpu_find(l.gpus, l.count, 1u << 8);
+    CHECK(a != NULL);
+    if (a)
+        a->lost = true;
+    struct pna_gpu *h = (struct pna_gpu *)pna_gpu_find(l.gpus, l.count, 6u << 3);
+    if (h) {
+        h->has_xid = true;
+        h->xid_errors = 2;
+        h->last_xid = 79;
+    }
+    struct pna_gpu_snap *s = calloc(1, sizeof *s);
+    s->count = l.count;
+    s->gpus = l.gpus;
+    pna_snap_init(&s->snap, snap_free);
+    pna_cache_publish(PNA_DOM_GPU, &s->snap);
+}
+
+/* GET entry.COL.INDEX; returns 0 with *OUT, or -1 when absent. */
+static int get(unsigned col, uint32_t index, struct pna_cell *out)
+{
+    oid name[MAX_OID_LEN];
+    memcpy(name, entry, sizeof entry);
+    name[ELEN] = col;
+    name[ELEN + 1] = index;
+    struct pna_snap *held = NULL;
+    int rc = pna_table_get(&pna_gpu_table_def, name, ELEN + 2, out, &held);
+    pna_snap_release(held);
+    return rc;
+}
+
+static const char *get_str(unsigned col, uint32_t index, char *buf, size_t cap)
+{
+    struct pna_cell c;
+    if (get(col, index, &c) != 0 || c.type != ASN_OCTET_STR)
+        return "(absent)";
+    snprintf(buf, cap, "%.*s", (int)c.len, c.str ? c.str : c.copy);
+    return buf;
+}
+
+static void test_cells(void)
+{
+    const uint32_t h100 = 6u << 3, a100 = 1u << 8, vega = 9u << 8;
+    struct pna_cell c;
+    char buf[256];
+    CHECK_INT(get(PNA_COL_GPU_VENDOR, h100, &c), 0);
+    CHECK_INT(c.type, ASN_INTEGER);
+    CHECK_INT(c.i, PNA_GPU_VENDOR_NVIDIA);
+    CHECK_INT(get(PNA_COL_GPU_VENDOR, vega, &c), 0);
+    CHECK_INT(c.i, PNA_GPU_VENDOR_AMD);
+    CHECK_STR(get_str(PNA_COL_GPU_NAME, h100, buf, sizeof buf), "NVIDIA H100 80GB HBM3");
+    CHECK_STR(get_str(PNA_COL_GPU_PCI_BUS_ID, h100, buf, sizeof buf), "0000:00:06.0");
+    CHECK_STR(get_str(PNA_COL_GPU_PCI_DEVICE_ID, h100, buf, sizeof buf), "10de:2330");
+    CHECK_STR(get_str(PNA_COL_GPU_PCI_DEVICE_ID, vega, buf, sizeof buf), "1002:687f");
+    CHECK_STR(get_str(PNA_COL_GPU_DRIVER_VERSION, h100, buf, sizeof buf), "580.159.04");
+    CHECK_STR(get_str(PNA_COL_GPU_COMPUTE_VERSION, h100, buf, sizeof buf), "13.0");
+    CHECK_INT(get(PNA_COL_GPU_COMPUTE_VERSION, vega, &c), -1);
+    CHECK_INT(get(PNA_COL_GPU_DATA_SOURCE, h100, &c), 0);
+    CHECK_INT(c.i, PNA_GPU_DATA_SOURCE_NVIDIA_SMI);
+    CHECK_INT(get(PNA_COL_GPU_DATA_SOURCE, vega, &c), 0);
+    CHECK_INT(c.i, PNA_GPU_DATA_SOURCE_AMDGPU_SYSFS);
+    CHECK_INT(get(PNA_COL_GPU_MEM_TOTAL, h100, &c), 0);
+    CHECK_INT(c.type, ASN_COUNTER64);               /* CounterBasedGauge64 */
+    CHECK_U64(c.u, 81559ULL * 1048576);
+    CHECK_INT(get(PNA_COL_GPU_TEMPERATURE, h100, &c), 0);
+    CHECK_INT(c.type, ASN_INTEGER);
+    CHECK_INT(c.i, 35);
+    CHECK_INT(get(PNA_COL_GPU_POWER_DRAW, h100, &c), 0);
+    CHECK_INT(c.type, ASN_UNSIGNED);
+    CHECK_U64(c.u, 121730);                         /* milliwatts */
+    CHECK_INT(get(PNA_COL_GPU_FAN_SPEED, h100, &c), -1); /* <fan_speed>N/A: absent */
+    CHECK_INT(get(PNA_COL_GPU_TEMP_SLOWDOWN, h100, &c), -1);
+    CHECK_INT(get(PNA_COL_GPU_REMAP_PENDING, h100, &c), 0);
+    CHECK_INT(c.i, PNA_TRUTH_FALSE);
+    CHECK_INT(get(PNA_COL_GPU_MIG_MODE, h100, &c), 0);
+    CHECK_INT(c.i, PNA_GPU_MIG_MODE_DISABLED);
+    CHECK_INT(get(PNA_COL_GPU_THROTTLE_REASONS, h100, &c), 0);
+    CHECK_U64(c.u, 1);                              /* idle */
+    CHECK_INT(get(PNA_COL_GPU_PCIE_GEN_MAX, h100, &c), 0);
+    CHECK_U64(c.u, 5);
+    CHECK_INT(get(PNA_COL_GPU_PERF_STATE, h100, &c), 0);
+    CHECK_U64(c.u, 0);
+    CHECK_INT(get(PNA_COL_GPU_XID_ERRORS, h100, &c), 0);
+    CHECK_INT(c.type, ASN_COUNTER);
+    CHECK_U64(c.u, 2);
+    CHECK_INT(get(PNA_COL_GPU_LAST_XID, h100, &c), 0);
+    CHECK_U64(c.u, 79);
+    CHECK_INT(get(PNA_COL_GPU_XID_ERRORS, vega, &c), -1);
+    /* "empty when none" strings are served empty */
+    CHECK_STR(get_str(PNA_COL_GPU_DRM_CARD, h100, buf, sizeof buf), "");
+    CHECK_STR(get_str(PNA_COL_GPU_DRM_CARD, vega, buf, sizeof buf), "card0");
+    CHECK_STR(get_str(PNA_COL_GPU_HOLDER_CONTAINER, h100, buf, sizeof buf), "");
+    /* the lost A100: identity only */
+    CHECK_STR(get_str(PNA_COL_GPU_UUID, a100, buf, sizeof buf),
+              "GPU-513536b6-7d19-9063-b049-1e69664bb298");
+    CHECK_INT(get(PNA_COL_GPU_TEMPERATURE, a100, &c), -1);
+    CHECK_INT(get(PNA_COL_GPU_MEM_TOTAL, a100, &c), -1);
+    CHECK_INT(get(PNA_COL_GPU_MIG_MODE, a100, &c), -1);
+    /* AMD: the Vega 10 has no hwmon */
+    CHECK_INT(get(PNA_COL_GPU_TEMPERATURE, vega, &c), -1);
+    CHECK_INT(get(PNA_COL_GPU_UTILIZATION, vega, &c), 0);
+    CHECK_U64(c.u, 4);
+    /* no such row, no such column */
+    CHECK_INT(get(PNA_COL_GPU_NAME, 12345, &c), -1);
+    CHECK_INT(get(13, h100, &c), -1);
+    CHECK_INT(get(PNA_COL_GPU_INDEX, h100, &c), -1); /* not-accessible */
+}
+
+/* A walk visits column by column, rows in PCI order, never an absent cell. */
+static void test_walk(void)
+{
+    oid cur[MAX_OID_LEN], next[MAX_OID_LEN];
+    size_t cur_len = ELEN, next_len;
+    memcpy(cur, entry, sizeof entry);
+    size_t cells = 0, first_col_rows = 0;
+    uint32_t last_index = 0;
+    for (;;) {
+        struct pna_cell c;
+        struct pna_snap *held = NULL;
+        int rc = pna_table_getnext(&pna_gpu_table_def, cur, cur_len, next, &next_len, &c, &held);
+        pna_snap_release(held);
+        if (rc != 0)
+            break;
+        CHECK(snmp_oid_compare(next, next_len, cur, cur_len) > 0);
+        CHECK(next[ELEN] != PNA_COL_GPU_FAN_SPEED || next[ELEN + 1] != (6u << 3));
+        if (next[ELEN] == PNA_COL_GPU_VENDOR) {
+            CHECK(first_col_rows == 0 || next[ELEN + 1] > last_index);
+            last_index = (uint32_t)next[ELEN + 1];
+            first_col_rows++;
+        }
+        memcpy(cur, next, next_len * sizeof(oid));
+        cur_len = next_len;
+        if (++cells > 1000)
+            break;
+    }
+    CHECK_INT(first_col_rows, 3);
+    CHECK(cells > 60 && cells < 200);
+    CHECK_INT(cur[ELEN], PNA_COL_GPU_LAST_XID);
+}
+
+static void test_count(void)
+{
+    struct pna_cell c;
+    memset(&c, 0, sizeof c);
+    CHECK_INT(pna_gpu_scalars_def.get(NULL, PNA_SC_GPU_COUNT, &c), 0);
+    CHECK_U64(c.u, 3);
+    pna_cache_clear();
+    memset(&c, 0, sizeof c);
+    CHECK_INT(pna_gpu_scalars_def.get(NULL, PNA_SC_GPU_COUNT, &c), 0);
+    CHECK_U64(c.u, 0); /* no snapshot (CPU-only node): 0, not absent */
+    struct pna_snap *held = NULL;
+    oid name[MAX_OID_LEN];
+    memcpy(name, entry, sizeof entry);
+    name[ELEN] = PNA_COL_GPU_NAME;
+    name[ELEN + 1] = 6u << 3;
+    CHECK_INT(pna_table_get(&pna_gpu_table_def, name, ELEN + 2, &c, &held), -1);
+    pna_snap_release(held);
+}
+
+int main(void)
+{
+    publish();
+    test_cells();
+    test_walk();
+    test_count();
+    UNIT_END();
+}
