@@ -101,7 +101,7 @@ static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_e
                         const char *nsdir, const char *ns, const char *id,
                         struct pna_container_set *set, struct pna_containerd_stats *st)
 {
-    char bundle[1024], spec[1100], err[160];
+    char bundle[1024], spec[1100], err[400];
     if (snprintf(bundle, sizeof bundle, "%s/%s", nsdir, id) >= (int)sizeof bundle)
         return;
     snprintf(spec, sizeof spec, "%s/config.json", bundle);

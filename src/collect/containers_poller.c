@@ -11,6 +11,7 @@
 #include "collect/containers_poller.h"
 #include "collect/cgroup.h"
 #include "collect/containerd.h"
+#include "collect/devmap.h"
 #include "collect/docker.h"
 #include "collect/oom_watch.h"
 #include "events.h"
@@ -42,6 +43,7 @@ struct containers_state {
     struct pna_docker *docker;
     struct pna_docker_events *events;
     atomic_uint_fast64_t oom_events;
+    atomic_uint_fast64_t oom_kills;
 };
 
 static void wake_poller(void)
@@ -73,6 +75,7 @@ static void on_oom(void *arg, const struct pna_oom_hit *hit)
                  w->name[0] ? w->name : w->id, (unsigned long long)hit->kill_count);
     pna_event_post(&ev);
     atomic_fetch_add(&st->oom_events, 1);
+    atomic_fetch_add(&st->oom_kills, hit->kill_count - hit->prev_count);
 }
 
 /* OOM watch thread: a bundle directory changed. */
@@ -215,11 +218,13 @@ static int containers_collect(void *state, const struct pna_snap *prev, struct p
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    pna_devmap_owners(&st->roots, &s->set);
     const struct pna_containers_snap *p = (const struct pna_containers_snap *)prev;
     pna_container_set_assign_indexes(&s->set, p ? &p->set : NULL);
     sync_watch(st, &s->set, s->containerd_seen);
     s->docker_errors = st->docker ? pna_docker_errors(st->docker) : 0;
     s->oom_events = atomic_load(&st->oom_events);
+    s->oom_kills = atomic_load(&st->oom_kills);
     pna_snap_init(&s->base, destroy_snap);
     s->base.taken_ms = pna_now_ms();
     *out = &s->base;

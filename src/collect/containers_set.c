@@ -57,6 +57,10 @@ int pna_container_set_add_device(struct pna_container_set *set, const struct pna
     if (!set->count)
         return -1;
     struct pna_container *c = &set->rows[set->count - 1];
+    if (dev->path[0])
+        for (uint32_t i = 0; i < c->dev_count; i++)
+            if (strcmp(set->devs[c->dev_first + i].path, dev->path) == 0)
+                return 0;   /* listed twice (spec and allow-list, or the runtime twice) */
     if (c->dev_count >= PNA_CTR_MAX_DEVICES) {
         set->devices_dropped++;
         return 1;
@@ -123,6 +127,59 @@ const struct pna_container *pna_container_set_find(const struct pna_container_se
             lo = mid + 1;
         else
             hi = mid;
+    }
+    return NULL;
+}
+
+void pna_container_set_count_devices(struct pna_container_set *set)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        struct pna_container *c = &set->rows[i];
+        const struct pna_ctr_device *d = set->devs + c->dev_first;
+        c->gpu_count = c->rdma_count = 0;
+        /* A GPU is usually there twice (cardN and renderDN): count distinct. */
+        for (uint32_t k = 0; k < c->dev_count; k++) {
+            bool gpu_new = d[k].gpu_index != 0, rdma_new = d[k].rdma_dev[0] != '\0';
+            for (uint32_t j = 0; j < k; j++) {
+                if (gpu_new && d[j].gpu_index == d[k].gpu_index)
+                    gpu_new = false;
+                if (rdma_new && strcmp(d[j].rdma_dev, d[k].rdma_dev) == 0)
+                    rdma_new = false;
+            }
+            c->gpu_count += gpu_new;
+            c->rdma_count += rdma_new;
+        }
+    }
+}
+
+const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
+                                                      uint32_t gpu_index)
+{
+    if (!set || !gpu_index)
+        return NULL;
+    for (size_t i = 0; i < set->count; i++) {
+        const struct pna_container *c = &set->rows[i];
+        for (uint32_t k = 0; k < c->dev_count; k++)
+            if (set->devs[c->dev_first + k].gpu_index == gpu_index)
+                return c;
+    }
+    return NULL;
+}
+
+const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
+                                                    size_t dev)
+{
+    /* Rows hold their devices in ascending, contiguous ranges. */
+    size_t lo = 0, hi = set->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct pna_container *c = &set->rows[mid];
+        if (dev < c->dev_first)
+            hi = mid;
+        else if (dev >= (size_t)c->dev_first + c->dev_count)
+            lo = mid + 1;
+        else
+            return c;
     }
     return NULL;
 }

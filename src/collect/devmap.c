@@ -1,6 +1,7 @@
 /* devmap.c -- classify container device nodes as GPU, RDMA or other (see devmap.h). */
 #include "config.h"
 #include "collect/devmap.h"
+#include "model/gpu.h"
 #include "roots.h"
 #include "util/fileio.h"
 
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Fixed major numbers from the kernel's devices.txt; the others a GPU or RDMA
  * stack uses (kfd, nvidia-uvm, rdma_cm) are dynamic and only known by path. */
@@ -182,4 +184,144 @@ unsigned pna_devmap_count_gpus(const struct pna_roots *roots)
     if (pna_path(path, sizeof path, roots->devfs, "/dri") < 0)
         return 0;
     return count_numbered(path, "renderD");
+}
+
+/* ---- owners: which GPU / RDMA device a node is ------------------------------------- */
+
+static uint32_t pci_key_of(const char *text)
+{
+    unsigned dom, bus, dev, fn;
+    char tail;
+    if (sscanf(text, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4)
+        return 0;
+    return pna_gpu_pci_key(dom, bus, dev, fn);
+}
+
+/* The PCI address of a DRM node: its device's uevent, else where the link points. */
+static uint32_t drm_gpu(const struct pna_roots *roots, const char *node)
+{
+    char path[512], text[2048];
+    if (pna_path(path, sizeof path, roots->sysfs, "/class/drm/%s/device/uevent", node) == 0 &&
+        pna_read_text(path, text, sizeof text) >= 0) {
+        const char *p = strstr(text, "PCI_SLOT_NAME=");
+        if (p) {
+            char addr[32];
+            snprintf(addr, sizeof addr, "%.*s", (int)strcspn(p + 14, "\n"), p + 14);
+            return pci_key_of(addr);
+        }
+    }
+    if (pna_path(path, sizeof path, roots->sysfs, "/class/drm/%s/device", node) < 0)
+        return 0;
+    char target[512];
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n <= 0)
+        return 0;
+    target[n] = '\0';
+    const char *base = strrchr(target, '/');
+    return pci_key_of(base ? base + 1 : target);
+}
+
+/* NVIDIA: the driver lists each GPU's minor number under /proc/driver/nvidia. */
+static uint32_t nvidia_gpu(const struct pna_roots *roots, int32_t minor)
+{
+    char dir[512];
+    if (pna_path(dir, sizeof dir, roots->procfs, "/driver/nvidia/gpus") < 0)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    uint32_t key = 0;
+    struct dirent *e;
+    while (!key && (e = readdir(d)) != NULL) {
+        char path[1024], text[4096];
+        if (e->d_name[0] == '.' ||
+            snprintf(path, sizeof path, "%s/%s/information", dir, e->d_name) >= (int)sizeof path ||
+            pna_read_text(path, text, sizeof text) < 0)
+            continue;
+        const char *p = strstr(text, "Device Minor:");
+        if (p && strtol(p + 13, NULL, 10) == minor)
+            key = pci_key_of(e->d_name);
+    }
+    closedir(d);
+    return key;
+}
+
+static void rdma_name(const struct pna_roots *roots, const char *cls, const char *node,
+                      char *buf, size_t cap)
+{
+    char path[512];
+    buf[0] = '\0';
+    if (pna_path(path, sizeof path, roots->sysfs, "/class/%s/%s/ibdev", cls, node) < 0 ||
+        pna_read_text(path, buf, cap) < 0)
+        buf[0] = '\0';
+}
+
+struct owner_memo {
+    uint8_t family;
+    int32_t unit;
+    uint32_t gpu_index;
+    char rdma_dev[64];
+};
+
+static void resolve_owner(const struct pna_roots *roots, struct pna_ctr_device *d)
+{
+    char node[32];
+    switch (d->family) {
+    case PNA_DEVF_DRM_CARD:
+        snprintf(node, sizeof node, "card%d", d->unit);
+        d->gpu_index = drm_gpu(roots, node);
+        break;
+    case PNA_DEVF_DRM_RENDER:
+        snprintf(node, sizeof node, "renderD%d", d->unit);
+        d->gpu_index = drm_gpu(roots, node);
+        break;
+    case PNA_DEVF_NVIDIA_GPU:
+        d->gpu_index = nvidia_gpu(roots, d->unit);
+        break;
+    case PNA_DEVF_IB_UVERBS:
+        snprintf(node, sizeof node, "uverbs%d", d->unit);
+        rdma_name(roots, "infiniband_verbs", node, d->rdma_dev, sizeof d->rdma_dev);
+        break;
+    case PNA_DEVF_IB_UMAD:
+        snprintf(node, sizeof node, "umad%d", d->unit);
+        rdma_name(roots, "infiniband_mad", node, d->rdma_dev, sizeof d->rdma_dev);
+        break;
+    case PNA_DEVF_IB_ISSM:
+        snprintf(node, sizeof node, "issm%d", d->unit);
+        rdma_name(roots, "infiniband_mad", node, d->rdma_dev, sizeof d->rdma_dev);
+        break;
+    default:
+        break;
+    }
+}
+
+void pna_devmap_owners(const struct pna_roots *roots, struct pna_container_set *set)
+{
+    /* Thousands of containers share a handful of devices: look each up once. */
+    struct owner_memo memo[128];
+    size_t nmemo = 0;
+    for (size_t i = 0; i < set->dev_count; i++) {
+        struct pna_ctr_device *d = &set->devs[i];
+        d->gpu_index = 0;
+        d->rdma_dev[0] = '\0';
+        if (d->unit < 0)
+            continue;
+        size_t m = 0;
+        while (m < nmemo && !(memo[m].family == d->family && memo[m].unit == d->unit))
+            m++;
+        if (m < nmemo) {
+            d->gpu_index = memo[m].gpu_index;
+            memcpy(d->rdma_dev, memo[m].rdma_dev, sizeof d->rdma_dev);
+            continue;
+        }
+        resolve_owner(roots, d);
+        if (nmemo < sizeof memo / sizeof memo[0]) {
+            memo[nmemo].family = d->family;
+            memo[nmemo].unit = d->unit;
+            memo[nmemo].gpu_index = d->gpu_index;
+            memcpy(memo[nmemo].rdma_dev, d->rdma_dev, sizeof memo[nmemo].rdma_dev);
+            nmemo++;
+        }
+    }
+    pna_container_set_count_devices(set);
 }

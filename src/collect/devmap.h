@@ -25,6 +25,16 @@ void pna_devmap_classify(struct pna_ctr_device *dev);
 int pna_devmap_resolve(const struct pna_roots *roots, char type, uint32_t major,
                        uint32_t minor, char *buf, size_t cap);
 
+/* Which GPU and RDMA device each device node of SET is, then each container's
+ * distinct counts (pna_container_set_count_devices):
+ *   cardN, renderDN  sysfs class/drm/<node>/device: its PCI address (uevent
+ *                    PCI_SLOT_NAME, else the link's target) -> primusGpuIndex
+ *   nvidiaN          procfs driver/nvidia/gpus/<PCI>/information "Device Minor: N"
+ *   uverbsN          sysfs class/infiniband_verbs/uverbsN/ibdev
+ *   umadN, issmN     sysfs class/infiniband_mad/<node>/ibdev
+ * Shared nodes (kfd, nvidiactl, rdma_cm) belong to no single device. */
+void pna_devmap_owners(const struct pna_roots *roots, struct pna_container_set *set);
+
 /* GPUs present on the node, counted from device nodes under ROOTS->devfs:
  * /dev/nvidiaN when there are any, else /dev/dri/renderD* (one per GPU,
  * also for AMD). */

@@ -136,6 +136,22 @@ static uint32_t pod_gpus(const json_t *spec)
     return whole > UINT32_MAX ? UINT32_MAX : (uint32_t)whole;
 }
 
+/* Sum of the app containers' ephemeral-storage limits, in bytes. */
+static uint64_t pod_ephemeral_limit(const json_t *spec)
+{
+    uint64_t sum = 0;
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(spec, "containers"), i, c) {
+        json_t *lim = json_object_get(json_object_get(json_object_get(c, "resources"), "limits"),
+                                      "ephemeral-storage");
+        int64_t milli;
+        if (json_is_string(lim) && pna_k8s_quantity_milli(json_string_value(lim), &milli) == 0)
+            sum += (uint64_t)(milli / 1000);
+    }
+    return sum;
+}
+
 static uint8_t phase_from_text(const char *s)
 {
     if (!s)
@@ -183,6 +199,7 @@ int pna_kubelet_parse_pods(const char *text, size_t len, struct pna_pod_set *pod
         pna_copy_display(p->uid, jstr(meta, "uid"), sizeof p->uid);
         p->phase = phase_from_text(jstr(json_object_get(it, "status"), "phase"));
         p->gpus_requested = pod_gpus(json_object_get(it, "spec"));
+        p->ephemeral_limit_bytes = pod_ephemeral_limit(json_object_get(it, "spec"));
         if (p->phase != PNA_POD_SUCCEEDED && p->phase != PNA_POD_FAILED)
             allocated += p->gpus_requested;
     }
@@ -262,9 +279,11 @@ int pna_kubelet_parse_summary(const char *text, size_t len, struct pna_pod_set *
             memcpy(p->namespace_, cns, sizeof p->namespace_);
             memcpy(p->uid, cuid, sizeof p->uid);
         }
-        if (get_u64(json_object_get(ps, "ephemeral-storage"), "usedBytes",
-                    &p->ephemeral_used_bytes))
+        json_t *eph = json_object_get(ps, "ephemeral-storage");
+        if (get_u64(eph, "usedBytes", &p->ephemeral_used_bytes))
             p->has_ephemeral = true;
+        if (get_u64(eph, "inodesUsed", &p->ephemeral_inodes_used))
+            p->has_inodes = true;
     }
     json_decref(root);
     return 0;

@@ -123,11 +123,15 @@ static int add_allowed_devices(const json_t *rules, const struct pna_roots *root
         dev.has_numbers = true;
         if (already_listed(set, dev.type, dev.major, dev.minor))
             continue;
-        if (roots)
-            pna_devmap_resolve(roots, dev.type, dev.major, dev.minor, dev.path, sizeof dev.path);
+        if (roots &&
+            pna_devmap_resolve(roots, dev.type, dev.major, dev.minor, dev.path, sizeof dev.path) < 0)
+            dev.path[0] = '\0';
         pna_devmap_classify(&dev);
         if (dev.kind == PNA_DEV_OTHER)
             continue;
+        if (!dev.path[0])   /* no sysfs to name it: the MIB's by-number name */
+            snprintf(dev.path, sizeof dev.path, "/dev/%s/%u:%u", dev.type == 'b' ? "block" : "char",
+                     dev.major, dev.minor);
         if (pna_container_set_add_device(set, &dev) < 0)
             return -1;
     }

@@ -149,6 +149,7 @@ struct hits {
 
 static void add_hit(struct hits *h, const struct entry *e, uint64_t count)
 {
+    uint64_t prev = e->last;
     if (h->n == h->cap) {
         size_t ncap = h->cap ? h->cap * 2 : 4;
         struct pna_oom_hit *nv = realloc(h->v, ncap * sizeof *nv);
@@ -159,6 +160,7 @@ static void add_hit(struct hits *h, const struct entry *e, uint64_t count)
     }
     h->v[h->n].who = e->t;
     h->v[h->n].kill_count = count;
+    h->v[h->n].prev_count = prev;
     h->n++;
 }
 

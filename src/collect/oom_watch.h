@@ -34,6 +34,7 @@ struct pna_oom_target {
 struct pna_oom_hit {
     struct pna_oom_target who;
     uint64_t kill_count;      /* the new count */
+    uint64_t prev_count;      /* the count reported (or taken as the start) before */
 };
 
 typedef void (*pna_oom_fn)(void *arg, const struct pna_oom_hit *hit);

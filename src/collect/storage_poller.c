@@ -58,6 +58,8 @@ static int storage_collect(void *state, const struct pna_snap *prev, struct pna_
         free(s);
         return -1;
     }
+    /* Show the directory as the host names it, not under --rootfs. */
+    snprintf(s->path, sizeof s->path, "/%s", st->rel[0] == '/' ? st->rel + 1 : st->rel);
     pna_snap_init(&s->base, destroy_snap);
     s->base.taken_ms = pna_now_ms();
     *out = &s->base;

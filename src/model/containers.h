@@ -63,7 +63,10 @@ struct pna_ctr_device {
     bool has_numbers;      /* major/minor known */
     uint32_t major, minor;
     int32_t unit;          /* see enum pna_dev_family; -1 when none */
-    char path[96];         /* as the container sees it, e.g. "/dev/dri/renderD128" */
+    char path[96];         /* as the container sees it, e.g. "/dev/dri/renderD128";
+                              "/dev/char/MAJ:MIN" when only the number is known */
+    uint32_t gpu_index;    /* primusGpuIndex (PCI key) of the GPU it is; 0 none/shared */
+    char rdma_dev[64];     /* RDMA device it opens ("mlx5_0"); empty none */
 };
 
 struct pna_container {
@@ -88,6 +91,8 @@ struct pna_container {
     uint64_t oom_kills;
     uint32_t dev_first;    /* this container's devices: set->devs[dev_first..+dev_count) */
     uint32_t dev_count;
+    uint32_t gpu_count;    /* distinct GPUs among its devices (gpu_index) */
+    uint32_t rdma_count;   /* distinct RDMA devices among its devices (rdma_dev) */
 };
 
 /* Containers plus their devices in one flat array, grouped per container in
@@ -109,6 +114,7 @@ struct pna_containers_snap {
     bool docker_seen;          /* dockerd answered this poll */
     uint32_t docker_errors;    /* failed Docker requests since start */
     uint64_t oom_events;       /* OOM-kill notifications posted since start */
+    uint64_t oom_kills;        /* kills those notifications covered (primusContainerOomKillsTotal) */
 };
 
 /* Set management (src/collect/containers_set.c). */
@@ -119,8 +125,9 @@ void pna_container_set_clear(struct pna_container_set *set);   /* keeps the memo
 /* Append an empty record (zeroed, devices none); NULL when out of memory. */
 struct pna_container *pna_container_set_add(struct pna_container_set *set);
 
-/* Append one device to the LAST record added. Returns 0, 1 when the per-container
- * bound dropped it, -1 when out of memory. */
+/* Append one device to the LAST record added (a path it already has is not
+ * added twice). Returns 0, 1 when the per-container bound dropped it, -1 when
+ * out of memory. */
 int pna_container_set_add_device(struct pna_container_set *set, const struct pna_ctr_device *dev);
 
 /* Remove the last record and its devices (a spec that failed half-way). */
@@ -143,6 +150,18 @@ const struct pna_container *pna_container_set_find(const struct pna_container_se
  * Indexes are 1..2^31-1. */
 void pna_container_set_assign_indexes(struct pna_container_set *set,
                                       const struct pna_container_set *prev);
+
+/* Fill each container's gpu_count and rdma_count from its devices. */
+void pna_container_set_count_devices(struct pna_container_set *set);
+
+/* The first container (in row order) holding GPU GPU_INDEX among its devices,
+ * or NULL: the GPU table's holder columns. */
+const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
+                                                      uint32_t gpu_index);
+
+/* The container whose devices include device row DEV (binary search). */
+const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
+                                                    size_t dev);
 
 /* Devices of row I. */
 static inline const struct pna_ctr_device *

@@ -43,6 +43,9 @@ struct pna_pod {
     uint8_t phase;                /* enum pna_pod_phase */
     bool has_ephemeral;           /* /stats/summary had ephemeral-storage for it */
     uint64_t ephemeral_used_bytes;  /* pod_ephemeral_storage_usage_bytes */
+    bool has_inodes;
+    uint64_t ephemeral_inodes_used;
+    uint64_t ephemeral_limit_bytes; /* sum of its containers' ephemeral-storage limits; 0 none */
     uint32_t gpus_requested;      /* GPU resources of its containers (effective) */
 };
 
@@ -82,7 +85,7 @@ struct pna_kubelet_snap {
 /* PNA_DOM_STORAGE */
 struct pna_storage_snap {
     struct pna_snap base;
-    char path[256];                    /* the directory statvfs() was asked about */
+    char path[256];                    /* the directory measured, as the host names it */
     struct pna_node_storage node_fs;   /* source STATVFS */
 };
 

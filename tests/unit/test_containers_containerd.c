@@ -265,7 +265,9 @@ static void test_merge_runtimes(void)
     strcpy(o->id, "zzz");
     o->runtime = PNA_RT_CONTAINERD;
     pna_container_set_add_device(&s, &dev);
-    pna_container_set_add_device(&s, &dev);
+    pna_container_set_add_device(&s, &dev);      /* the same path again: once */
+    struct pna_ctr_device dev2 = { .kind = PNA_DEV_RDMA, .path = "/dev/infiniband/uverbs1" };
+    pna_container_set_add_device(&s, &dev2);
     CHECK_INT(pna_container_set_sort(&s), 0);
     CHECK_INT(pna_container_set_merge_runtimes(&s), 0);
     CHECK_INT(s.count, 2);

@@ -2,6 +2,7 @@
  * numbers resolved through sysfs, and the node's GPUs counted from /dev. */
 #include "config.h"
 #include "collect/devmap.h"
+#include "model/gpu.h"
 #include "roots.h"
 #include "containers_testutil.h"
 
@@ -100,12 +101,63 @@ static void test_resolve_and_count(void)
     CHECK_INT(pna_devmap_count_gpus(&roots), 3);
 }
 
+/* Which GPU / RDMA device a node is: DRM through the device link, NVIDIA
+ * through the driver's procfs list, RDMA through ibdev; counts per container. */
+static void test_owners(void)
+{
+    char sys[600], proc[600], link[800], target[800];
+    snprintf(sys, sizeof sys, "%s/osys", tmp);
+    snprintf(proc, sizeof proc, "%s/oproc", tmp);
+    /* renderD129 has no uevent: the link's target names the PCI device. */
+    snprintf(target, sizeof target, "%s/devices/pci0000:00/0000:00:01.0/0000:e3:00.0", sys);
+    tt_mkdirs(target);
+    snprintf(link, sizeof link, "%s/class/drm/renderD129", sys);
+    tt_mkdirs(link);
+    strcat(link, "/device");
+    CHECK_INT(symlink(target, link), 0);
+    tt_write(proc, "driver/nvidia/gpus/0000:3b:00.0/information",
+             "Model: \t\t NVIDIA H100\nIRQ:   \t\t 62\nDevice Minor: \t 2\nBus Location: \t 0000:3b:00.0\n");
+    tt_write(proc, "driver/nvidia/gpus/0000:3c:00.0/information", "Device Minor: \t 3\n");
+    tt_write(sys, "class/infiniband_mad/umad1/ibdev", "mlx5_1\n");
+    tt_write(sys, "class/infiniband_verbs/uverbs1/ibdev", "mlx5_1\n");
+    struct pna_roots roots = { sys, proc, tmp, tmp };
+    struct pna_container_set set;
+    pna_container_set_init(&set);
+    const char *a[] = { "/dev/dri/renderD129", "/dev/nvidia2", "/dev/nvidia3", "/dev/nvidiactl",
+                        "/dev/infiniband/uverbs1", "/dev/infiniband/umad1", "/dev/nvidia9" };
+    for (int c = 0; c < 2; c++) {   /* two containers with the same devices: looked up once */
+        struct pna_container *r = pna_container_set_add(&set);
+        snprintf(r->id, sizeof r->id, "c%d", c);
+        for (size_t i = 0; i < 7; i++) {
+            struct pna_ctr_device d = { 0 };
+            snprintf(d.path, sizeof d.path, "%s", a[i]);
+            pna_devmap_classify(&d);
+            pna_container_set_add_device(&set, &d);
+        }
+    }
+    pna_devmap_owners(&roots, &set);
+    for (int c = 0; c < 2; c++) {
+        const struct pna_ctr_device *d = set.devs + set.rows[c].dev_first;
+        CHECK_INT(d[0].gpu_index, pna_gpu_pci_key(0, 0xe3, 0, 0));
+        CHECK_INT(d[1].gpu_index, pna_gpu_pci_key(0, 0x3b, 0, 0));
+        CHECK_INT(d[2].gpu_index, pna_gpu_pci_key(0, 0x3c, 0, 0));
+        CHECK_INT(d[3].gpu_index, 0);
+        CHECK_STR(d[4].rdma_dev, "mlx5_1");
+        CHECK_STR(d[5].rdma_dev, "mlx5_1");
+        CHECK_INT(d[6].gpu_index, 0);        /* no such GPU */
+        CHECK_INT(set.rows[c].gpu_count, 3);
+        CHECK_INT(set.rows[c].rdma_count, 1);
+    }
+    pna_container_set_free(&set);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp))
         return 99;
     test_classify();
     test_resolve_and_count();
+    test_owners();
     tt_rmrf(tmp);
     UNIT_END();
 }

@@ -378,7 +378,9 @@ static void test_events_stream(void)
     httpstub_route(s, "/events", 200, "", 0);
     httpstub_mode(s, "/events", STUB_STALL);
     e = pna_docker_events_start(sock, 300, 100, on_event, &l);
-    tt_sleep_ms(1500);
+    /* libcurl checks an idle stream about once a second, so each stalled
+     * attempt ends within its deadline plus about a second. */
+    tt_sleep_ms(3500);
     CHECK(pna_docker_events_failures(e) >= 2);
     CHECK_INT(pna_docker_events_connects(e), 0);
     pna_docker_events_stop(e);
