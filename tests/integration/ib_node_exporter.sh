@@ -68,6 +68,11 @@ compare_tree() {
         fail "primusRdmaDeviceCount.0 not served"
     snmpwalk $V2 -On -Oq "$TARGET" "$RDMA" | sed 's/ "\(.*\)"$/ \1/' > "$WORK/walk-$label.txt"
     kill "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null
+    # under PNA_VALGRIND=1 the next agent would overwrite this one's report
+    if [ -s "$WORK/agent-valgrind.log" ]; then
+        head -60 "$WORK/agent-valgrind.log"
+        fail "$label: valgrind report for the agent"
+    fi
 
     declare -A served=()
     local oid val

@@ -39,7 +39,7 @@ IDX=$(str_index pnav0)
 
 printf 'pfcInterface pnav0\npollInterval pfc 1\n' > "$WORK/agent.conf"
 start_snmpd
-ip netns exec "$NS" "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" -x "$AGENTX" \
+ip netns exec "$NS" $(agent_wrapper) "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" -x "$AGENTX" \
     -p "$WORK/agent.pid" &
 AGENT_PID=$!
 PIDS+=("$AGENT_PID")
