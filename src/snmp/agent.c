@@ -7,6 +7,7 @@
 #include "config.h"
 #include "snmp/agent.h"
 #include "snmp/notify.h"
+#include "snmp/rdma_tables.h"
 #include "events.h"
 #include "log.h"
 #include "poller.h"
@@ -94,6 +95,8 @@ static void register_primus_mib(const struct pna_config *cfg)
     pna_agent_tables_set_mode(cfg->standalone_addr != NULL);
     pna_system_scalars_register();
     pna_agent_tables_register();
+    pna_rdma_tables_register();
+    pna_pfc_tables_register();
 }
 
 int pna_agent_start(const struct pna_config *cfg, const char *app_name)

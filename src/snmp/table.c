@@ -170,7 +170,8 @@ static size_t prepare_order(struct table_reg *reg, const void *ctx)
         reg->order[i] = i;
     sort_def = def;
     sort_ctx = ctx;
-    qsort(reg->order, n, sizeof *reg->order, compare_rows);
+    if (n > 1)
+        qsort(reg->order, n, sizeof *reg->order, compare_rows);
     reg->order_ctx = ctx;
     reg->order_gen = gen;
     reg->order_len = n;
