@@ -276,7 +276,21 @@ not_yet() { # TABLE WHAT
     echo "note - $2: not served by the agent (yet); its labels are checked on synthetic rows only"
 }
 if served "$OBJ.5.10"; then check_gpu_labels; else not_yet gpu primusGpuTable; fi
-if served "$OBJ.6.10"; then check_rdma_labels; else not_yet ib "primusRdmaDeviceTable/primusIbPortTable"; fi
+if served "$OBJ.6.10"; then
+    check_rdma_labels
+    # One value against the fixture file itself: the kernel counts
+    # port_rcv_data in 4-octet words, the MIB in octets.
+    words=$(cat "$SYSFS/class/infiniband/mlx4_0/ports/1/counters/port_rcv_data" 2>/dev/null)
+    if [ -n "$words" ]; then
+        got=$(grep -E '^primusIbPortRcvData\{' "$OUT" | grep 'primusRdmaDeviceName="mlx4_0"' |
+              grep 'primusIbPortNumber="1"' | awk '{print $NF}')
+        num_eq "$got" $((words * 4)) ||
+            fail "primusIbPortRcvData of mlx4_0/1 = '$got', want 4 x $words from the fixture"
+        ok "primusIbPortRcvData{mlx4_0, port 1} = 4 x port_rcv_data of the fixture ($((words * 4)))"
+    fi
+else
+    not_yet ib "primusRdmaDeviceTable/primusIbPortTable"
+fi
 if served "$OBJ.8.10"; then
     check_container_labels
     want="primusContainerId=\"$CTR_ID\",primusContainerName=\"$CTR_NAME\",primusContainerPodName=\"$POD_NAME\",primusContainerPodNamespace=\"$POD_NS\""
