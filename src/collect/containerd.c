@@ -112,7 +112,7 @@ static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_e
     if (rc == -ENOENT)
         return;   /* being created or deleted right now; the next scan sees it */
     if (rc < 0) {
-        snprintf(err, sizeof err, "%s/%s/config.json: %s", ns, id, strerror(-rc));
+        snprintf(err, sizeof err, "%.100s/%.100s/config.json: %s", ns, id, strerror(-rc));
         note_error(st, err);
         return;
     }
