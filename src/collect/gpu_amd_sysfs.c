@@ -540,7 +540,8 @@ int pna_amd_sysfs_collect(const struct pna_roots *roots, struct pna_gpu_list *li
     /* rocm-smi numbers GPUs in PCI order; do the same for the informational
      * vendor index, and give every row the driver version */
     size_t n = list->count - cc.first;
-    qsort(list->gpus + cc.first, n, sizeof list->gpus[0], cmp_key);
+    if (n > 1)
+        qsort(list->gpus + cc.first, n, sizeof list->gpus[0], cmp_key);
     for (size_t i = 0; i < n; i++) {
         struct pna_gpu *g = &list->gpus[cc.first + i];
         g->has_vendor_index = true;
