@@ -295,6 +295,7 @@ enum pna_mib_col_ib_port_entry { /* in primusIbPortEntry */
     PNA_COL_IB_PORT_EXCESS_BUF_OVERRUNS = 38,    /* primusIbPortExcessBufOverruns */
     PNA_COL_IB_PORT_VL15_DROPPED = 39,           /* primusIbPortVl15Dropped */
     PNA_COL_IB_PORT_XMIT_WAIT = 40,              /* primusIbPortXmitWait */
+    PNA_COL_IB_PORT_RCV_DISCARDS = 41,           /* primusIbPortRcvDiscards */
     PNA_COL_IB_PORT_SATURATED = 50,              /* primusIbPortSaturated */
     PNA_COL_IB_PORT_COUNTER_SOURCE = 51,         /* primusIbPortCounterSource */
     PNA_COL_IB_PORT_RX_BYTES_PER_SEC = 52,       /* primusIbPortRxBytesPerSec */

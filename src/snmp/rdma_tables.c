@@ -92,7 +92,7 @@ static int device_cell(const void *ctx, size_t row, unsigned col, struct pna_cel
 
 /* ---- primusIbPortTable -------------------------------------------------- */
 
-/* Columns 20..40 in MIB order; primusIbPortSaturated bit N is column 20+N. */
+/* Columns 20..41 in MIB order; primusIbPortSaturated bit N is column 20+N. */
 static const enum pna_ib_ctr port_counter_cols[] = {
     PNA_IBC_RCV_DATA,                       /* 20 */
     PNA_IBC_XMIT_DATA,
@@ -115,8 +115,11 @@ static const enum pna_ib_ctr port_counter_cols[] = {
     PNA_IBC_EXCESSIVE_BUFFER_OVERRUN_ERRORS,
     PNA_IBC_VL15_DROPPED,
     PNA_IBC_XMIT_WAIT,                      /* 40 */
+    PNA_IBC_RCV_DISCARDS,                   /* 41: not a PMA counter; some drivers */
 };
 #define N_COUNTER_COLS (sizeof port_counter_cols / sizeof port_counter_cols[0])
+_Static_assert(PNA_COL_IB_PORT_RCV_DATA + N_COUNTER_COLS - 1 == PNA_COL_IB_PORT_RCV_DISCARDS,
+               "port_counter_cols must cover columns 20 to primusIbPortRcvDiscards");
 
 /* The MIB's enumerations. */
 enum { LINK_INFINIBAND = 1, LINK_ETHERNET = 2, LINK_OTHER = 3 };

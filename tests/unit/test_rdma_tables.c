@@ -113,6 +113,7 @@ static void check_port_counters(const char *dev, const struct pna_ib_port *p)
         { PNA_COL_IB_PORT_XMIT_DISCARDS, PNA_IBC_XMIT_DISCARDS },
         { PNA_COL_IB_PORT_VL15_DROPPED, PNA_IBC_VL15_DROPPED },
         { PNA_COL_IB_PORT_XMIT_WAIT, PNA_IBC_XMIT_WAIT },
+        { PNA_COL_IB_PORT_RCV_DISCARDS, PNA_IBC_RCV_DISCARDS },
     };
     oid idx[80];
     size_t n = port_idx(dev, p->num, idx);
@@ -213,6 +214,11 @@ static void test_ib_tables_node_exporter(void)
     CHECK_INT(c.i, 2); /* sysfsExt64(2) */
     CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_RCV_DATA, idx, n, &c), 0);
     CHECK_U64(c.u, UINT64_C(4631917) * 4);
+    /* port_rcv_discards (column 41): the file says 0, and 0 is served */
+    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_RCV_DISCARDS, idx, n, &c), 0);
+    CHECK_INT(c.type, ASN_COUNTER64);
+    CHECK_U64(c.u, 0);
+    CHECK_U64(walk_column(&pna_ib_port_table, PNA_COL_IB_PORT_RCV_DISCARDS, NULL), 1); /* mlx4 p1 only */
     /* iWARP: every counter absent, state still there */
     n = port_idx("i40iw0", 1, idx);
     CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_SYMBOL_ERRORS, idx, n, &c), -1);
