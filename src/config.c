@@ -284,7 +284,7 @@ static const char *const netsnmp_tokens[] = {
     "group", "view", "access", "authcommunity", "trapsink", "trap2sink", "informsink",
     "trapsess", "trapcommunity", "authtrapenable", "agentaddress", "agentXPerms",
     "agentXTimeout", "agentXRetries", "engineID", "engineIDType", "engineIDNic",
-    "defaultMonitors", "sysContact", "sysLocation", "sysName",
+    "dontLogTCPWrappersConnects",
 };
 
 static bool is_netsnmp_token(const char *token)

@@ -3,11 +3,13 @@
  * poller's own fixed index, so reordering never renumbers rows. */
 #include "config.h"
 #include "poller.h"
+#include "collect/gpu_poller.h"
 #include "collect/ib_poller.h"
 #include "collect/node_poller.h"
 
 const struct pna_poller_ops *const pna_poller_registry[] = {
     &pna_node_poller,
+    &pna_gpu_poller,
     &pna_ib_poller,
     &pna_pfc_poller,
 };

@@ -6,6 +6,7 @@
  * poller watchdog, so pollers never call into net-snmp. */
 #include "config.h"
 #include "snmp/agent.h"
+#include "snmp/gpu_table.h"
 #include "snmp/notify.h"
 #include "snmp/rdma_tables.h"
 #include "events.h"
@@ -95,6 +96,7 @@ static void register_primus_mib(const struct pna_config *cfg)
     pna_agent_tables_set_mode(cfg->standalone_addr != NULL);
     pna_system_scalars_register();
     pna_agent_tables_register();
+    pna_gpu_table_register();
     pna_rdma_tables_register();
     pna_pfc_tables_register();
 }
