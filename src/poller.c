@@ -337,15 +337,27 @@ void pna_pollers_stop(void)
     npollers = 0;
 }
 
+static void kick(struct poller *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->kick = true;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+}
+
 void pna_pollers_kick(void)
 {
-    for (size_t i = 0; i < npollers; i++) {
-        struct poller *p = &pollers[i];
-        pthread_mutex_lock(&p->lock);
-        p->kick = true;
-        pthread_cond_broadcast(&p->wake);
-        pthread_mutex_unlock(&p->lock);
-    }
+    for (size_t i = 0; i < npollers; i++)
+        kick(&pollers[i]);
+}
+
+/* The pollers array is filled before any poller thread starts and not
+ * changed until they are stopped, so it can be searched without a lock. */
+void pna_poller_wake(uint32_t index)
+{
+    for (size_t i = 0; i < npollers; i++)
+        if (pollers[i].info.index == index)
+            kick(&pollers[i]);
 }
 
 size_t pna_pollers_count(void)

@@ -88,6 +88,10 @@ void pna_pollers_stop(void);
 /* Ask every poller to poll now (tests, SIGHUP). */
 void pna_pollers_kick(void);
 
+/* Any thread: ask the poller with primusPollerIndex INDEX to poll now (an
+ * event source saw a change, e.g. a container was created). */
+void pna_poller_wake(uint32_t index);
+
 size_t pna_pollers_count(void);
 bool pna_pollers_info(size_t i, struct pna_poller_info *out);
 

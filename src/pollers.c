@@ -3,6 +3,7 @@
  * poller's own fixed index, so reordering never renumbers rows. */
 #include "config.h"
 #include "poller.h"
+#include "collect/containers_poller.h"
 #include "collect/gpu_poller.h"
 #include "collect/ib_poller.h"
 #include "collect/node_poller.h"
@@ -12,6 +13,9 @@ const struct pna_poller_ops *const pna_poller_registry[] = {
     &pna_gpu_poller,
     &pna_ib_poller,
     &pna_pfc_poller,
+    &pna_containers_poller,
+    &pna_kubelet_poller,
+    &pna_storage_poller,
 };
 
 const size_t pna_poller_registry_len =

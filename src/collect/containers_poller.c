@@ -29,11 +29,6 @@
 #define DOCKER_TIMEOUT_MS 2000
 #define DOCKER_RETRY_MS 500
 
-/* Asks the core to run this poller's collect() now.  The poller API has only
- * pna_pollers_kick() (every poller); until it offers a per-poller wake-up the
- * reference is weak, and without it changes show at the next interval. */
-extern void pna_poller_wake(uint32_t index) __attribute__((weak));
-
 struct containers_state {
     struct pna_roots roots;
     const char *containerd_state;
@@ -46,10 +41,10 @@ struct containers_state {
     atomic_uint_fast64_t oom_kills;
 };
 
+/* A runtime event (task created or exited, OOM): poll now, not at the next interval. */
 static void wake_poller(void)
 {
-    if (pna_poller_wake)
-        pna_poller_wake(CONTAINERS_INDEX);
+    pna_poller_wake(CONTAINERS_INDEX);
 }
 
 /* OOM watch thread. */

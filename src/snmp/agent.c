@@ -6,6 +6,7 @@
  * poller watchdog, so pollers never call into net-snmp. */
 #include "config.h"
 #include "snmp/agent.h"
+#include "snmp/container_tables.h"
 #include "snmp/gpu_table.h"
 #include "snmp/notify.h"
 #include "snmp/rdma_tables.h"
@@ -99,6 +100,7 @@ static void register_primus_mib(const struct pna_config *cfg)
     pna_gpu_table_register();
     pna_rdma_tables_register();
     pna_pfc_tables_register();
+    pna_container_tables_register();
 }
 
 int pna_agent_start(const struct pna_config *cfg, const char *app_name)
