@@ -6,6 +6,7 @@
  * so nothing they report can arrive before the front end is ready. */
 #include "config.h"
 #include "events.h"
+#include "http/http.h"
 #include "log.h"
 #include "poller.h"
 #include "snmp/agent.h"
@@ -226,12 +227,17 @@ int main(int argc, char **argv)
         return 1;
     if (pna_pollers_start(&cfg) != 0)
         return 1;
+    if (cfg.http_addr && pna_http_start(&cfg) != 0) {
+        pna_pollers_stop();
+        return 1;
+    }
     pna_log(LOG_INFO, APP_NAME " " PACKAGE_VERSION " started (%s)",
             cfg.standalone_addr ? "standalone agent" : "AgentX subagent");
 
     pna_agent_run();
 
     pna_log(LOG_INFO, APP_NAME " stopping");
+    pna_http_stop();
     pna_pollers_stop();
     pna_agent_shutdown(APP_NAME);
     pna_events_shutdown();

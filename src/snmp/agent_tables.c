@@ -4,6 +4,7 @@
 #include "config.h"
 #include "cache.h"
 #include "events.h"
+#include "health.h"
 #include "poller.h"
 #include "snmp/agent.h"
 #include "snmp/oids.h"
@@ -17,29 +18,6 @@ void pna_agent_tables_set_mode(bool standalone)
     standalone_mode = standalone;
 }
 
-/* Data older than its poller's interval plus deadline, twice over, is stale. */
-static bool poller_stale(const struct pna_poller_info *p, int64_t now_ms)
-{
-    if (p->status == PNA_POLLER_OFF || p->status == PNA_POLLER_PENDING)
-        return false;
-    int64_t limit = 2 * ((int64_t)p->interval_ms + p->timeout_ms);
-    return !p->data_taken_ms || now_ms - p->data_taken_ms > limit;
-}
-
-static bool agent_degraded(void)
-{
-    int64_t now = pna_now_ms();
-    for (size_t i = 0; i < pna_pollers_count(); i++) {
-        struct pna_poller_info p;
-        if (!pna_pollers_info(i, &p))
-            continue;
-        if (p.status == PNA_POLLER_FAILING || p.status == PNA_POLLER_TIMED_OUT ||
-            poller_stale(&p, now))
-            return true;
-    }
-    return false;
-}
-
 static int get_agent(const void *ctx, unsigned subid, struct pna_cell *out)
 {
     (void)ctx;
@@ -48,7 +26,7 @@ static int get_agent(const void *ctx, unsigned subid, struct pna_cell *out)
     case PNA_SC_AGENT_UPTIME:
         return pna_cell_u32(out, (uint32_t)((pna_now_ms() - agent_started_ms) / 1000));
     case PNA_SC_AGENT_STATUS:
-        return pna_cell_int(out, agent_degraded() ? PNA_AGENT_STATUS_DEGRADED : PNA_AGENT_STATUS_OK);
+        return pna_cell_int(out, pna_agent_degraded() ? PNA_AGENT_STATUS_DEGRADED : PNA_AGENT_STATUS_OK);
     case PNA_SC_AGENT_MODE:
         return pna_cell_int(out, standalone_mode ? PNA_AGENT_MODE_STANDALONE : PNA_AGENT_MODE_SUBAGENT);
     case PNA_SC_AGENT_EVENTS_TOTAL: return pna_cell_counter64(out, pna_events_total());

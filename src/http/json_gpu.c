@@ -1,0 +1,182 @@
+/* http/json_gpu.c -- the node exporter's GPU endpoints in its shapes:
+ *   /gpus             {"code":0,"data":[{"gpu":N,"asic":{"market_name","device_id",
+ *                      "asic_serial"},"bus":{"bdf"},"dri_device":{"card","render",
+ *                      "pci_addr"}}],"message":"success"}
+ *   /gpuDriverVersion {"code":0,"data":"6.2.4","message":"success"}
+ *   /cardMetrics      {"code":0,"data":[{"gpu":N,"gpu_use_percent":75.5,
+ *                      "memory_use_percent":60.2}],"message":"success"}
+ *   /driMapping       {"code":0,"data":{"/dev/dri/card0":{"card","render","pci_addr",
+ *                      "card_id"}},"message":"success"}
+ * and the GPU summary embedded in /metrics/json and /node.  With no GPU data
+ * yet (or none on the node) the lists are empty, as the seed answers on a CPU
+ * node.  Device paths are the host's /dev/dri names. */
+#include "config.h"
+#include "model/gpu.h"
+#include "http/render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t gpu_count(const struct pna_http_view *v)
+{
+    return v->gpu ? v->gpu->count : 0;
+}
+
+static json_t *gpu_number(const struct pna_http_view *v, size_t i)
+{
+    return json_integer(pna_http_gpu_number(v->gpu, i));
+}
+
+static void dri_path(char *buf, size_t cap, const char *node)
+{
+    if (node[0])
+        snprintf(buf, cap, "/dev/dri/%s", node);
+    else
+        buf[0] = '\0';
+}
+
+static json_t *dri_device(const struct pna_gpu *g, bool with_card_id)
+{
+    char card[48], render[48];
+    dri_path(card, sizeof card, g->drm_card);
+    dri_path(render, sizeof render, g->drm_render);
+    json_t *o = json_object();
+    json_object_set_new(o, "card", pna_json_text(card));
+    json_object_set_new(o, "render", pna_json_text(render));
+    json_object_set_new(o, "pci_addr", pna_json_text(g->pci_bus_id));
+    if (with_card_id) {
+        long id = -1;
+        if (g->has_drm_card_id)
+            id = (long)g->drm_card_id;
+        else if (strncmp(g->drm_card, "card", 4) == 0)
+            id = strtol(g->drm_card + 4, NULL, 10);
+        json_object_set_new(o, "card_id", json_integer(id));
+    }
+    return o;
+}
+
+struct pna_json_reply pna_json_gpus(const struct pna_http_view *v)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < gpu_count(v); i++) {
+        const struct pna_gpu *g = &v->gpu->gpus[i];
+        char device_id[16] = "";
+        if (g->has_pci_ids)
+            snprintf(device_id, sizeof device_id, "0x%04x", g->pci_device_id);
+        json_t *asic = json_object();
+        json_object_set_new(asic, "market_name", pna_json_text(g->name));
+        json_object_set_new(asic, "device_id", pna_json_text(device_id));
+        json_object_set_new(asic, "asic_serial", pna_json_text(g->serial));
+        json_t *bus = json_object();
+        json_object_set_new(bus, "bdf", pna_json_text(g->pci_bus_id));
+        json_t *o = json_object();
+        json_object_set_new(o, "gpu", gpu_number(v, i));
+        json_object_set_new(o, "asic", asic);
+        json_object_set_new(o, "bus", bus);
+        json_object_set_new(o, "dri_device", dri_device(g, false));
+        json_array_append_new(list, o);
+    }
+    return pna_json_envelope(list);
+}
+
+/* The seed reports the amdgpu driver's version; on NVIDIA nodes the NVIDIA
+ * driver's is the useful answer. */
+struct pna_json_reply pna_json_gpu_driver_version(const struct pna_http_view *v)
+{
+    const char *version = "";
+    if (v->gpu) {
+        if (v->gpu->amd_driver_version[0])
+            version = v->gpu->amd_driver_version;
+        else if (v->gpu->nvidia_driver_version[0])
+            version = v->gpu->nvidia_driver_version;
+        else if (v->gpu->count)
+            version = v->gpu->gpus[0].driver_version;
+    }
+    return pna_json_envelope(pna_json_text(version));
+}
+
+/* VRAM used as a percentage of total, in hundredths of a percent; -1 unknown. */
+static int64_t memory_use_x100(const struct pna_gpu *g)
+{
+    if (!g->has_mem_total || !g->has_mem_used || !g->mem_total_bytes)
+        return -1;
+    unsigned __int128 r = ((unsigned __int128)g->mem_used_bytes * 10000 + g->mem_total_bytes / 2) /
+                          g->mem_total_bytes;
+    return r > 10000 ? 10000 : (int64_t)r;
+}
+
+struct pna_json_reply pna_json_card_metrics(const struct pna_http_view *v)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < gpu_count(v); i++) {
+        const struct pna_gpu *g = &v->gpu->gpus[i];
+        int64_t mem = memory_use_x100(g);
+        json_t *o = json_object();
+        json_object_set_new(o, "gpu", gpu_number(v, i));
+        json_object_set_new(o, "gpu_use_percent",
+                            g->has_util_gpu && !g->lost ? json_real(g->util_gpu_pct) : json_null());
+        json_object_set_new(o, "memory_use_percent",
+                            mem >= 0 && !g->lost ? pna_json_fixed(mem, 2) : json_null());
+        json_array_append_new(list, o);
+    }
+    return pna_json_envelope(list);
+}
+
+struct pna_json_reply pna_json_dri_mapping(const struct pna_http_view *v)
+{
+    json_t *map = json_object();
+    for (size_t i = 0; i < gpu_count(v); i++) {
+        const struct pna_gpu *g = &v->gpu->gpus[i];
+        if (!g->drm_card[0])
+            continue;
+        char card[48];
+        dri_path(card, sizeof card, g->drm_card);
+        json_object_set_new(map, card, dri_device(g, true));
+    }
+    return pna_json_envelope(map);
+}
+
+static bool gpu_in_use(const struct pna_gpu *g)
+{
+    return (g->has_util_gpu && g->util_gpu_pct > 0) || (g->has_mem_used && g->mem_used_bytes > 0);
+}
+
+json_t *pna_json_gpu_summary(const struct pna_http_view *v)
+{
+    json_t *list = json_array();
+    size_t used = 0;
+    for (size_t i = 0; i < gpu_count(v); i++) {
+        const struct pna_gpu *g = &v->gpu->gpus[i];
+        used += gpu_in_use(g);
+        json_t *o = json_object();
+        json_object_set_new(o, "index", gpu_number(v, i));
+        json_object_set_new(o, "name", pna_json_text(g->name));
+        json_object_set_new(o, "uuid", pna_json_text(g->uuid));
+        json_object_set_new(o, "pci_bus_id", pna_json_text(g->pci_bus_id));
+        json_object_set_new(o, "vendor", pna_json_text(g->vendor == PNA_GPU_VND_NVIDIA ? "nvidia"
+                                                       : g->vendor == PNA_GPU_VND_AMD ? "amd"
+                                                                                         : "other"));
+        json_object_set_new(o, "lost", json_boolean(g->lost));
+        if (g->has_mem_total)
+            json_object_set_new(o, "memory_total_bytes", pna_json_u64(g->mem_total_bytes));
+        if (g->has_mem_used)
+            json_object_set_new(o, "memory_used_bytes", pna_json_u64(g->mem_used_bytes));
+        if (g->has_mem_free)
+            json_object_set_new(o, "memory_free_bytes", pna_json_u64(g->mem_free_bytes));
+        if (g->has_util_gpu)
+            json_object_set_new(o, "utilization_percent", json_integer(g->util_gpu_pct));
+        if (g->has_temp)
+            json_object_set_new(o, "temperature_celsius", json_integer(g->temp_c));
+        if (g->has_power)
+            json_object_set_new(o, "power_draw_watts", pna_json_fixed(g->power_mw, 3));
+        if (g->has_power_limit)
+            json_object_set_new(o, "power_limit_watts", pna_json_fixed(g->power_limit_mw, 3));
+        json_array_append_new(list, o);
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "count", json_integer((json_int_t)gpu_count(v)));
+    json_object_set_new(o, "used_count", json_integer((json_int_t)used));
+    json_object_set_new(o, "gpus", list);
+    return o;
+}

@@ -1,0 +1,82 @@
+/* http/prom.h -- a small writer for the Prometheus text exposition format 0.0.4.
+ *
+ * Families are written one after the other: start one with pna_prom_family(),
+ * then write its samples.  The "# HELP" and "# TYPE" lines are written once, at
+ * the first sample, so a family with no sample leaves no trace.  HELP and TYPE
+ * name the sample's full name: a counter's name ends in "_total" and its HELP
+ * and TYPE lines say so too (what promtool's linter wants for 0.0.4; OpenMetrics
+ * would differ).  Label values and HELP text are escaped here, and bytes that are
+ * not valid UTF-8 become '?', since one bad byte fails the whole scrape.
+ *
+ * Numbers: integers are printed exactly; pna_prom_fixed() prints a scaled
+ * integer (hundredths of a percent as a ratio, milliwatts as watts) exactly,
+ * without a round trip through floating point. */
+#ifndef PNA_HTTP_PROM_H
+#define PNA_HTTP_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "http/buf.h"
+
+enum pna_prom_type {
+    PNA_PROM_GAUGE,
+    PNA_PROM_COUNTER,     /* the name must end in "_total" */
+    PNA_PROM_UNTYPED,     /* seed-compatible names that the linter would refuse as typed */
+};
+
+struct pna_prom_label {
+    const char *name;     /* [a-zA-Z_][a-zA-Z0-9_]* */
+    const char *value;    /* any text; NULL is written as "" */
+};
+
+#define PNA_PROM_NAME_MAX 160
+
+struct pna_prom {
+    struct pna_buf *out;
+    char family[PNA_PROM_NAME_MAX];
+    const char *help;
+    enum pna_prom_type type;
+    bool header_done;     /* HELP/TYPE of the current family written */
+    bool family_ok;       /* the current family's name and type are valid */
+    /* Names of the families written so far (open addressing), to write each
+     * header once and to count a family split in two (a bug). */
+    char **seen;
+    size_t seen_cap, seen_count;
+    size_t families;      /* families with at least one sample */
+    size_t samples;
+    size_t errors;        /* rejected names or types, split families */
+};
+
+void pna_prom_init(struct pna_prom *p, struct pna_buf *out);
+void pna_prom_free(struct pna_prom *p);
+
+/* Start family NAME (copied).  HELP must stay valid until the next call.
+ * Returns 0, or -1 when NAME is not a valid metric name or a counter's name
+ * does not end in "_total" (its samples are then dropped and counted). */
+int pna_prom_family(struct pna_prom *p, const char *name, enum pna_prom_type type,
+                    const char *help);
+
+/* One sample of the current family; LABELS may be NULL when N is 0. */
+void pna_prom_u64(struct pna_prom *p, const struct pna_prom_label *labels, size_t n, uint64_t v);
+void pna_prom_i64(struct pna_prom *p, const struct pna_prom_label *labels, size_t n, int64_t v);
+/* V / 10^DECIMALS, e.g. (1234, 4) is 0.1234 and (-5, 1) is -0.5. */
+void pna_prom_fixed(struct pna_prom *p, const struct pna_prom_label *labels, size_t n,
+                    int64_t v, unsigned decimals);
+void pna_prom_double(struct pna_prom *p, const struct pna_prom_label *labels, size_t n, double v);
+
+/* Shorthands: start a family and write one sample without labels. */
+void pna_prom_gauge_u64(struct pna_prom *p, const char *name, const char *help, uint64_t v);
+
+/* Helpers, exposed for the tests and the domain renderers. */
+bool pna_prom_valid_name(const char *name);
+bool pna_prom_valid_label_name(const char *name);
+/* Copy PREFIX + SUFFIX into DST as a valid metric name: any character outside
+ * [a-zA-Z0-9_:] becomes '_' (hardware counter names come from drivers). */
+void pna_prom_name_join(char *dst, size_t cap, const char *prefix, const char *suffix);
+/* Escaped label value / HELP text into OUT (exposed for tests). */
+void pna_prom_escape_label(struct pna_buf *out, const char *s);
+void pna_prom_escape_help(struct pna_buf *out, const char *s);
+
+#endif

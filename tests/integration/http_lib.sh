@@ -1,0 +1,52 @@
+# http_lib.sh -- shared set-up for the HTTP bridge's integration tests, on top
+# of lib.sh: a free TCP port, the agent started with --http on loopback, and
+# small curl wrappers.  Sourced by tests/integration/http_*.sh.
+. "$(dirname "$0")/lib.sh"
+
+command -v curl >/dev/null || skip "curl not installed"
+
+# A free TCP port on 127.0.0.1.
+free_tcp_port() {
+    local p
+    for _ in $(seq 50); do
+        p=$(( (RANDOM % 20000) + 30000 ))
+        if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
+    done
+    fail "no free TCP port"
+}
+
+HTTP_PORT=$(free_tcp_port)
+HTTP_SCHEME=http
+HTTP_BASE="http://127.0.0.1:$HTTP_PORT"
+CURL_OPTS=(--silent --show-error --max-time 10)
+
+# http_body PATH [curl options...]: the body; fails the test if curl fails.
+http_body() {
+    local path=$1; shift
+    curl "${CURL_OPTS[@]}" "$@" "$HTTP_BASE$path" || fail "curl $path failed"
+}
+
+# http_code PATH [curl options...]: only the status code.
+http_code() {
+    local path=$1; shift
+    curl "${CURL_OPTS[@]}" -o /dev/null -w '%{http_code}' "$@" "$HTTP_BASE$path"
+}
+
+# start_http_agent [agent options...]: the subagent with the bridge on HTTP_PORT.
+start_http_agent() {
+    start_agent --http "127.0.0.1:$HTTP_PORT" "$@"
+}
+
+# wait_http [curl options...]: until the bridge answers /healthz.
+wait_http() {
+    wait_until 20 sh -c "curl -s -o /dev/null -w '%{http_code}' $* $HTTP_BASE/healthz | grep -q 200" ||
+        fail "the HTTP bridge did not answer on $HTTP_BASE"
+}
+
+# metric_value FILE NAME LABELS: the value of NAME{LABELS} (LABELS exactly as
+# written, "" for none) in an exposition saved in FILE; empty when absent.
+metric_value() {
+    local file=$1 name=$2 labels=$3 key
+    if [ -n "$labels" ]; then key="$name{$labels} "; else key="$name "; fi
+    awk -v key="$key" 'index($0, key) == 1 { print $NF; exit }' "$file"
+}
