@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "cache.h"
+#include "collect/ib_mad.h"
 #include "collect/ib_sysfs.h"
+#include "collect/ib_verbs.h"
 #include "events.h"
 #include "model/ib.h"
 #include "util/fileio.h"
@@ -37,7 +39,32 @@ struct ib_state {
     struct known_port *known;   /* sorted by (device, port) */
     size_t n_known;
     bool polled_once;
+    /* What sysfs lacks, from libibmad and libibverbs: NULL when not built,
+     * or when the roots are not the host's own (see ib_mad.h). */
+    struct pna_ib_mad *mad;
+    struct pna_ib_verbs *verbs;
 };
+
+/* The library tables the next init() uses: the real ones where built. */
+#ifdef HAVE_IBMAD
+static const struct pna_ib_mad_ops *mad_ops = &pna_ib_mad_libibmad;
+#else
+static const struct pna_ib_mad_ops *mad_ops = NULL;
+#endif
+#ifdef HAVE_IBVERBS
+static const struct pna_ib_verbs_ops *verbs_ops = &pna_ib_verbs_libibverbs;
+#else
+static const struct pna_ib_verbs_ops *verbs_ops = NULL;
+#endif
+static bool ext_any_roots;
+
+void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad,
+                               const struct pna_ib_verbs_ops *verbs, bool any_roots)
+{
+    mad_ops = mad;
+    verbs_ops = verbs;
+    ext_any_roots = any_roots;
+}
 
 static void ib_snap_destroy(struct pna_snap *snap)
 {
@@ -54,6 +81,18 @@ static int ib_init(void **state, const struct pna_config *cfg, char *err, size_t
         return -1;
     }
     st->roots = cfg->roots;
+    /* The libraries read the process's own /sys and /dev: on any other tree
+     * (a fixture, a host mounted elsewhere) their answers would describe
+     * other devices than the ones read from sysfs, so they are not used. */
+    if (ext_any_roots || pna_ib_host_roots(&st->roots)) {
+        if ((mad_ops && !(st->mad = pna_ib_mad_new(mad_ops, &st->roots))) ||
+            (verbs_ops && !(st->verbs = pna_ib_verbs_new(verbs_ops, &st->roots)))) {
+            pna_ib_mad_free(st->mad);
+            free(st);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
     *state = st;
     return 0;
 }
@@ -64,6 +103,8 @@ static void ib_fini(void *state)
     if (!st)
         return;
     pna_snap_release(st->last ? &st->last->base : NULL);
+    pna_ib_mad_free(st->mad);
+    pna_ib_verbs_free(st->verbs);
     free(st->known);
     free(st);
 }
@@ -175,6 +216,9 @@ static int ib_collect(void *state, const struct pna_snap *prev, struct pna_snap 
         free(snap);
         return -1;
     }
+    /* 64-bit PMA counters and port attributes first: rates use them */
+    pna_ib_mad_apply(st->mad, &snap->m);
+    pna_ib_verbs_apply(st->verbs, &snap->m);
     pna_ib_derive(&snap->m, before ? &before->m : NULL);
     if (track_port_states(st, &snap->m) != 0) {
         pna_ib_model_free(&snap->m);

@@ -5,9 +5,19 @@
 #ifndef PNA_IB_POLLER_H
 #define PNA_IB_POLLER_H
 
+#include <stdbool.h>
+
 #include "poller.h"
 
 extern const struct pna_poller_ops pna_ib_poller;
 extern const struct pna_poller_ops pna_pfc_poller;
+
+/* Tests: the libibmad / libibverbs tables the next ib init() uses (NULL: not
+ * used), and ANY_ROOTS to use them on a sysfs tree that is not the host's
+ * own.  By default the real libraries where built, on the host's roots only. */
+struct pna_ib_mad_ops;
+struct pna_ib_verbs_ops;
+void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad,
+                               const struct pna_ib_verbs_ops *verbs, bool any_roots);
 
 #endif

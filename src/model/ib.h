@@ -22,12 +22,15 @@
  * or cannot read it ("N/A (no PMA)" on iWARP): absent is not zero.
  * SATURATED: the value sits at the maximum of a counter that stops there
  * (IB PMA error counters) and no longer counts.  FROM_EXT: the value came from
- * a 64-bit source (counters_ext/<name>_64) rather than the PortCounters file. */
+ * a 64-bit source (counters_ext/<name>_64) rather than the PortCounters file.
+ * FROM_PMA: it came from the PMA's PortCountersExtended through libibmad
+ * (src/collect/ib_mad.c). */
 struct pna_counter {
     uint64_t value;
     bool present;
     bool saturated;
     bool from_ext;
+    bool from_pma;
 };
 
 /* The standard port counters of /sys/class/infiniband/<dev>/ports/<n>/counters.
@@ -147,6 +150,8 @@ struct pna_ib_port {
     uint64_t port_guid;
     char netdev[32];              /* RoCE: the Ethernet interface of the port */
     int32_t ifindex;              /* its IF-MIB ifIndex, 0 unknown */
+    uint32_t active_mtu;          /* octets, from libibverbs (src/collect/ib_verbs.c); 0 unknown */
+    uint32_t max_mtu;             /* largest MTU the port supports, octets; 0 unknown */
 
     struct pna_counter ctr[PNA_IBC_COUNT];
     struct pna_hw_counter *hw;    /* sorted by name */

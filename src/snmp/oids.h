@@ -304,6 +304,8 @@ enum pna_mib_col_ib_port_entry { /* in primusIbPortEntry */
     PNA_COL_IB_PORT_TX_UTILIZATION = 55,         /* primusIbPortTxUtilization */
     PNA_COL_IB_PORT_ERROR_RATE = 56,             /* primusIbPortErrorRate */
     PNA_COL_IB_PORT_RATE_INTERVAL = 57,          /* primusIbPortRateInterval */
+    PNA_COL_IB_PORT_ACTIVE_MTU = 58,             /* primusIbPortActiveMtu */
+    PNA_COL_IB_PORT_MAX_MTU = 59,                /* primusIbPortMaxMtu */
 };
 
 /* Columns of primusRoceCongTable, INDEX { primusRdmaDeviceName, primusIbPortNumber }. */

@@ -123,7 +123,6 @@ _Static_assert(PNA_COL_IB_PORT_RCV_DATA + N_COUNTER_COLS - 1 == PNA_COL_IB_PORT_
 
 /* The MIB's enumerations. */
 enum { LINK_INFINIBAND = 1, LINK_ETHERNET = 2, LINK_OTHER = 3 };
-enum { SOURCE_SYSFS = 1, SOURCE_SYSFS_EXT64 = 2 };
 
 static size_t port_rows(const void *ctx)
 {
@@ -152,14 +151,17 @@ static uint32_t saturated_bits(const struct pna_ib_port *p)
 
 static int counter_source(const struct pna_ib_port *p, struct pna_cell *out)
 {
-    bool any = false, ext = false;
+    bool any = false, ext = false, pma = false;
     for (int i = 0; i < PNA_IBC_COUNT; i++) {
         any |= p->ctr[i].present;
         ext |= p->ctr[i].present && p->ctr[i].from_ext;
+        pma |= p->ctr[i].present && p->ctr[i].from_pma;
     }
     if (!any)
         return PNA_CELL_ABSENT;
-    return pna_cell_int(out, ext ? SOURCE_SYSFS_EXT64 : SOURCE_SYSFS);
+    return pna_cell_int(out, pma   ? PNA_IB_PORT_COUNTER_SOURCE_PMA_EXTENDED
+                             : ext ? PNA_IB_PORT_COUNTER_SOURCE_SYSFS_EXT64
+                                   : PNA_IB_PORT_COUNTER_SOURCE_SYSFS);
 }
 
 static int link_layer(const struct pna_ib_port *p, struct pna_cell *out)
@@ -234,6 +236,10 @@ static int port_cell(const void *ctx, size_t row, unsigned col, struct pna_cell 
     case PNA_COL_IB_PORT_IF_INDEX: return pna_cell_int(out, p->ifindex > 0 ? p->ifindex : 0);
     case PNA_COL_IB_PORT_SATURATED: return pna_cell_u32(out, saturated_bits(p));
     case PNA_COL_IB_PORT_COUNTER_SOURCE: return counter_source(p, out);
+    case PNA_COL_IB_PORT_ACTIVE_MTU:
+        return p->active_mtu ? pna_cell_u32(out, p->active_mtu) : PNA_CELL_ABSENT;
+    case PNA_COL_IB_PORT_MAX_MTU:
+        return p->max_mtu ? pna_cell_u32(out, p->max_mtu) : PNA_CELL_ABSENT;
     }
     return port_rate_cell(p, col, out);
 }
@@ -360,7 +366,7 @@ const struct pna_table_def pna_ib_port_table = {
     .table_oid_len = OID_LENGTH(port_table_oid),
     .domain = PNA_DOM_IB,
     .min_col = PNA_COL_IB_PORT_LINK_LAYER,
-    .max_col = PNA_COL_IB_PORT_RATE_INTERVAL,
+    .max_col = PNA_COL_IB_PORT_MAX_MTU,
     .row_count = port_rows,
     .row_index = port_index,
     .get_cell = port_cell,
