@@ -202,8 +202,18 @@ char **pna_containerd_watch_dirs(const struct pna_roots *roots, const char *stat
     if (pna_path(base, sizeof base, roots->rootfs, "/%s/%s", state_rel, PNA_CONTAINERD_TASK_DIR) < 0)
         return NULL;
     DIR *top = opendir(base);
-    if (!top)
-        return NULL;
+    if (!top) {
+        /* No task directory yet (containerd not started, or no task since it
+         * started): watch the state directory, where containerd creates it,
+         * so the first task is seen at once rather than at the next rescan. */
+        char state[512];
+        struct stat st;
+        if (pna_path(state, sizeof state, roots->rootfs, "/%s", state_rel) == 0 &&
+            stat(state, &st) == 0 && S_ISDIR(st.st_mode))
+            strv_add(&out, state);
+        *n = out.n;
+        return out.v;
+    }
     strv_add(&out, base);
     struct dirent *ns;
     while ((ns = readdir(top)) != NULL) {

@@ -38,8 +38,10 @@ int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
                         struct pna_containerd_stats *stats, char *err, size_t errlen);
 
 /* The directories whose entries change as tasks come and go: the task
- * directory, each namespace directory and each bundle.  Returns a malloc'd
- * array of malloc'd strings (free with pna_containerd_free_dirs), count in *N. */
+ * directory, each namespace directory and each bundle; when the task
+ * directory does not exist yet, the state directory it will appear in (if
+ * that exists).  Returns a malloc'd array of malloc'd strings (free with
+ * pna_containerd_free_dirs), count in *N. */
 char **pna_containerd_watch_dirs(const struct pna_roots *roots, const char *state_rel, size_t *n);
 void pna_containerd_free_dirs(char **dirs, size_t n);
 

@@ -147,8 +147,7 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
     return 0;
 }
 
-static void sync_watch(struct containers_state *st, const struct pna_container_set *set,
-                       bool containerd_seen)
+static void sync_watch(struct containers_state *st, const struct pna_container_set *set)
 {
     if (!st->watch)
         return;
@@ -174,10 +173,13 @@ static void sync_watch(struct containers_state *st, const struct pna_container_s
         if (set->rows[i].has_oom)
             pna_oom_watch_observe(st->watch, set->rows[i].id, set->rows[i].oom_kills);
     size_t ndirs = 0;
-    char **dirs = containerd_seen
-                      ? pna_containerd_watch_dirs(&st->roots, st->containerd_state, &ndirs)
-                      : NULL;
-    pna_oom_watch_dirs(st->watch, (const char *const *)dirs, ndirs);
+    char **dirs = pna_containerd_watch_dirs(&st->roots, st->containerd_state, &ndirs);
+    /* A directory watched only now was scanned without a watch: a bundle (or
+     * its config.json) created between that scan and this point raised no
+     * event, so scan once more.  The next scan adds no new watch unless
+     * something new did appear, so this does not repeat by itself. */
+    if (pna_oom_watch_dirs(st->watch, (const char *const *)dirs, ndirs) > 0)
+        wake_poller();
     pna_containerd_free_dirs(dirs, ndirs);
 }
 
@@ -216,7 +218,7 @@ static int containers_collect(void *state, const struct pna_snap *prev, struct p
     pna_devmap_owners(&st->roots, &s->set);
     const struct pna_containers_snap *p = (const struct pna_containers_snap *)prev;
     pna_container_set_assign_indexes(&s->set, p ? &p->set : NULL);
-    sync_watch(st, &s->set, s->containerd_seen);
+    sync_watch(st, &s->set);
     s->docker_errors = st->docker ? pna_docker_errors(st->docker) : 0;
     s->oom_events = atomic_load(&st->oom_events);
     s->oom_kills = atomic_load(&st->oom_kills);

@@ -489,6 +489,7 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
         qsort(sorted, n, sizeof *sorted, cmp_str);
     pthread_mutex_lock(&w->lock);
     size_t i = 0, j = 0, k = 0;
+    int added = 0;
     while (i < w->ndirs || j < n) {
         int c = i >= w->ndirs ? 1 : j >= n ? -1 : strcmp(w->dirs[i].path, sorted[j]);
         if (c < 0) {
@@ -510,6 +511,7 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
                 nd[k].wd = wd;
                 nd[k].path = copy;
                 k++;
+                added++;
             } else if (wd >= 0) {
                 inotify_rm_watch(w->ifd, wd);
             }
@@ -521,7 +523,7 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
     w->ndirs = k;
     pthread_mutex_unlock(&w->lock);
     free(sorted);
-    return 0;
+    return added;
 }
 
 void pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count)

@@ -55,7 +55,10 @@ struct pna_oom_watch *pna_oom_watch_new(const struct pna_cgroup_env *env, pna_oo
 int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *targets, size_t n);
 
 /* Watch these directories for entries created, deleted or moved (replaces the
- * previous list; missing directories are skipped). */
+ * previous list; missing directories are skipped).  Returns how many of them
+ * were not watched before (a caller that scanned them before the watch was in
+ * place scans again: an entry made in between raised no event), or -1 when
+ * out of memory. */
 int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t n);
 
 /* A count read by someone else: reported if it is higher than the last one. */
