@@ -25,22 +25,6 @@ const struct pna_gpu *pna_http_device_gpu(const struct pna_http_view *v,
     return pna_gpu_find(v->gpu->gpus, v->gpu->count, d->gpu_index);
 }
 
-const struct pna_container *pna_http_gpu_holder(const struct pna_http_view *v,
-                                                const struct pna_gpu *g)
-{
-    if (!v->containers)
-        return NULL;
-    const struct pna_container_set *set = &v->containers->set;
-    for (size_t i = 0; i < set->count; i++) {
-        size_t n;
-        const struct pna_ctr_device *devs = pna_container_devices(set, i, &n);
-        for (size_t k = 0; k < n; k++)
-            if (devs[k].gpu_index && devs[k].gpu_index == g->index)
-                return &set->rows[i];
-    }
-    return NULL;
-}
-
 /* "dddd:bb:dd.f" from a PCI key (primusGpuIndex): known even when the GPU
  * poller has no row for it. */
 static void pci_key_text(uint32_t key, char *buf, size_t cap)

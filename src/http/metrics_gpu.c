@@ -269,8 +269,8 @@ static void gpu_memory_repairs(struct pna_prom *p, const struct pna_gpu_snap *s)
     }
 }
 
-/* The holder: the collector's join when it made one (has_holder), else the
- * first container holding one of the GPU's device nodes. */
+/* The holder is the GPU poller's join with the containers snapshot (the same
+ * one primusGpuHolder* serve); the container's name comes from that snapshot. */
 static void gpu_holders(struct pna_prom *p, const struct pna_http_view *v)
 {
     const struct pna_gpu_snap *s = v->gpu;
@@ -280,30 +280,16 @@ static void gpu_holders(struct pna_prom *p, const struct pna_http_view *v)
                     "primusGpuHolderPod, primusGpuHolderNamespace).");
     for (size_t i = 0; i < s->count; i++) {
         const struct pna_gpu *g = &s->gpus[i];
-        const char *id, *name = "", *pod, *ns;
-        const struct pna_container *c = NULL;
-        if (g->has_holder) {
-            id = g->holder_container;
-            pod = g->holder_pod;
-            ns = g->holder_namespace;
-            if (v->containers)
-                c = pna_container_set_find(&v->containers->set, id);
-            if (c)
-                name = c->name;
-        } else {
-            c = pna_http_gpu_holder(v, g);
-            if (!c)
-                continue;
-            id = c->id;
-            name = c->name;
-            pod = c->pod_name;
-            ns = c->pod_namespace;
-        }
+        if (!g->has_holder)
+            continue;
+        const struct pna_container *c =
+            v->containers ? pna_container_set_find(&v->containers->set, g->holder_container) : NULL;
         struct gpu_labels gl;
         gpu_labels(&gl, s, i);
         const struct pna_prom_label l[] = {
             gl.l[0], gl.l[1], gl.l[2],
-            { "container_id", id }, { "container", name }, { "pod", pod }, { "namespace", ns },
+            { "container_id", g->holder_container }, { "container", c ? c->name : "" },
+            { "pod", g->holder_pod }, { "namespace", g->holder_namespace },
         };
         pna_prom_u64(p, l, sizeof l / sizeof l[0], 1);
     }

@@ -116,12 +116,18 @@ static void devices(struct pna_prom *p, const struct pna_ib_model *m)
     }
 }
 
+/* primusIbPortCounterSource's labels: the widest source any counter came from. */
 static const char *counter_source(const struct pna_ib_port *port)
 {
-    for (int c = 0; c < PNA_IBC_COUNT; c++)
-        if (port->ctr[c].present && port->ctr[c].from_ext)
-            return "sysfsExt64";
-    return "sysfs";
+    bool ext = false;
+    for (int c = 0; c < PNA_IBC_COUNT; c++) {
+        if (!port->ctr[c].present)
+            continue;
+        if (port->ctr[c].from_pma)
+            return "pmaExtended";
+        ext |= port->ctr[c].from_ext;
+    }
+    return ext ? "sysfsExt64" : "sysfs";
 }
 
 static void port_state(struct pna_prom *p, const struct pna_ib_model *m)
@@ -176,6 +182,22 @@ static void port_state(struct pna_prom *p, const struct pna_ib_model *m)
         if (port->rate_mbps)
             pna_prom_u64(p, pl.l, 2, port->rate_mbps * 125000u);
     }
+    pna_prom_family(p, "primus_ib_port_active_mtu_bytes", PNA_PROM_GAUGE,
+                    "The port's active MTU, from libibverbs (primusIbPortActiveMtu).");
+    FOR_EACH_PORT(m, d, port) {
+        struct port_labels pl;
+        port_labels(&pl, d, port);
+        if (port->active_mtu)
+            pna_prom_u64(p, pl.l, 2, port->active_mtu);
+    }
+    pna_prom_family(p, "primus_ib_port_max_mtu_bytes", PNA_PROM_GAUGE,
+                    "The largest MTU the port supports, from libibverbs (primusIbPortMaxMtu).");
+    FOR_EACH_PORT(m, d, port) {
+        struct port_labels pl;
+        port_labels(&pl, d, port);
+        if (port->max_mtu)
+            pna_prom_u64(p, pl.l, 2, port->max_mtu);
+    }
     pna_prom_family(p, "primus_ib_port_lid", PNA_PROM_GAUGE, "The port's LID (primusIbPortLid).");
     FOR_EACH_PORT(m, d, port) {
         struct port_labels pl;
@@ -207,10 +229,10 @@ static void port_counters_all(struct pna_prom *p, const struct pna_ib_model *m)
             pna_prom_u64(p, pl.l, 2, port->ctr[c].value);
         }
     }
-    pna_prom_family(p, "primus_ib_port_counter_saturated", PNA_PROM_GAUGE,
+    pna_prom_family(p, "primus_ib_port_saturated", PNA_PROM_GAUGE,
                     "1 for a port counter stopped at the maximum of its hardware width (IB PMA "
-                    "error counters saturate, they do not wrap); absent otherwise "
-                    "(primusIbPortSaturated).");
+                    "error counters saturate, they do not wrap), named in the counter label; "
+                    "absent otherwise (primusIbPortSaturated).");
     FOR_EACH_PORT(m, d, port) {
         for (int c = 0; c < PNA_IBC_COUNT; c++) {
             if (!port->ctr[c].present || !port->ctr[c].saturated || !port_counters[c].name)

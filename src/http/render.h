@@ -98,9 +98,6 @@ uint32_t pna_http_gpu_number(const struct pna_gpu_snap *s, size_t i);
  * resolved), or NULL (a shared node such as /dev/kfd, or no such GPU row). */
 const struct pna_gpu *pna_http_device_gpu(const struct pna_http_view *v,
                                           const struct pna_ctr_device *d);
-/* The first container (in ID order) holding one of G's device nodes, or NULL. */
-const struct pna_container *pna_http_gpu_holder(const struct pna_http_view *v,
-                                                const struct pna_gpu *g);
 
 /* A GUID as eight colon-separated bytes ("98:03:9b:ff:fe:12:34:56"), as the
  * node exporter's /rdma prints them (json_rdma.c). */

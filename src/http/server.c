@@ -29,7 +29,10 @@
 #include <microhttpd.h>
 
 #define CONNECTION_TIMEOUT_S 15
-#define DEFAULT_STORAGE_MAX_AGE_MS (5 * 60 * 1000)
+/* The node storage figures come from the kubelet whenever it has a snapshot:
+ * one that stopped answering loses it after staleAfter (the poller core drops
+ * it), so no second age limit applies here -- the rule primusStorage follows. */
+#define STORAGE_MAX_AGE_MS (INT64_MAX / 2)
 
 static struct {
     struct MHD_Daemon *daemon;
@@ -542,8 +545,7 @@ int pna_http_start(const struct pna_config *cfg)
     srv.agent.version = PACKAGE_VERSION;
     srv.agent.standalone = cfg->standalone_addr != NULL;
     srv.agent.started_ms = pna_now_ms();
-    srv.agent.storage_max_age_ms =
-        cfg->stale_after_s ? (int64_t)cfg->stale_after_s * 1000 : DEFAULT_STORAGE_MAX_AGE_MS;
+    srv.agent.storage_max_age_ms = STORAGE_MAX_AGE_MS;
     srv.node_name = cfg->node_name && cfg->node_name[0] ? strdup(cfg->node_name) : NULL;
 
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;

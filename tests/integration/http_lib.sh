@@ -50,3 +50,16 @@ metric_value() {
     if [ -n "$labels" ]; then key="$name{$labels} "; else key="$name "; fi
     awk -v key="$key" 'index($0, key) == 1 { print $NF; exit }' "$file"
 }
+
+# stop_agent_now: stop the agent started last and wait for it; under
+# PNA_VALGRIND=1 its report is checked here, before the next agent's replaces it.
+stop_agent_now() {
+    kill "$AGENT_PID" 2>/dev/null
+    for _ in $(seq 150); do kill -0 "$AGENT_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$AGENT_PID" 2>/dev/null && fail "the agent did not stop"
+    if [ -s "$WORK/agent-valgrind.log" ]; then
+        head -60 "$WORK/agent-valgrind.log"
+        fail "valgrind report for the agent"
+    fi
+    return 0
+}

@@ -6,11 +6,6 @@
 # and start-up refusing a bad key or a taken port with one log line.
 . "$(dirname "$0")/http_lib.sh"
 
-stop_agent_now() {
-    kill "$AGENT_PID" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$AGENT_PID" 2>/dev/null || return 0; sleep 0.1; done
-    fail "the agent did not stop"
-}
 start_standalone() { # [agent options...]
     start_http_agent --standalone "udp:127.0.0.1:$SNMP_PORT" "$@"
 }

@@ -811,6 +811,11 @@ static void test_containers_storage(void)
     snprintf(g.list.gpus[0].drm_render, sizeof g.list.gpus[0].drm_render, "renderD128");
     struct ctr_fixture f;
     fill_containers(&f, &g.list.gpus[0]);
+    /* the GPU poller's join with the containers snapshot */
+    g.list.gpus[0].has_holder = true;
+    snprintf(g.list.gpus[0].holder_container, sizeof g.list.gpus[0].holder_container, "%s", f.rows[0].id);
+    snprintf(g.list.gpus[0].holder_pod, sizeof g.list.gpus[0].holder_pod, "llm-train-0");
+    snprintf(g.list.gpus[0].holder_namespace, sizeof g.list.gpus[0].holder_namespace, "ml");
     char sysfs[1024], err[256];
     snprintf(sysfs, sizeof sysfs, "%s/ib-sysfs/procfs/sys", unit_fixtures());
     struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
@@ -917,8 +922,9 @@ static void test_all_domains_promtool(void)
     fill_containers(&f, &g.list.gpus[0]);
     struct pna_pfc_snap pfc;
     CHECK(load_pfc(&pfc));
+    /* the node_exporter tree: counters_ext, a saturated counter, iWARP N/A */
     char sysfs[1024], err[256];
-    snprintf(sysfs, sizeof sysfs, "%s/ib-sysfs/procfs/sys", unit_fixtures());
+    snprintf(sysfs, sizeof sysfs, "%s/ib-sysfs/node_exporter/sys", unit_fixtures());
     struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
     struct pna_ib_snap ib;
     memset(&ib, 0, sizeof ib);
@@ -944,6 +950,7 @@ static void test_all_domains_promtool(void)
     pna_buf_init(&b);
     CHECK_U64(pna_metrics_render(&b, &v), 0);
     CHECK(!b.failed);
+    CHECK(strstr(pna_buf_cstr(&b), "\nprimus_ib_port_saturated{") != NULL);
     /* Every family's HELP and TYPE once: count TYPE lines against distinct names. */
     size_t types = 0;
     for (const char *p = pna_buf_cstr(&b); (p = strstr(p, "# TYPE ")); p++)
