@@ -6,6 +6,7 @@
 #define PNA_IB_POLLER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "poller.h"
 
@@ -19,5 +20,13 @@ struct pna_ib_mad_ops;
 struct pna_ib_verbs_ops;
 void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad,
                                const struct pna_ib_verbs_ops *verbs, bool any_roots);
+
+/* Tests: what the pfc poller reads an interface's statistics with (the
+ * signature of pna_ethtool_read(), collect/ethtool.h; the result is freed
+ * with pna_eth_stats_free()).  NULL restores the ethtool ioctl. */
+struct pna_eth_stats;
+typedef int pna_pfc_stats_reader(const char *ifname, struct pna_eth_stats *out, char *err,
+                                 size_t errlen);
+void pna_pfc_poller_set_reader(pna_pfc_stats_reader *reader);
 
 #endif
