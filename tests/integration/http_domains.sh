@@ -35,7 +35,9 @@ compare_table() {
         cell["$col/$idx"]=$val; rows[$idx]=1
     done < "$WORK/walk.txt"
     for idx in "${!rows[@]}"; do
-        if [ "$keycol" = - ]; then
+        if [ "$keycol" = s ]; then
+            key[$idx]="$keylabel=\"$(echo "$idx" | awk -F. '{ s = ""; for (i = 2; i <= $1 + 1; i++) s = s sprintf("%c", $i); print s }')\""
+        elif [ "$keycol" = - ]; then
             # 6.109.108.120.53.95.48.1 -> device="mlx5_0",port="1"
             key[$idx]=$(echo "$idx" | awk -F. '{ s = ""; for (i = 2; i <= $1 + 1; i++) s = s sprintf("%c", $i);
                                               printf "device=\"%s\",port=\"%s\"", s, $($1 + 2) }')
@@ -178,4 +180,97 @@ for tree in procfs node_exporter; do
     ok "$tree: /rdma lists the $want devices of primusRdmaDeviceTable"
     stop_agent_now
 done
+# ---- containers and node storage on a fixture tree ------------------------------------------
+if grep -q 'pna_containers_poller' "$top_srcdir/src/pollers.c"; then
+    . "$(dirname "$0")/containers_lib.sh"
+    R="$WORK/root" S="$WORK/csys" P="$WORK/proc" D="$WORK/cdev"
+    TASKS="$R/run/containerd/io.containerd.runtime.v2.task"
+    ID=5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
+    CG="$S/fs/cgroup/kubepods.slice/pod-llm/ctr-trainer"
+    mkdir -p "$TASKS/k8s.io/$ID" "$P/4242" "$CG" "$D/dri" "$R/var/lib/kubelet" \
+        "$S/class/drm/renderD128/device" "$S/class/infiniband_verbs/uverbs0"
+    fake_procfs "$P"
+    echo "cpu memory pids" > "$S/fs/cgroup/cgroup.controllers"
+    for f in memory.current memory.max memory.events; do cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$CG/$f"; done
+    echo "0::/kubepods.slice/pod-llm/ctr-trainer" > "$P/4242/cgroup"
+    echo 4242 > "$TASKS/k8s.io/$ID/init.pid"
+    printf 'DRIVER=amdgpu\nPCI_SLOT_NAME=0000:c1:00.0\n' > "$S/class/drm/renderD128/device/uevent"
+    echo mlx5_0 > "$S/class/infiniband_verbs/uverbs0/ibdev"
+    # secrets in args, env and a foreign annotation must reach no label and no JSON
+    cat > "$TASKS/k8s.io/$ID/config.json" <<'JSON'
+{"ociVersion":"1.1.0",
+ "process":{"args":["python","train.py","--token=TOPSECRET"],"env":["HF_TOKEN=TOPSECRET"],"cwd":"/"},
+ "root":{"path":"rootfs"},
+ "annotations":{"io.kubernetes.cri.container-type":"container",
+   "io.kubernetes.cri.container-name":"trainer","io.kubernetes.cri.sandbox-name":"llm-0",
+   "io.kubernetes.cri.sandbox-namespace":"ml","io.kubernetes.cri.sandbox-uid":"uid-llm-0",
+   "io.kubernetes.cri.image-name":"registry.local/train:1.2","vendor.example/secret":"TOPSECRET"},
+ "linux":{"cgroupsPath":"kubepods-pod.slice:cri-containerd:trainer",
+   "resources":{"memory":{"limit":4294967296}},
+   "devices":[{"path":"/dev/dri/renderD128","type":"c","major":226,"minor":128},
+              {"path":"/dev/infiniband/uverbs0","type":"c","major":231,"minor":192}]}}
+JSON
+    HTTP_PORT=$(free_tcp_port)
+    HTTP_BASE="http://127.0.0.1:$HTTP_PORT"
+    echo "pollInterval containers 1" > "$WORK/agent.conf"
+    start_http_agent --rootfs "$R" --sysfs "$S" --procfs "$P" --devfs "$D"
+    wait_http
+    wait_until 15 sh -c "snmpget $V2 -On -Oqv $TARGET $CONTAINERS.1.0 | grep -qx 1" ||
+        fail "primusContainerCount is not 1"
+    wait_until 15 sh -c "snmpget $V2 -On -Oqv $TARGET $STORAGE.1.0 | grep -q '^[0-9]'" ||
+        fail "primusStorageCapacity not served"
+    http_body /metrics > "$WORK/ctr-metrics.txt"
+    promtool check metrics < "$WORK/ctr-metrics.txt" || fail "promtool: containers exposition not clean"
+    ok "containers: promtool check metrics clean"
+    compare_table "$WORK/ctr-metrics.txt" "$CTR_ENTRY" s container_id \
+        9:primus_container_start_time_seconds:1 11:primus_container_memory_usage_bytes:1 \
+        12:primus_container_memory_limit_bytes:1 13:primus_container_oom_kills_total:1 \
+        14:primus_container_gpus:1 15:primus_container_rdma_devices:1
+    [ "$(metric_value "$WORK/ctr-metrics.txt" primus_containers '')" = "$(snmp_value $CONTAINERS.1.0)" ] ||
+        fail "primus_containers != primusContainerCount"
+    grep -qF "primus_container_device_info{container_id=\"$ID\",container=\"trainer\",pod=\"llm-0\",namespace=\"ml\",path=\"/dev/dri/renderD128\",kind=\"gpu\",major=\"226\",minor=\"128\",gpu_pci_bus_id=\"0000:c1:00.0\",rdma_device=\"\"} 1" \
+        "$WORK/ctr-metrics.txt" || fail "renderD128 not mapped to GPU 0000:c1:00.0 in /metrics"
+    grep -qF 'path="/dev/infiniband/uverbs0",kind="rdma",major="231",minor="192",gpu_pci_bus_id="",rdma_device="mlx5_0"} 1' \
+        "$WORK/ctr-metrics.txt" || fail "uverbs0 not mapped to mlx5_0 in /metrics"
+    ok "primus_container_device_info: renderD128 -> 0000:c1:00.0, uverbs0 -> mlx5_0 (as primusContainerDeviceTable)"
+    http_body /pods > "$WORK/pods.json"
+    jq -e --arg id "$ID" '.[0].id == $id and .[0].pod_name == "llm-0" and .[0].pod_namespace == "ml"
+           and .[0].pod_uuid == "uid-llm-0" and .[0].devices.infiniband[0].name == "mlx5_0"
+           and .[0].devices.infiniband[0].path == "/dev/infiniband/uverbs0"' "$WORK/pods.json" >/dev/null ||
+        fail "/pods: $(cat "$WORK/pods.json")"
+    ok "/pods: the container, its pod and its RDMA device"
+    grep -q TOPSECRET "$WORK/ctr-metrics.txt" "$WORK/pods.json" && fail "a secret from env/args/annotations is served"
+    ok "nothing from env, args or foreign annotations in /metrics or /pods"
+    # node storage: statvfs of the kubelet root, as primusStorage says.  The
+    # filesystem changes under the test, so compare within one storage poll:
+    # its runs and last success equal in scrapes before and after the snmpget.
+    node=$(cat /proc/sys/kernel/hostname)
+    gen() { echo "$(metric_value "$1" primus_poller_runs_total 'poller="storage"')" \
+                 "$(metric_value "$1" primus_poller_last_success_timestamp_seconds 'poller="storage"')"; }
+    compared=
+    for attempt in 1 2 3 4 5; do
+        http_body /metrics > "$WORK/st-a.txt"
+        mapfile -t SV < <(snmpget $V2 -On -Oqv "$TARGET" $STORAGE.1.0 $STORAGE.2.0 $STORAGE.3.0 $STORAGE.4.0)
+        http_body /metrics > "$WORK/st-b.txt"
+        [ "$(gen "$WORK/st-a.txt")" = "$(gen "$WORK/st-b.txt")" ] || { sleep 0.2; continue; }
+        for spec in "primus_storage_capacity_bytes::0:1" "primus_storage_available_bytes::1:1" \
+                    "primus_storage_used_bytes::2:1" "primus_storage_usage_ratio::3:0.0001" \
+                    "node_ephemeral_storage_capacity_bytes:node=\"$node\":0:1" \
+                    "node_ephemeral_storage_available_bytes:node=\"$node\":1:1" \
+                    "node_ephemeral_storage_usage_bytes:node=\"$node\":2:1" \
+                    "node_ephemeral_storage_usage_percent:node=\"$node\":3:0.01"; do
+            IFS=: read -r m l i sc <<< "$spec"
+            got=$(metric_value "$WORK/st-a.txt" "$m" "$l")
+            awk -v g="$got" -v w="${SV[$i]}" -v s="$sc" 'BEGIN { exit !(g != "" && g == w * s) }' ||
+                fail "$m = '$got', primusStorage scalar $((i + 1)) = '${SV[$i]}' (x $sc)"
+        done
+        compared=1
+        break
+    done
+    [ -n "$compared" ] || fail "storage: no two scrapes within one storage poll"
+    [ "$(metric_value "$WORK/st-a.txt" primus_storage_info 'source="statvfs",path="/var/lib/kubelet"')" = 1 ] ||
+        fail "primus_storage_info is not statvfs of /var/lib/kubelet"
+    ok "node storage: primus_storage_* and node_ephemeral_storage_* = primusStorage (statvfs, one poll)"
+    stop_agent_now
+fi
 echo "PASS: $TEST_NAME"
