@@ -10,6 +10,7 @@
 #include "cache.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@ static int wake_pipe[2] = { -1, -1 };
 static struct pna_event *history;
 static size_t history_cap, history_start, history_len;
 static uint32_t next_seq = 1;
-static uint64_t total;
+/* Written by the main thread, read by HTTP threads for /metrics. */
+static _Atomic uint64_t total;
 
 int pna_events_init(size_t capacity)
 {
@@ -115,7 +117,7 @@ static int take_one(struct pna_event *out)
 static const struct pna_event *remember(struct pna_event *ev)
 {
     ev->seq = next_seq++;
-    total++;
+    atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
     size_t slot;
     if (history_len < history_cap) {
         slot = (history_start + history_len) % history_cap;
@@ -153,7 +155,7 @@ const struct pna_event *pna_events_at(size_t i)
 
 uint64_t pna_events_total(void)
 {
-    return total;
+    return atomic_load_explicit(&total, memory_order_relaxed);
 }
 
 uint64_t pna_events_dropped(void)

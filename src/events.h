@@ -107,6 +107,7 @@ void pna_events_drain(pna_event_sink sink, void *arg);
 /* Main thread: the kept history, oldest first. */
 size_t pna_events_count(void);
 const struct pna_event *pna_events_at(size_t i);
+/* Any thread: events handled since start. */
 uint64_t pna_events_total(void);
 uint64_t pna_events_dropped(void);
 size_t pna_events_capacity(void);
