@@ -106,6 +106,13 @@ static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_e
         return;
     snprintf(spec, sizeof spec, "%s/config.json", bundle);
     st->bundles++;
+    if (!pna_container_id_ok(id)) {
+        /* containerd refuses such IDs; a cut one could collide with another. */
+        snprintf(err, sizeof err, "%.100s/%.100s: task id longer than %d characters", ns, id,
+                 PNA_CTR_ID_MAX);
+        note_error(st, err);
+        return;
+    }
     char *text = NULL;
     size_t len = 0;
     int rc = pna_read_alloc(spec, PNA_OCI_MAX_BYTES, &text, &len);

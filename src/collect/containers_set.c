@@ -5,6 +5,7 @@
 #include "model/containers.h"
 #include "model/storage.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,22 +53,58 @@ struct pna_container *pna_container_set_add(struct pna_container_set *set)
     return c;
 }
 
+size_t pna_ctr_device_number_name(const struct pna_ctr_device *dev, char *buf, size_t cap)
+{
+    if (!dev->has_numbers)
+        return 0;
+    int n = snprintf(buf, cap, "/dev/%s/%u:%u", dev->type == 'b' ? "block" : "char",
+                     dev->major, dev->minor);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+bool pna_container_id_ok(const char *id)
+{
+    size_t n = id ? strlen(id) : 0;
+    return n >= 1 && n <= PNA_CTR_ID_MAX;
+}
+
+/* The same device node: both numbered alike (a type left unknown matches;
+ * a FIFO has no device numbers to compare). */
+static bool same_numbers(const struct pna_ctr_device *a, const struct pna_ctr_device *b)
+{
+    return a->has_numbers && b->has_numbers && a->type != 'p' && b->type != 'p' &&
+           a->major == b->major && a->minor == b->minor &&
+           (a->type == b->type || !a->type || !b->type);
+}
+
 int pna_container_set_add_device(struct pna_container_set *set, const struct pna_ctr_device *dev)
 {
     if (!set->count)
         return -1;
     struct pna_container *c = &set->rows[set->count - 1];
-    if (dev->path[0])
-        for (uint32_t i = 0; i < c->dev_count; i++)
-            if (strcmp(set->devs[c->dev_first + i].path, dev->path) == 0)
-                return 0;   /* listed twice (spec and allow-list, or the runtime twice) */
+    struct pna_ctr_device d = *dev;
+    /* The device's name is an index string: a path too long for it gives way
+     * to the numbers, and with no numbers the device has no name at all. */
+    if (!d.path[0] || strlen(d.path) > PNA_CTR_DEVICE_NAME_MAX) {
+        if (!pna_ctr_device_number_name(&d, d.path, sizeof d.path)) {
+            set->devices_dropped++;
+            return 1;
+        }
+    }
+    for (uint32_t i = 0; i < c->dev_count; i++) {
+        const struct pna_ctr_device *o = &set->devs[c->dev_first + i];
+        /* Listed twice (spec and allow-list, the runtime twice, or one node
+         * under two paths): one device. */
+        if (strcmp(o->path, d.path) == 0 || same_numbers(o, &d))
+            return 0;
+    }
     if (c->dev_count >= PNA_CTR_MAX_DEVICES) {
         set->devices_dropped++;
         return 1;
     }
     if (grow((void **)&set->devs, &set->dev_cap, set->dev_count, sizeof *set->devs) < 0)
         return -1;
-    set->devs[set->dev_count++] = *dev;
+    set->devs[set->dev_count++] = d;
     c->dev_count++;
     return 0;
 }

@@ -176,8 +176,8 @@ int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set
     json_t *o;
     json_array_foreach(root, i, o) {
         const char *id = jstr(o, "Id");
-        if (!json_is_object(o) || !id || !*id)
-            continue;   /* an entry without an id cannot be a row */
+        if (!json_is_object(o) || !pna_container_id_ok(id))
+            continue;   /* no id (or one no engine makes: over 76) cannot be a row */
         struct pna_container *c = pna_container_set_add(set);
         if (!c) {
             while (set->count > before)

@@ -167,6 +167,15 @@ static uint8_t phase_from_text(const char *s)
     return PNA_POD_UNKNOWN;
 }
 
+/* A UID is kept whole or not at all: a cut one could name another pod. */
+static void copy_uid(char dst[PNA_POD_UID_MAX + 1], const char *uid)
+{
+    if (uid && strlen(uid) <= PNA_POD_UID_MAX)
+        pna_copy_display(dst, uid, PNA_POD_UID_MAX + 1);
+    else
+        dst[0] = '\0';
+}
+
 int pna_kubelet_parse_pods(const char *text, size_t len, struct pna_pod_set *pods,
                            uint32_t *gpus_allocated, char *err, size_t errlen)
 {
@@ -196,7 +205,7 @@ int pna_kubelet_parse_pods(const char *text, size_t len, struct pna_pod_set *pod
         }
         pna_copy_display(p->name, name, sizeof p->name);
         pna_copy_display(p->namespace_, jstr(meta, "namespace"), sizeof p->namespace_);
-        pna_copy_display(p->uid, jstr(meta, "uid"), sizeof p->uid);
+        copy_uid(p->uid, jstr(meta, "uid"));
         p->phase = phase_from_text(jstr(json_object_get(it, "status"), "phase"));
         p->gpus_requested = pod_gpus(json_object_get(it, "spec"));
         p->ephemeral_limit_bytes = pod_ephemeral_limit(json_object_get(it, "spec"));
@@ -263,8 +272,8 @@ int pna_kubelet_parse_summary(const char *text, size_t len, struct pna_pod_set *
         const char *name = jstr(ref, "name"), *ns = jstr(ref, "namespace"), *uid = jstr(ref, "uid");
         if (!name)
             continue;
-        char cuid[48], cname[254], cns[64];
-        pna_copy_display(cuid, uid, sizeof cuid);
+        char cuid[PNA_POD_UID_MAX + 1], cname[254], cns[64];
+        copy_uid(cuid, uid);
         pna_copy_display(cname, name, sizeof cname);
         pna_copy_display(cns, ns, sizeof cns);
         struct pna_pod *p = find_pod(pods, cuid, cns, cname);

@@ -56,6 +56,18 @@ enum pna_dev_family {
 
 #define PNA_CTR_MAX_DEVICES 256   /* per container; more are dropped and counted */
 
+/* A container ID is 1..76 characters: containerd's identifier limit, and the
+ * SIZE of primusContainerId.  Sources skip anything longer rather than cut it
+ * (two cut IDs could collide). */
+#define PNA_CTR_ID_MAX 76
+
+/* A device is named by its path when that has at most this many characters
+ * (the SIZE of primusContainerDevicePath, an index string), else by its
+ * numbers as "/dev/char/MAJ:MIN" ("/dev/block/..." for a block device), the
+ * name udev gives every device node too.  Linux numbers are at most 12 + 20
+ * bits, so that name has at most 23 characters. */
+#define PNA_CTR_DEVICE_NAME_MAX 36
+
 struct pna_ctr_device {
     uint8_t kind;          /* enum pna_dev_kind */
     uint8_t family;        /* enum pna_dev_family */
@@ -64,7 +76,9 @@ struct pna_ctr_device {
     uint32_t major, minor;
     int32_t unit;          /* see enum pna_dev_family; -1 when none */
     char path[96];         /* as the container sees it, e.g. "/dev/dri/renderD128";
-                              "/dev/char/MAJ:MIN" when only the number is known */
+                              "/dev/char/MAJ:MIN" when only the number is known or
+                              the path is over PNA_CTR_DEVICE_NAME_MAX (set by
+                              pna_container_set_add_device) */
     uint32_t gpu_index;    /* primusGpuIndex (PCI key) of the GPU it is; 0 none/shared */
     char rdma_dev[64];     /* RDMA device it opens ("mlx5_0"); empty none */
 };
@@ -102,7 +116,8 @@ struct pna_container_set {
     size_t count, cap;
     struct pna_ctr_device *devs;
     size_t dev_count, dev_cap;
-    uint64_t devices_dropped;  /* over PNA_CTR_MAX_DEVICES in one container */
+    uint64_t devices_dropped;  /* over PNA_CTR_MAX_DEVICES in one container, or
+                                  with a path too long and no numbers to name it */
 };
 
 /* What the containers poller publishes (PNA_DOM_CONTAINERS).  Rows are sorted
@@ -125,9 +140,12 @@ void pna_container_set_clear(struct pna_container_set *set);   /* keeps the memo
 /* Append an empty record (zeroed, devices none); NULL when out of memory. */
 struct pna_container *pna_container_set_add(struct pna_container_set *set);
 
-/* Append one device to the LAST record added (a path it already has is not
- * added twice). Returns 0, 1 when the per-container bound dropped it, -1 when
- * out of memory. */
+/* Append one device to the LAST record added.  A path over
+ * PNA_CTR_DEVICE_NAME_MAX characters is replaced by the device's numbers
+ * ("/dev/char/MAJ:MIN"); without numbers such a device cannot be named and is
+ * dropped.  A device the record already has (same name, or same type and
+ * numbers under another path) is not added twice.  Returns 0, 1 when dropped
+ * (bound or no name; counted in devices_dropped), -1 when out of memory. */
 int pna_container_set_add_device(struct pna_container_set *set, const struct pna_ctr_device *dev);
 
 /* Remove the last record and its devices (a spec that failed half-way). */
@@ -170,6 +188,14 @@ pna_container_devices(const struct pna_container_set *set, size_t i, size_t *n)
     *n = set->rows[i].dev_count;
     return set->devs + set->rows[i].dev_first;
 }
+
+/* Write DEV's by-number name ("/dev/char/MAJ:MIN", "/dev/block/MAJ:MIN" for
+ * a block device) into BUF; returns its length, or 0 when DEV has no numbers
+ * or BUF is too small. */
+size_t pna_ctr_device_number_name(const struct pna_ctr_device *dev, char *buf, size_t cap);
+
+/* True when ID can be a row's identity: 1..PNA_CTR_ID_MAX characters. */
+bool pna_container_id_ok(const char *id);
 
 /* Copy SRC into DST of CAP bytes for export: control characters become '?',
  * and a cut never splits a UTF-8 sequence.  Returns strlen(dst). */

@@ -34,12 +34,17 @@ struct pna_node_storage {
     uint64_t inodes, inodes_free; /* 0 when the source has none */
 };
 
+/* A pod UID longer than this (the SIZE of primusPodUid, an index string) is
+ * not kept: the pod is listed with an empty UID rather than a cut one.  The
+ * API server's UIDs are 36-character UUIDs, static pods' 32 hex digits. */
+#define PNA_POD_UID_MAX 64
+
 /* One pod on the node (kubelet /pods joined with /stats/summary). */
 struct pna_pod {
     uint32_t index;               /* primusPodIndex: kept while the pod lives */
     char namespace_[64];
     char name[254];
-    char uid[48];
+    char uid[PNA_POD_UID_MAX + 1]; /* empty when the kubelet gave none (or a longer one) */
     uint8_t phase;                /* enum pna_pod_phase */
     bool has_ephemeral;           /* /stats/summary had ephemeral-storage for it */
     uint64_t ephemeral_used_bytes;  /* pod_ephemeral_storage_usage_bytes */

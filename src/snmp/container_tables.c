@@ -18,6 +18,21 @@
 #include "snmp/oids.h"
 #include "snmp/table.h"
 
+/* The model's name limits are the MIB's index SIZEs. */
+_Static_assert(PNA_CTR_ID_MAX == PNA_MAX_CONTAINER_ID_LEN, "primusContainerId SIZE");
+_Static_assert(PNA_CTR_DEVICE_NAME_MAX == PNA_MAX_CONTAINER_DEVICE_PATH_LEN,
+               "primusContainerDevicePath SIZE");
+_Static_assert(PNA_POD_UID_MAX == PNA_MAX_POD_UID_LEN, "primusPodUid SIZE");
+
+/* A row that cannot be indexed within the MIB's SIZEs (the sources already
+ * leave such IDs out; this keeps a bad one from ever reaching an OID) gets
+ * the impossible index "" (SIZE starts at 1) and no cells, so no walk shows it. */
+static size_t hidden_index(oid *idx)
+{
+    idx[0] = 0;
+    return 1;
+}
+
 /* The node storage figures: the kubelet's when it answers, else statvfs.  A
  * kubelet that stopped answering loses its snapshot after staleAfter (the
  * poller core drops it), so age needs no second check here. */
@@ -30,11 +45,20 @@ static const struct pna_containers_snap *containers_of(const void *ctx)
     return ctx;
 }
 
+/* Rows the container table shows. */
+static uint32_t indexable_containers(const struct pna_container_set *set)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < set->count; i++)
+        n += pna_container_id_ok(set->rows[i].id);
+    return n;
+}
+
 static int get_containers_scalar(const void *ctx, unsigned subid, struct pna_cell *out)
 {
     const struct pna_containers_snap *s = containers_of(ctx);
     switch (subid) {
-    case PNA_SC_CONTAINER_COUNT: return pna_cell_u32(out, (uint32_t)s->set.count);
+    case PNA_SC_CONTAINER_COUNT: return pna_cell_u32(out, indexable_containers(&s->set));
     case PNA_SC_CONTAINER_OOM_KILLS_TOTAL: return pna_cell_counter64(out, s->oom_kills);
     default: return PNA_CELL_ABSENT;
     }
@@ -60,7 +84,10 @@ static size_t container_rows(const void *ctx)
 
 static size_t container_index(const void *ctx, size_t row, oid *idx)
 {
-    return pna_index_put_string(idx, PNA_MAX_INDEX_LEN, containers_of(ctx)->set.rows[row].id);
+    const char *id = containers_of(ctx)->set.rows[row].id;
+    if (!pna_container_id_ok(id))
+        return hidden_index(idx);
+    return pna_index_put_string(idx, PNA_MAX_INDEX_LEN, id);
 }
 
 static int runtime_value(uint8_t rt)
@@ -86,6 +113,8 @@ static int state_value(uint8_t st)
 static int container_cell(const void *ctx, size_t row, unsigned col, struct pna_cell *out)
 {
     const struct pna_container *c = &containers_of(ctx)->set.rows[row];
+    if (!pna_container_id_ok(c->id))
+        return PNA_CELL_ABSENT;
     switch (col) {
     case PNA_COL_CONTAINER_RUNTIME: return pna_cell_int(out, runtime_value(c->runtime));
     case PNA_COL_CONTAINER_NAME: return pna_cell_str(out, c->name);
@@ -138,12 +167,45 @@ static size_t device_rows(const void *ctx)
     return containers_of(ctx)->set.dev_count;
 }
 
+/* The device's index strings: its container's ID and its name.  The model
+ * names every device within PNA_CTR_DEVICE_NAME_MAX (36) characters, but the
+ * table engine holds PNA_MAX_INDEX_LEN sub-identifiers per index, less than
+ * the MIB's 1 + 76 + 1 + 36: with a long container ID the path's budget is
+ * smaller, and a path over it is named by its numbers as the MIB says
+ * ("/dev/char/MAJ:MIN", at most 23 characters).  A device that fits neither
+ * way is not shown.  NAME is BUF or the device's own path. */
+struct device_key {
+    const char *id;
+    const char *name;
+    char buf[40];
+};
+
+static bool device_key(const struct pna_container_set *set, size_t row, struct device_key *k)
+{
+    const struct pna_container *c = pna_container_of_device(set, row);
+    if (!c || !pna_container_id_ok(c->id))
+        return false;
+    const struct pna_ctr_device *d = &set->devs[row];
+    size_t budget = PNA_MAX_INDEX_LEN - 2 - strlen(c->id);
+    if (budget > PNA_CTR_DEVICE_NAME_MAX)
+        budget = PNA_CTR_DEVICE_NAME_MAX;
+    k->id = c->id;
+    k->name = d->path;
+    size_t len = strlen(d->path);
+    if (len >= 1 && len <= budget)
+        return true;
+    len = pna_ctr_device_number_name(d, k->buf, sizeof k->buf);
+    k->name = k->buf;
+    return len >= 1 && len <= budget;
+}
+
 static size_t device_index(const void *ctx, size_t row, oid *idx)
 {
-    const struct pna_container_set *set = &containers_of(ctx)->set;
-    const struct pna_container *c = pna_container_of_device(set, row);
-    size_t n = pna_index_put_string(idx, PNA_MAX_INDEX_LEN, c ? c->id : "");
-    return n + pna_index_put_string(idx + n, PNA_MAX_INDEX_LEN - n, set->devs[row].path);
+    struct device_key k;
+    if (!device_key(&containers_of(ctx)->set, row, &k))
+        return hidden_index(idx);
+    size_t n = pna_index_put_string(idx, PNA_MAX_INDEX_LEN, k.id);
+    return n + pna_index_put_string(idx + n, PNA_MAX_INDEX_LEN - n, k.name);
 }
 
 static int device_kind_value(uint8_t kind)
@@ -157,7 +219,11 @@ static int device_kind_value(uint8_t kind)
 
 static int device_cell(const void *ctx, size_t row, unsigned col, struct pna_cell *out)
 {
-    const struct pna_ctr_device *d = &containers_of(ctx)->set.devs[row];
+    const struct pna_container_set *set = &containers_of(ctx)->set;
+    const struct pna_ctr_device *d = &set->devs[row];
+    struct device_key k;
+    if (!device_key(set, row, &k))
+        return PNA_CELL_ABSENT;
     switch (col) {
     case PNA_COL_CONTAINER_DEVICE_KIND: return pna_cell_int(out, device_kind_value(d->kind));
     case PNA_COL_CONTAINER_DEVICE_MAJOR:
@@ -255,13 +321,18 @@ static size_t pod_rows(const void *ctx)
 static size_t pod_index(const void *ctx, size_t row, oid *idx)
 {
     const struct pna_pod *p = &kubelet_of(ctx)->pods.rows[row];
-    /* A pod the summary named without a UID is indexed by its name. */
-    return pna_index_put_string(idx, PNA_MAX_INDEX_LEN, p->uid[0] ? p->uid : p->name);
+    /* A pod without a UID (the kubelet named none, or one over 64
+     * characters) has no index: the MIB's index is the UID alone. */
+    if (!p->uid[0] || strlen(p->uid) > PNA_POD_UID_MAX)
+        return hidden_index(idx);
+    return pna_index_put_string(idx, PNA_MAX_INDEX_LEN, p->uid);
 }
 
 static int pod_cell(const void *ctx, size_t row, unsigned col, struct pna_cell *out)
 {
     const struct pna_pod *p = &kubelet_of(ctx)->pods.rows[row];
+    if (!p->uid[0])
+        return PNA_CELL_ABSENT;
     switch (col) {
     case PNA_COL_POD_NAME: return pna_cell_str(out, p->name);
     case PNA_COL_POD_NAMESPACE: return pna_cell_str(out, p->namespace_);
