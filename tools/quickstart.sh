@@ -51,7 +51,7 @@ CONF
     local v3="-v3 -l authPriv -u demo -a SHA-256 -A demo-auth-pass -x AES -X demo-priv-pass"
     local mibs ietf
     ietf=$(find_ietf_mibs)
-    sleep 3
+    sleep 6   # two node polls: CPU usage needs two samples
     echo "== snmpwalk $v3 127.0.0.1:$port PRIMUS-NODE-MIB::primusNodeMIB"
     if [ -n "$ietf" ]; then
         mibs="-M +$ietf:$top/mibs -m +PRIMUS-NODE-MIB"
