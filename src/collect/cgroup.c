@@ -1,5 +1,5 @@
-/* cgroup.c -- memory usage, limit and OOM-kill count of a container's cgroup,
- * v1 and v2 (see cgroup.h). */
+/* cgroup.c -- memory usage, limit, OOM-kill count and freezer state of a
+ * container's cgroup, v1 and v2 (see cgroup.h). */
 #include "config.h"
 #include "collect/cgroup.h"
 #include "roots.h"
@@ -33,6 +33,7 @@ int pna_cgroup_detect(const struct pna_roots *roots, const char *rel,
     char base[512], probe[600];
     env->mode = PNA_CG_NONE;
     env->mem_root[0] = '\0';
+    env->freezer_root[0] = '\0';
     if (pna_path(base, sizeof base, roots->sysfs, "/%s", rel ? rel : "fs/cgroup") < 0) {
         snprintf(err, errlen, "cgroup root path too long");
         return -1;
@@ -41,6 +42,7 @@ int pna_cgroup_detect(const struct pna_roots *roots, const char *rel,
     if (exists(probe)) {
         env->mode = PNA_CG_V2;
         pna_strlcpy(env->mem_root, base, sizeof env->mem_root);
+        pna_strlcpy(env->freezer_root, base, sizeof env->freezer_root);
         return 0;
     }
     /* v1 (and the hybrid layout, whose "unified" mount has no memory controller). */
@@ -48,6 +50,9 @@ int pna_cgroup_detect(const struct pna_roots *roots, const char *rel,
     if (is_dir(probe)) {
         env->mode = PNA_CG_V1;
         pna_strlcpy(env->mem_root, probe, sizeof env->mem_root);
+        snprintf(probe, sizeof probe, "%s/freezer", base);
+        if (is_dir(probe))
+            pna_strlcpy(env->freezer_root, probe, sizeof env->freezer_root);
         return 0;
     }
     snprintf(err, errlen, "no memory cgroup hierarchy under %s", base);
@@ -256,4 +261,79 @@ int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
         pna_cgroup_read_oom_kill(file, &mem->oom_kills) == 0)
         mem->has_oom = true;
     return 0;
+}
+
+/* ---- freezer ---------------------------------------------------------------- */
+
+int pna_cgroup_parse_v2_frozen(const char *text, bool *frozen)
+{
+    /* cgroup.events: "populated 1\nfrozen 0\n" (frozen since Linux 5.2). */
+    for (const char *p = text; p && *p;) {
+        if (strncmp(p, "frozen ", 7) == 0) {
+            if ((p[7] != '0' && p[7] != '1') || (p[8] != '\n' && p[8] != '\0'))
+                return -EINVAL;
+            *frozen = p[7] == '1';
+            return 0;
+        }
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return -EINVAL;
+}
+
+int pna_cgroup_parse_v1_freezer(const char *text, bool *frozen)
+{
+    /* freezer.state: THAWED, FREEZING or FROZEN.  FREEZING is a pause the
+     * runtime asked for that some task has not reached yet: paused too. */
+    size_t n = strcspn(text, "\n");
+    if ((n == 6 && !strncmp(text, "FROZEN", 6)) || (n == 8 && !strncmp(text, "FREEZING", 8))) {
+        *frozen = true;
+        return 0;
+    }
+    if (n == 6 && !strncmp(text, "THAWED", 6)) {
+        *frozen = false;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+/* FILE under the freezer hierarchy's cgroup PATH. */
+static int freezer_file(const struct pna_cgroup_env *env, const char *path, const char *file,
+                        char *buf, size_t cap)
+{
+    if (!env->freezer_root[0] || !safe_path(path))
+        return -EINVAL;
+    int w = snprintf(buf, cap, "%s%s/%s", env->freezer_root, strcmp(path, "/") ? path : "", file);
+    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+}
+
+int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, bool *frozen)
+{
+    char file[1024], text[256];
+    int rc;
+    *frozen = false;
+    if (env->mode == PNA_CG_V2) {
+        if ((rc = freezer_file(env, path, "cgroup.events", file, sizeof file)) < 0)
+            return rc;
+        if ((rc = pna_read_text(file, text, sizeof text)) < 0)
+            return rc;
+        if (pna_cgroup_parse_v2_frozen(text, frozen) == 0)
+            return 0;
+        /* No frozen key: the request file is the only word there is. */
+        if ((rc = freezer_file(env, path, "cgroup.freeze", file, sizeof file)) < 0 ||
+            (rc = pna_read_text(file, text, sizeof text)) < 0)
+            return rc;
+        if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
+            return -EINVAL;
+        *frozen = text[0] == '1';
+        return 0;
+    }
+    if (env->mode == PNA_CG_V1) {
+        if ((rc = freezer_file(env, path, "freezer.state", file, sizeof file)) < 0 ||
+            (rc = pna_read_text(file, text, sizeof text)) < 0)
+            return rc;
+        return pna_cgroup_parse_v1_freezer(text, frozen);
+    }
+    return -EINVAL;
 }

@@ -1,8 +1,11 @@
-/* cgroup.h -- a container's memory figures from its cgroup, for cgroup v1 and v2.
+/* cgroup.h -- a container's memory figures and freezer state from its cgroup,
+ * for cgroup v1 and v2.
  *
- *   v2: memory.current, memory.max ("max" = no limit), memory.events oom_kill
+ *   v2: memory.current, memory.max ("max" = no limit), memory.events oom_kill;
+ *       cgroup.events "frozen 1" (else cgroup.freeze "1") = paused
  *   v1: memory.usage_in_bytes, memory.limit_in_bytes (a value near 2^63 = no
- *       limit), memory.oom_control oom_kill (kernel 4.13 and later)
+ *       limit), memory.oom_control oom_kill (kernel 4.13 and later);
+ *       freezer.state FROZEN or FREEZING in the freezer hierarchy = paused
  *
  * Paths are relative to the memory hierarchy's root (the cgroup path a process
  * shows in /proc/PID/cgroup), under the configured cgroup root in --sysfs. */
@@ -24,6 +27,11 @@ enum pna_cgroup_mode {
 struct pna_cgroup_env {
     int mode;            /* enum pna_cgroup_mode */
     char mem_root[512];  /* the memory hierarchy's root directory */
+    /* The freezer's: v2 the unified root (= mem_root); v1 the freezer
+     * controller's mount, "" when there is none.  Runtimes (runc, crun) give
+     * a container the same path in every v1 hierarchy, so the memory path
+     * serves for the freezer too. */
+    char freezer_root[512];
 };
 
 struct pna_cgroup_mem {
@@ -56,6 +64,18 @@ int pna_cgroup_path_from_spec(const char *spec, char *buf, size_t cap);
  * exists (each figure has its own has_ flag), or -errno. */
 int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
                            struct pna_cgroup_mem *mem);
+
+/* Whether cgroup PATH is frozen (the runtime paused the container): v2
+ * cgroup.events "frozen 1", or cgroup.freeze "1" on a kernel whose
+ * cgroup.events has no frozen key; v1 freezer.state FROZEN, or FREEZING (a
+ * pause under way).  Returns 0 with *FROZEN set, or -errno when the state
+ * cannot be read (no freezer, cgroup gone). */
+int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, bool *frozen);
+
+/* The same from the texts: cgroup.events (v2) or freezer.state (v1).
+ * Return 0, or -EINVAL when the text says neither. */
+int pna_cgroup_parse_v2_frozen(const char *events_text, bool *frozen);
+int pna_cgroup_parse_v1_freezer(const char *state_text, bool *frozen);
 
 /* The file whose change signals an OOM kill: memory.events (v2) or
  * memory.oom_control (v1), and the control file v1 registers eventfds on. */

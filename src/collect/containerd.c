@@ -58,6 +58,12 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
         c->cgroup_path[0] = '\0';
     if (!c->cgroup_path[0] || mode == PNA_CG_NONE)
         return;
+    /* A paused task's process is alive but frozen: neither its bundle nor
+     * procfs tells, its cgroup's freezer does (as runc itself decides). */
+    bool frozen;
+    if (c->state == PNA_CTR_RUNNING && pna_cgroup_read_frozen(cg, c->cgroup_path, &frozen) == 0 &&
+        frozen)
+        c->state = PNA_CTR_PAUSED;
     struct pna_cgroup_mem mem;
     if (pna_cgroup_read_memory(cg, c->cgroup_path, &mem) < 0)
         return;

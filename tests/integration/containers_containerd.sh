@@ -4,7 +4,7 @@
 # container with a memory limit and /dev/zero passed in, and then one that is
 # OOM-killed under a 32 MiB limit.  The agent must show the row (name, state,
 # cgroup path, memory limit from the cgroup, the device with its numbers)
-# within seconds, send one primusContainerOomKill trap to snmptrapd within a
+# within seconds, paused(3) while `ctr tasks pause` holds it frozen, send one primusContainerOomKill trap to snmptrapd within a
 # second of the kill, and drop the rows when the tasks are deleted.
 # Skips, saying why, where containerd cannot run.
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +116,23 @@ ZERO=$(str_index /dev/zero)
 [ "$(snmp_value $DEV_ENTRY.3.$IDX.$ZERO)" = $((16#$(stat -c %t /dev/zero))) ] || fail "/dev/zero major"
 [ "$(snmp_value $DEV_ENTRY.4.$IDX.$ZERO)" = $((16#$(stat -c %T /dev/zero))) ] || fail "/dev/zero minor"
 ok "device table: /dev/zero $(stat -c '%t:%T' /dev/zero) passed in"
+
+# ctr task pause freezes the task's cgroup (runc): paused(3), as the freezer
+# says; resume: running(2) again.
+if $CTR tasks pause pna-sleep >"$WORK/pause.log" 2>&1; then
+    if [ -d /sys/fs/cgroup/freezer ]; then FRZ="/sys/fs/cgroup/freezer$CGPATH/freezer.state"
+    else FRZ="/sys/fs/cgroup$CGPATH/cgroup.events"; fi
+    grep -qE '^(FROZEN|frozen 1)$' "$FRZ" || fail "ctr paused pna-sleep but $FRZ says $(cat "$FRZ")"
+    [ "$($CTR tasks ls | awk '$1 == "pna-sleep" {print $3}')" = PAUSED ] || fail "ctr does not list PAUSED"
+    wait_until 5 sh -c "snmpget $V2 -On -Oqv $TARGET $CTR_ENTRY.8.$IDX | grep -qx 3" ||
+        fail "paused task not served as paused(3): $(snmp_value $CTR_ENTRY.8.$IDX)"
+    $CTR tasks resume pna-sleep >>"$WORK/pause.log" 2>&1 || fail "ctr tasks resume: $(tail -n 1 "$WORK/pause.log")"
+    wait_until 5 sh -c "snmpget $V2 -On -Oqv $TARGET $CTR_ENTRY.8.$IDX | grep -qx 2" ||
+        fail "resumed task not served as running(2): $(snmp_value $CTR_ENTRY.8.$IDX)"
+    ok "ctr tasks pause -> paused(3) ($(basename "$FRZ") frozen), resume -> running(2)"
+else
+    echo "note: ctr tasks pause does not work here ($(tail -n 1 "$WORK/pause.log")): paused state not checked"
+fi
 
 # A real OOM kill: dd wants a 256 MiB buffer under a 32 MiB limit.
 $CTR run -d --memory-limit 33554432 "$IMAGE" pna-oom /bin/sh -c \

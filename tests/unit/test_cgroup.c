@@ -1,5 +1,6 @@
 /* test_cgroup.c -- memory usage, limit and OOM-kill count from cgroup v1 and v2
- * files, hierarchy detection, and the cgroup path of a process or a spec. */
+ * files, the freezer state (paused containers), hierarchy detection, and the
+ * cgroup path of a process or a spec. */
 #include "config.h"
 #include "collect/cgroup.h"
 #include "roots.h"
@@ -176,6 +177,82 @@ static void test_parse_oom(void)
     CHECK_INT(pna_cgroup_parse_oom_kill("", &v), -ENOENT);
 }
 
+/* The freezer, as the kernel writes its files: v2 cgroup.events and
+ * cgroup.freeze, v1 freezer.state. */
+static void test_freezer(void)
+{
+    bool f = true;
+    CHECK_INT(pna_cgroup_parse_v2_frozen("populated 1\nfrozen 0", &f), 0);
+    CHECK(!f);
+    CHECK_INT(pna_cgroup_parse_v2_frozen("populated 1\nfrozen 1\n", &f), 0);
+    CHECK(f);
+    CHECK_INT(pna_cgroup_parse_v2_frozen("populated 1\n", &f), -EINVAL);   /* before 5.2 */
+    CHECK_INT(pna_cgroup_parse_v2_frozen("frozen 2\n", &f), -EINVAL);
+    CHECK_INT(pna_cgroup_parse_v2_frozen("frozen 10\n", &f), -EINVAL);
+    CHECK_INT(pna_cgroup_parse_v2_frozen("", &f), -EINVAL);
+    CHECK_INT(pna_cgroup_parse_v1_freezer("THAWED", &f), 0);
+    CHECK(!f);
+    CHECK_INT(pna_cgroup_parse_v1_freezer("FROZEN\n", &f), 0);
+    CHECK(f);
+    f = false;
+    CHECK_INT(pna_cgroup_parse_v1_freezer("FREEZING", &f), 0);
+    CHECK(f);
+    CHECK_INT(pna_cgroup_parse_v1_freezer("FROZENX", &f), -EINVAL);
+    CHECK_INT(pna_cgroup_parse_v1_freezer("", &f), -EINVAL);
+
+    /* v2: a temp tree with one container cgroup. */
+    char root[512];
+    snprintf(root, sizeof root, "%s/freeze-v2", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "cpu memory pids\n");
+    tt_write(root, "fs/cgroup/k8s.io/c1/cgroup.events", "populated 1\nfrozen 0\n");
+    tt_write(root, "fs/cgroup/k8s.io/c1/cgroup.freeze", "0\n");
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    CHECK_STR(env.freezer_root, env.mem_root);
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/k8s.io/c1", &f), 0);
+    CHECK(!f);
+    /* runc pause: cgroup.freeze 1, then the kernel reports frozen 1. */
+    tt_write(root, "fs/cgroup/k8s.io/c1/cgroup.freeze", "1\n");
+    tt_write(root, "fs/cgroup/k8s.io/c1/cgroup.events", "populated 1\nfrozen 1\n");
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/k8s.io/c1", &f), 0);
+    CHECK(f);
+    /* A kernel without the frozen key: cgroup.freeze decides. */
+    tt_write(root, "fs/cgroup/k8s.io/c1/cgroup.events", "populated 1\n");
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/k8s.io/c1", &f), 0);
+    CHECK(f);
+    tt_write(root, "fs/cgroup/k8s.io/c1/cgroup.freeze", "maybe\n");
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/k8s.io/c1", &f), -EINVAL);
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/k8s.io/gone", &f), -ENOENT);
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/../etc", &f), -EINVAL);
+
+    /* v1: memory and freezer hierarchies side by side. */
+    snprintf(root, sizeof root, "%s/freeze-v1", tmp);
+    tt_write(root, "fs/cgroup/memory/default/c2/memory.usage_in_bytes", "4096\n");
+    tt_write(root, "fs/cgroup/freezer/default/c2/freezer.state", "THAWED\n");
+    struct pna_roots r1 = { root, root, root, root };
+    CHECK_INT(pna_cgroup_detect(&r1, "fs/cgroup", &env, err, sizeof err), 0);
+    CHECK_INT(env.mode, PNA_CG_V1);
+    CHECK(strstr(env.freezer_root, "/fs/cgroup/freezer") != NULL);
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/default/c2", &f), 0);
+    CHECK(!f);
+    tt_write(root, "fs/cgroup/freezer/default/c2/freezer.state", "FROZEN\n");
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/default/c2", &f), 0);
+    CHECK(f);
+    tt_write(root, "fs/cgroup/freezer/default/c2/freezer.state", "\n");
+    CHECK_INT(pna_cgroup_read_frozen(&env, "/default/c2", &f), -EINVAL);
+    /* No freezer hierarchy mounted: unknown, never "paused". */
+    snprintf(root, sizeof root, "%s/freeze-v1-none", tmp);
+    tt_write(root, "fs/cgroup/memory/default/c2/memory.usage_in_bytes", "4096\n");
+    struct pna_roots r2 = { root, root, root, root };
+    CHECK_INT(pna_cgroup_detect(&r2, "fs/cgroup", &env, err, sizeof err), 0);
+    CHECK_STR(env.freezer_root, "");
+    f = true;
+    CHECK(pna_cgroup_read_frozen(&env, "/default/c2", &f) < 0);
+    CHECK(!f);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp))
@@ -185,6 +262,7 @@ int main(void)
     test_proc_cgroup();
     test_spec_paths();
     test_parse_oom();
+    test_freezer();
     tt_rmrf(tmp);
     UNIT_END();
 }

@@ -395,6 +395,65 @@ static void test_churn(void)
     tt_rmrf(base);
 }
 
+/* A running task whose cgroup is frozen is paused(3); thawed, running again;
+ * a task with no process stays exited whatever the freezer says.  v2 and v1. */
+static void test_paused(void)
+{
+    char base[700];
+    snprintf(base, sizeof base, "%s/paused", tmp);
+    const char *spec = "{\"ociVersion\":\"1.1.0\",\"linux\":{\"cgroupsPath\":\"/default/p1\"}}";
+    tt_write(base, TASKS "/default/p1/config.json", spec);
+    tt_write(base, TASKS "/default/p1/init.pid", "2001");
+    tt_write(base, TASKS "/default/p2/config.json",
+             "{\"ociVersion\":\"1.1.0\",\"linux\":{\"cgroupsPath\":\"/default/p2\"}}");
+    tt_write(base, TASKS "/default/p2/init.pid", "2002");     /* no /proc/2002: exited */
+    tt_write(base, "proc/2001/cgroup", "0::/default/p1\n");
+    tt_write(base, "sys/fs/cgroup/cgroup.controllers", "memory\n");
+    tt_write(base, "sys/fs/cgroup/default/p1/memory.current", "8192\n");
+    tt_write(base, "sys/fs/cgroup/default/p1/cgroup.events", "populated 1\nfrozen 1\n");
+    tt_write(base, "sys/fs/cgroup/default/p2/cgroup.events", "populated 0\nfrozen 1\n");
+    char sys[800], proc[800];
+    snprintf(sys, sizeof sys, "%s/sys", base);
+    snprintf(proc, sizeof proc, "%s/proc", base);
+    struct pna_roots roots = { sys, proc, sys, base };
+    struct pna_cgroup_env cg;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &cg, err, sizeof err), 0);
+    struct pna_container_set set;
+    pna_container_set_init(&set);
+    struct pna_containerd_stats st;
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    pna_container_set_sort(&set);
+    CHECK_INT(set.count, 2);
+    CHECK_INT(row(&set, "p1")->state, PNA_CTR_PAUSED);
+    CHECK(row(&set, "p1")->has_memory);   /* the figures still come */
+    CHECK_INT(row(&set, "p2")->state, PNA_CTR_EXITED);
+    tt_write(base, "sys/fs/cgroup/default/p1/cgroup.events", "populated 1\nfrozen 0\n");
+    pna_container_set_clear(&set);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    pna_container_set_sort(&set);
+    CHECK_INT(row(&set, "p1")->state, PNA_CTR_RUNNING);
+
+    /* v1 (this kind of host): the freezer hierarchy beside the memory one. */
+    snprintf(sys, sizeof sys, "%s/sys1", base);
+    tt_write(sys, "fs/cgroup/memory/default/p1/memory.usage_in_bytes", "8192\n");
+    tt_write(sys, "fs/cgroup/freezer/default/p1/freezer.state", "FROZEN\n");
+    tt_write(base, "proc/2001/cgroup",
+             "12:freezer:/default/p1\n7:memory:/default/p1\n0::/default/p1\n");
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &cg, err, sizeof err), 0);
+    CHECK_INT(cg.mode, PNA_CG_V1);
+    pna_container_set_clear(&set);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    pna_container_set_sort(&set);
+    CHECK_INT(row(&set, "p1")->state, PNA_CTR_PAUSED);
+    tt_write(sys, "fs/cgroup/freezer/default/p1/freezer.state", "THAWED\n");
+    pna_container_set_clear(&set);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    pna_container_set_sort(&set);
+    CHECK_INT(row(&set, "p1")->state, PNA_CTR_RUNNING);
+    pna_container_set_free(&set);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp))
@@ -408,6 +467,7 @@ int main(void)
     test_merge_runtimes();
     test_indexes();
     test_churn();
+    test_paused();
     tt_rmrf(tmp);
     UNIT_END();
 }
