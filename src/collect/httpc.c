@@ -99,13 +99,26 @@ static int setup(struct pna_http_client *c, const struct pna_http_target *t, con
     return 0;
 }
 
+/* A failure to trust the server's certificate: the operator's next question
+ * is which CAs were used, so the error says. */
+static bool is_verify_failure(CURLcode rc)
+{
+    return rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+           rc == CURLE_SSL_ISSUER_ERROR;
+}
+
 static void describe_failure(CURLcode rc, const struct pna_http_target *t, const char *path,
                              const char *curl_err, char *err, size_t errlen)
 {
+    const char *what = curl_err[0] ? curl_err : curl_easy_strerror(rc);
     if (rc == CURLE_OPERATION_TIMEDOUT)
         snprintf(err, errlen, "%s: timed out after %u ms", path, t->timeout_ms);
+    else if (is_verify_failure(rc) && t->ca_file)
+        snprintf(err, errlen, "%s: %s (CA file %s)", path, what, t->ca_file);
+    else if (is_verify_failure(rc))
+        snprintf(err, errlen, "%s: %s (system CAs)", path, what);
     else
-        snprintf(err, errlen, "%s: %s", path, curl_err[0] ? curl_err : curl_easy_strerror(rc));
+        snprintf(err, errlen, "%s: %s", path, what);
 }
 
 struct body {
