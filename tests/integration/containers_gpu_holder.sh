@@ -1,0 +1,153 @@
+#!/bin/bash
+# Which container holds which GPU, end to end through a real snmpd: the agent
+# reads two GPUs (an RX 6900 XT from the amdgpu sysfs fixture with its
+# /dev/dri/by-path links, and an H100 from the test NVML library) and three
+# containerd bundles: "trainer" given the AMD card's render and primary nodes
+# and /dev/kfd, "cuda" given /dev/nvidia0 with nvidiactl and nvidia-uvm (the
+# driver's /proc/driver/nvidia/gpus/<PCI>/information says minor 0), and
+# "plain" given nothing.  Checked:
+#   - primusGpuHolderContainer/Pod/Namespace of each GPU row name its holder;
+#   - primusContainerDeviceGpu of each GPU device node is that GPU's
+#     primusGpuIndex (shared nodes: 0), and the two tables agree row for row
+#     (every GPU a device row points to exists and names that container as
+#     holder; every holder has a device row pointing back);
+#   - when the holder goes, the GPU row's holder columns empty.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/containers_lib.sh"
+require_containers_wired
+grep -q 'pna_gpu_poller' "$top_srcdir/src/pollers.c" ||
+    skip "the gpu poller is not wired into this build yet"
+FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
+[ -f "$FAKE_NVML" ] || fail "$FAKE_NVML not built (make check builds it)"
+command -v python3 >/dev/null || skip "python3 not installed (decodes string indexes)"
+
+GPU_ENTRY="$OBJ.5.10.1"
+S="$WORK/sys" P="$WORK/proc" D="$WORK/dev" R="$WORK/root"
+TASKS="$R/run/containerd/io.containerd.runtime.v2.task"
+mkdir -p "$P" "$D/dri/by-path" "$TASKS/k8s.io" "$R/var/lib/kubelet"
+fake_procfs "$P"
+
+# The AMD GPU: sysfs from the fixture, renderD128 beside card0 as the kernel
+# links it, and the by-path names.
+cp -r "$PNA_FIXTURES/amdgpu-sysfs/lact-rx6900xt/sys" "$S"
+chmod -R u+w "$S"
+mkdir -p "$S/class/drm/renderD128"
+ln -s ../card0/device "$S/class/drm/renderD128/device"
+AMD_PCI=$(sed -n 's/^PCI_SLOT_NAME=//p' "$S/class/drm/card0/device/uevent")
+ln -s ../card0 "$D/dri/by-path/pci-$AMD_PCI-card"
+ln -s ../renderD128 "$D/dri/by-path/pci-$AMD_PCI-render"
+
+# The NVIDIA GPU: the H100 of the test NVML; its minor number from the XML,
+# in the driver's procfs file.
+NV_XML="$PNA_FIXTURES/nvidia/h100-nvidia-smi-q-x.xml"
+export PNA_FAKE_NVML_XML="$NV_XML"
+export PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
+: > "$PNA_FAKE_NVML_CTL"
+NV_BUS=$(sed -n 's/.*<gpu id="\([^"]*\)".*/\1/p' "$NV_XML" | head -n 1)
+NV_MINOR=$(sed -n 's/.*<minor_number>\([0-9]*\)<.*/\1/p' "$NV_XML" | head -n 1)
+IFS=':.' read -r dom bus dev fn <<< "$NV_BUS"
+NV_PCI=$(printf '%04x:%02x:%02x.%x' $((0x$dom)) $((0x$bus)) $((0x$dev)) $((0x$fn)))
+mkdir -p "$P/driver/nvidia/gpus/$NV_PCI"
+printf 'Model: \t\t NVIDIA H100\nIRQ:   \t\t 42\nGPU UUID: \t GPU-x\nDevice Minor: \t %s\n' \
+    "$NV_MINOR" > "$P/driver/nvidia/gpus/$NV_PCI/information"
+
+# primusGpuIndex: the PCI address as domain<<16 | bus<<8 | device<<3 | function.
+pci_index() { local d b v f; IFS=':.' read -r d b v f <<< "$1"; echo $(( (0x$d << 16) | (0x$b << 8) | (0x$v << 3) | 0x$f )); }
+AMD_IDX=$(pci_index "$AMD_PCI")
+NV_IDX=$(pci_index "$NV_PCI")
+
+bundle() {  # ID NAME POD NAMESPACE DEVICES-JSON
+    mkdir -p "$TASKS/k8s.io/$1"
+    cat > "$TASKS/k8s.io/$1/config.json" <<JSON
+{"ociVersion":"1.1.0","annotations":{"io.kubernetes.cri.container-type":"container",
+ "io.kubernetes.cri.container-name":"$2","io.kubernetes.cri.sandbox-name":"$3",
+ "io.kubernetes.cri.sandbox-namespace":"$4","io.kubernetes.cri.sandbox-uid":"uid-$3"},
+ "linux":{"cgroupsPath":"/k8s.io/$1","devices":[$5]}}
+JSON
+}
+dev() { printf '{"path":"%s","type":"c","major":%d,"minor":%d}' "$1" "$2" "$3"; }
+TRAINER=$(printf 't%063d' 1) CUDA=$(printf 'c%063d' 2) PLAIN=$(printf 'p%063d' 3)
+bundle "$TRAINER" trainer llm-0 ml \
+    "$(dev /dev/dri/renderD128 226 128),$(dev /dev/dri/card0 226 0),$(dev /dev/kfd 235 0)"
+bundle "$CUDA" cuda infer-0 serve \
+    "$(dev "/dev/nvidia$NV_MINOR" 195 "$NV_MINOR"),$(dev /dev/nvidiactl 195 255),$(dev /dev/nvidia-uvm 511 0)"
+bundle "$PLAIN" plain web-0 web ""
+
+{
+    echo "nvmlLibrary $FAKE_NVML"
+    echo "nvidiaSmi $WORK/no-nvidia-smi"
+    echo "pollInterval gpu 1"
+} > "$WORK/agent.conf"
+start_snmpd
+start_agent --sysfs "$S" --procfs "$P" --devfs "$D" --rootfs "$R"
+wait_agent
+gpu() { snmp_value "$GPU_ENTRY.$1.$2"; }
+holder_is() { [ "$(gpu 48 "$1")" = "$2" ]; }
+wait_until 15 holder_is "$AMD_IDX" "$TRAINER" ||
+    fail "GPU $AMD_PCI ($AMD_IDX): holder '$(gpu 48 "$AMD_IDX")', not trainer; GPUs: $(snmp_value $OBJ.5.1.0)"
+wait_until 5 holder_is "$NV_IDX" "$CUDA" || fail "GPU $NV_PCI ($NV_IDX): holder '$(gpu 48 "$NV_IDX")', not cuda"
+[ "$(gpu 7 "$AMD_IDX")" = "$AMD_PCI" ] || fail "GPU row $AMD_IDX is not $AMD_PCI: $(gpu 7 "$AMD_IDX")"
+[ "$(gpu 7 "$NV_IDX")" = "$NV_PCI" ] || fail "GPU row $NV_IDX is not $NV_PCI: $(gpu 7 "$NV_IDX")"
+[ "$(gpu 49 "$AMD_IDX")" = llm-0 ] && [ "$(gpu 50 "$AMD_IDX")" = ml ] || fail "AMD holder pod/namespace"
+[ "$(gpu 49 "$NV_IDX")" = infer-0 ] && [ "$(gpu 50 "$NV_IDX")" = serve ] || fail "NVIDIA holder pod/namespace"
+ok "GPU rows: $AMD_PCI held by trainer (llm-0/ml), $NV_PCI held by cuda (infer-0/serve)"
+
+devcol() { snmp_value "$DEV_ENTRY.$1.$(str_index "$2").$(str_index "$3")"; }
+[ "$(devcol 5 "$TRAINER" /dev/dri/renderD128)" = "$AMD_IDX" ] || fail "renderD128 -> GPU $(devcol 5 "$TRAINER" /dev/dri/renderD128)"
+[ "$(devcol 5 "$TRAINER" /dev/dri/card0)" = "$AMD_IDX" ] || fail "card0 -> GPU $(devcol 5 "$TRAINER" /dev/dri/card0)"
+[ "$(devcol 5 "$TRAINER" /dev/kfd)" = 0 ] || fail "/dev/kfd is shared, not GPU $(devcol 5 "$TRAINER" /dev/kfd)"
+[ "$(devcol 5 "$CUDA" "/dev/nvidia$NV_MINOR")" = "$NV_IDX" ] || fail "nvidia$NV_MINOR -> GPU $(devcol 5 "$CUDA" "/dev/nvidia$NV_MINOR")"
+[ "$(devcol 5 "$CUDA" /dev/nvidiactl)" = 0 ] || fail "nvidiactl is shared"
+[ "$(devcol 2 "$CUDA" /dev/nvidia-uvm)" = 1 ] || fail "nvidia-uvm is not gpu(1)"
+[ "$(snmp_value "$CTR_ENTRY.14.$(str_index "$TRAINER")")" = 1 ] || fail "trainer's GPU count"
+[ "$(snmp_value "$CTR_ENTRY.14.$(str_index "$CUDA")")" = 1 ] || fail "cuda's GPU count"
+[ "$(snmp_value "$CTR_ENTRY.14.$(str_index "$PLAIN")")" = 0 ] || fail "plain's GPU count"
+ok "device rows point at the GPU rows' indexes; shared nodes at 0"
+
+# The two tables agree as wholes: walk both and join.
+agree() {
+    snmp_walk "$DEV_ENTRY.5" > "$WORK/devgpu.txt"
+    snmp_walk "$GPU_ENTRY.48" > "$WORK/holders.txt"
+    python3 - "$DEV_ENTRY.5" "$GPU_ENTRY.48" "$WORK/devgpu.txt" "$WORK/holders.txt" <<'PY'
+import sys
+dev_prefix, gpu_prefix, devf, gpuf = sys.argv[1:5]
+def strings(subids):
+    out, i = [], 0
+    while i < len(subids):
+        n = subids[i]; out.append("".join(chr(c) for c in subids[i + 1:i + 1 + n])); i += 1 + n
+    return out
+links = {}                                   # gpu index -> set of container ids
+for line in open(devf):
+    oid, val = line.split(None, 1)
+    sub = [int(x) for x in oid[len(dev_prefix) + 1:].split(".")]
+    cid, path = strings(sub)
+    if int(val) != 0:
+        links.setdefault(int(val), set()).add(cid)
+holders = {}
+for line in open(gpuf):
+    oid, _, val = line.partition(" ")
+    holders[int(oid.rsplit(".", 1)[1])] = val.strip().strip('"')
+bad = []
+for g, cids in links.items():
+    if g not in holders:
+        bad.append("device rows point at GPU %d, which has no row" % g)
+    elif holders[g] not in cids:
+        bad.append("GPU %d: holder %r is not among %s" % (g, holders[g], sorted(cids)))
+for g, h in holders.items():
+    if h and g not in links:
+        bad.append("GPU %d names holder %r but no device row points at it" % (g, h))
+print("\n".join(bad) if bad else "agree: %d GPU rows, %d linked" % (len(holders), len(links)))
+sys.exit(1 if bad else 0)
+PY
+}
+agree || fail "primusGpuTable and primusContainerDeviceTable disagree"
+ok "primusGpuTable holders and primusContainerDeviceTable GPU links agree"
+
+# The holder goes: its GPU row's holder columns empty; the other stays.
+rm -rf "${TASKS:?}/k8s.io/$CUDA"
+wait_until 10 holder_is "$NV_IDX" "" || fail "GPU $NV_PCI still held by '$(gpu 48 "$NV_IDX")' after cuda went"
+[ "$(gpu 49 "$NV_IDX")" = "" ] && [ "$(gpu 50 "$NV_IDX")" = "" ] || fail "holder pod/namespace left behind"
+holder_is "$AMD_IDX" "$TRAINER" || fail "trainer lost its GPU"
+agree || fail "tables disagree after cuda went"
+ok "cuda gone: $NV_PCI has no holder, the tables still agree"
+echo "PASS: $TEST_NAME"
