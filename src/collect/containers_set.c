@@ -172,8 +172,10 @@ void pna_container_set_count_devices(struct pna_container_set *set)
 {
     for (size_t i = 0; i < set->count; i++) {
         struct pna_container *c = &set->rows[i];
-        const struct pna_ctr_device *d = set->devs + c->dev_first;
         c->gpu_count = c->rdma_count = 0;
+        if (c->dev_count == 0)
+            continue;   /* DEVS may be NULL: no offset from it */
+        const struct pna_ctr_device *d = set->devs + c->dev_first;
         /* A GPU is usually there twice (cardN and renderDN): count distinct. */
         for (uint32_t k = 0; k < c->dev_count; k++) {
             bool gpu_new = d[k].gpu_index != 0, rdma_new = d[k].rdma_dev[0] != '\0';
