@@ -298,8 +298,9 @@ int pna_docker_parse_event(const char *line, size_t len, struct pna_docker_event
     json_t *tn = json_object_get(o, "timeNano"), *t = json_object_get(o, "time");
     if (json_is_integer(tn))
         ev->time_ns = json_integer_value(tn);
-    else if (json_is_integer(t))
-        ev->time_ns = json_integer_value(t) * 1000000000LL;
+    else if (json_is_integer(t) && json_integer_value(t) >= 0 &&
+             json_integer_value(t) <= INT64_MAX / 1000000000LL)
+        ev->time_ns = json_integer_value(t) * 1000000000LL;   /* else unknown (0) */
     /* exitCode is a string in the API. */
     const char *code = jstr(attrs, "exitCode");
     if (code && *code) {
