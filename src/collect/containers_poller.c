@@ -71,6 +71,9 @@ static void on_oom(void *arg, const struct pna_oom_hit *hit)
     pna_event_post(&ev);
     atomic_fetch_add(&st->oom_events, 1);
     atomic_fetch_add(&st->oom_kills, hit->kill_count - hit->prev_count);
+    /* The trap says "kills: N": the row's count and the total should say so
+     * too before the NMS comes to read them, not at the next interval. */
+    wake_poller();
 }
 
 /* OOM watch thread: a bundle directory changed. */

@@ -8,7 +8,8 @@
 # creates them: a new namespace directory with a bundle in it at once, a bundle
 # directory whose config.json is written a moment later, and init.pid written
 # when the task starts.  Each change is timed from the filesystem operation to
-# the first snmpget that shows it through a real snmpd.
+# the first snmpget that shows it through a real snmpd.  An OOM kill's count
+# reaches the row and primusContainerOomKillsTotal as fast.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/containers_lib.sh"
 require_containers_wired
@@ -16,8 +17,12 @@ require_containers_wired
 R="$WORK/root" P="$WORK/proc"
 STATE="$R/run/containerd"
 TASKS="$STATE/io.containerd.runtime.v2.task"
-mkdir -p "$STATE" "$R/var/lib/kubelet" "$WORK/sys" "$WORK/dev"
+CG="$WORK/sys/fs/cgroup"
+mkdir -p "$STATE" "$R/var/lib/kubelet" "$CG/k8s.io/alpha" "$WORK/dev"
 fake_procfs "$P"
+echo "cpu memory pids" > "$CG/cgroup.controllers"
+printf 'low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n' > "$CG/k8s.io/alpha/memory.events"
+echo 4096 > "$CG/k8s.io/alpha/memory.current"
 LIMIT_MS=1000
 
 spec() {  # NAME
@@ -68,6 +73,15 @@ mkdir -p "$P/4242"
 T0=$(now_ms)
 echo 4242 > "$TASKS/k8s.io/$A/init.pid"
 timed "init.pid written -> running(2)" state_is "$A" 2
+
+# 2b. An OOM kill in its cgroup: the row's count and the total follow the
+#     notification at once, not at the next rescan.
+sleep 0.3
+T0=$(now_ms)
+printf 'low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n' > "$CG/k8s.io/alpha/memory.events"
+oom_served() { [ "$(snmp_value "$CTR_ENTRY.13.$(str_index "$A")")" = 1 ] &&
+               [ "$(snmp_value "$CONTAINERS.2.0")" = 1 ]; }
+timed "oom_kill 1 -> primusContainerOomKills and the total at 1" oom_served
 
 # 3. A bundle directory first, its config.json a moment later (as the shim
 #    writes it), in another namespace that does not exist yet.
