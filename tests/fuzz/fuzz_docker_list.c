@@ -1,0 +1,21 @@
+/* fuzz_docker_list.c -- libFuzzer harness for the Docker Engine API's
+ * GET /containers/json answer (pna_docker_parse_list, collect/docker.c).
+ * The input is the response body; the containers it yields are sorted,
+ * merged and numbered as the poller does. */
+#include "config.h"
+#include "collect/docker.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct pna_container_set set;
+    char err[256];
+    pna_container_set_init(&set);
+    if (pna_docker_parse_list((const char *)data, size, &set, err, sizeof err) == 0 &&
+        pna_container_set_sort(&set) == 0 && pna_container_set_merge_runtimes(&set) == 0) {
+        pna_container_set_assign_indexes(&set, NULL);
+        pna_container_set_count_devices(&set);
+    }
+    pna_container_set_free(&set);
+    return 0;
+}

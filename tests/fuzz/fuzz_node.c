@@ -1,0 +1,21 @@
+/* fuzz_node.c -- libFuzzer harness for the node collector (collect/node.c).
+ *
+ * The input is a file tree (see fuzz.h) under the procfs and rootfs roots:
+ * proc/{stat,meminfo,cpuinfo,loadavg,uptime}, proc/sys/kernel/{hostname,
+ * osrelease,arch} and root/etc/os-release.  pna_node_collect() reads it twice,
+ * the second time against the first reading, as the poller does, so the CPU
+ * usage computation sees the parsed counters too. */
+#include "config.h"
+#include "collect/node.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const struct pna_roots *roots = fz_tree_build(data, size);
+    struct pna_node first, second;
+    char err[256];
+    if (pna_node_collect(roots, NULL, &first, err, sizeof err) == 0)
+        pna_node_collect(roots, &first, &second, err, sizeof err);
+    fz_tree_clear();
+    return 0;
+}

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""mkcorpus.py -- (re)build the fuzzing seed corpora in tests/fuzz/corpus/ from
+tests/fixtures/ (see tests/fixtures/SOURCES.md for where each fixture comes from).
+
+Run from the source tree's top: python3 tests/fuzz/mkcorpus.py
+Only seeds named seed-* are rewritten; other files in a corpus directory
+(regression inputs from fuzzing runs, named after the bug) are left alone.
+
+Seeds are kept small: trees carry only the files the collector reads, JSON
+lists are cut to their first entries, and every seed fits the harness's
+-max_len in tests/fuzz/run.sh.  Where the fixtures have no sample of a format
+(procfs node files, Kubernetes quantities, cgroup paths, the config file),
+the seeds are short texts in the kernel's, Kubernetes' or the agent's
+documented format, written here."""
+import glob
+import json
+import os
+import re
+import struct
+import sys
+
+TOP = os.getcwd()
+FX = os.path.join(TOP, "tests", "fixtures")
+OUT = os.path.join(TOP, "tests", "fuzz", "corpus")
+MAX_FILE = 8192  # a tree file larger than this is cut (none the collectors read is)
+
+
+def put(name, seed, data):
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, "seed-" + seed), "wb") as f:
+        f.write(data)
+
+
+def clear_seeds():
+    for p in glob.glob(os.path.join(OUT, "*", "seed-*")):
+        os.remove(p)
+
+
+def rd(*parts):
+    with open(os.path.join(FX, *parts), "rb") as f:
+        return f.read()
+
+
+# ---- trees ------------------------------------------------------------------
+
+def tree_records(src, prefix, keep=None):
+    """Records for every file under SRC, as PREFIX/relative-path; KEEP(rel) filters."""
+    recs = []
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames.sort()
+        for fn in sorted(filenames):
+            full = os.path.join(dirpath, fn)
+            rel = os.path.relpath(full, src)
+            if keep and not keep(rel):
+                continue
+            with open(full, "rb") as f:
+                data = f.read(MAX_FILE)
+            recs.append((prefix + "/" + rel, data))
+    return recs
+
+
+def tree(recs):
+    """Encode records (path, bytes) or (path, None, target) as a tree input (fuzz.h)."""
+    out = b""
+    for r in recs:
+        if len(r) == 3:
+            out += b"=== %s -> %s\n" % (r[0].encode(), r[2].encode())
+            continue
+        path, data = r
+        out += b"=== " + path.encode() + b"\n" + data
+        if data and not data.endswith(b"\n"):
+            # only the last record can end without one; the readers trim it anyway
+            out += b"\n"
+    return out
+
+
+# ---- harnesses -----------------------------------------------------------------
+
+def fileio():
+    put("fileio", "counter", rd("ib-sysfs", "node_exporter", "sys", "class", "infiniband",
+                                "mlx4_0", "ports", "1", "counters", "port_xmit_data"))
+    put("fileio", "no-pma", b"N/A (no PMA)\n")
+    put("fileio", "hex", b"0x1f\n")
+    put("fileio", "max", b"18446744073709551615\n")
+    put("fileio", "over", b"18446744073709551616\n")
+    put("fileio", "blanks", b"  42 \n\n\n")
+    put("fileio", "nul-padded", b"123\0\0\0\0")
+    put("fileio", "state", rd("ib-sysfs", "node_exporter", "sys", "class", "infiniband",
+                              "mlx4_0", "ports", "1", "state"))
+
+
+NODE_STAT = ("cpu  96625 0 54197 323497 3947 0 700 685 0 0\n"
+             "cpu0 44380 0 24462 169684 734 0 92 333 0 0\n"
+             "cpu1 52245 0 29734 153812 3212 0 608 352 0 0\n"
+             "ctxt 4338621\nbtime 1795357057\nprocesses 277130\n")
+NODE_MEMINFO = ("MemTotal:       24684084 kB\nMemFree:        23430680 kB\n"
+                "MemAvailable:   24036772 kB\nBuffers:           34804 kB\n"
+                "Cached:           711628 kB\nSwapTotal:        1048572 kB\n"
+                "SwapFree:          1048572 kB\n")
+NODE_CPUINFO = "".join(
+    "processor\t: %d\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 64-Core Processor\n"
+    "physical id\t: %d\nsiblings\t: 2\ncore id\t\t: %d\ncpu cores\t: 1\n\n" % (i, i // 2, i % 2)
+    for i in range(4))
+
+
+def node():
+    base = [("proc/stat", NODE_STAT.encode()), ("proc/meminfo", NODE_MEMINFO.encode()),
+            ("proc/cpuinfo", NODE_CPUINFO.encode()),
+            ("proc/loadavg", b"4.33 2.90 2.32 11/187 17535\n"),
+            ("proc/uptime", b"2409.06 3234.97\n"),
+            ("proc/sys/kernel/hostname", b"node-1\n"),
+            ("proc/sys/kernel/osrelease", b"6.1.0-18-amd64\n"),
+            ("proc/sys/kernel/arch", b"x86_64\n"),
+            ("root/etc/os-release", b'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n'
+                                    b'NAME="Debian GNU/Linux"\nID=debian\n')]
+    put("node", "debian12", tree(base))
+    # before Linux 3.14: no MemAvailable; os-release only under usr/lib; single CPU, no topology
+    old = [("proc/stat", b"cpu  10 0 5 100 1 0 0\nbtime 1\n"),
+           ("proc/meminfo", b"MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 10 kB\nCached: 20 kB\n"),
+           ("proc/cpuinfo", b"processor\t: 0\nmodel name\t: ARMv7 Processor rev 4 (v7l)\n"),
+           ("proc/loadavg", b"0.00 0.01 0.05 1/50 99\n"), ("proc/uptime", b"1.5 1.0\n"),
+           ("root/usr/lib/os-release", b"PRETTY_NAME='Old Linux'\n")]
+    put("node", "old-kernel", tree(old))
+
+
+def ib_keep(rel):
+    parts = rel.split("/")
+    return not (len(parts) > 4 and parts[3] == "power")
+
+
+def ib():
+    ne = os.path.join(FX, "ib-sysfs", "node_exporter", "sys", "class", "infiniband")
+    pf = os.path.join(FX, "ib-sysfs", "procfs", "sys")
+    for dev in sorted(os.listdir(ne)):
+        put("ib_sysfs", "node-exporter-" + dev,
+            tree(tree_records(os.path.join(ne, dev), "sys/class/infiniband/" + dev)))
+    for dev in sorted(os.listdir(os.path.join(pf, "class", "infiniband"))):
+        recs = tree_records(os.path.join(pf, "class", "infiniband", dev),
+                            "sys/class/infiniband/" + dev)
+        if dev == "mlx5_0":
+            recs += tree_records(os.path.join(pf, "class", "net"), "sys/class/net")
+        put("ib_sysfs", "procfs-" + dev, tree(recs))
+    # a RoCE port as on a live system: the device is a link to its PCI function,
+    # which has the driver link and the netdev (matched by dev_port)
+    roce = tree_records(os.path.join(pf, "class", "infiniband", "mlx5_0"),
+                        "sys/class/infiniband/mlx5_0")
+    roce = [r for r in roce if "/gid_attrs/" not in r[0]]
+    pci = "sys/devices/pci0000:00/0000:5e:00.0"
+    roce += [("sys/class/infiniband/mlx5_0/device", None, "../../../devices/pci0000:00/0000:5e:00.0"),
+             (pci + "/driver", None, "../../../bus/pci/drivers/mlx5_core"),
+             ("sys/bus/pci/drivers/mlx5_core/module", b"mlx5_core\n"),
+             (pci + "/net/ens1f0/dev_port", b"0\n"),
+             (pci + "/net/ens1f1/dev_port", b"1\n"),
+             ("sys/class/net/ens1f0/ifindex", b"4\n")]
+    # links before the files that go through them
+    roce.sort(key=lambda r: 0 if len(r) == 3 else 1)
+    put("ib_sysfs", "roce-links", tree(roce))
+
+
+AMD_FILES = re.compile(
+    r"^(uevent|product_name|unique_id|serial_number|vbios_version|gpu_busy_percent|"
+    r"mem_busy_percent|mem_info_vram_(total|used)|(current|max)_link_(speed|width)|"
+    r"pcie_replay_count|pp_dpm_[sm]clk|"
+    r"hwmon/hwmon\d+/(temp\d_(input|label|crit|emergency)|power1_(average|input|cap)|"
+    r"energy1_input|freq\d_(label|input)|pwm1|pwm1_max|fan1_input)|"
+    r"ras/\w+_err_count|drm/renderD\d+/dev)$")
+
+PCI_IDS = (b"# pci.ids excerpt (format of the PCI ID repository)\n"
+           b"1002  Advanced Micro Devices, Inc. [AMD/ATI]\n"
+           b"\t687f  Vega 10 XL/XT [Radeon RX Vega 56/64]\n"
+           b"\t\t1043 0555  Vega 56\n"
+           b"\t73bf  Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]\n"
+           b"\t15bf  Phoenix1\n"
+           b"1022  Advanced Micro Devices, Inc. [AMD]\n"
+           b"\t1480  Starship/Matisse Root Complex\n")
+
+
+def amd_device(src, card):
+    return tree_records(src, "sys/class/drm/%s/device" % card,
+                        keep=lambda rel: AMD_FILES.match(rel) is not None)
+
+
+def amdgpu():
+    base = os.path.join(FX, "amdgpu-sysfs")
+    for name in ("lact-phoenix", "lact-rx6900xt"):
+        sysd = os.path.join(base, name, "sys")
+        recs = []
+        drm = os.path.join(sysd, "class", "drm")
+        for card in sorted(os.listdir(drm)):
+            recs += amd_device(os.path.join(drm, card, "device"), card)
+        kfd = os.path.join(sysd, "class", "kfd", "kfd", "topology", "nodes")
+        if os.path.isdir(kfd):
+            recs += tree_records(kfd, "sys/class/kfd/kfd/topology/nodes",
+                                 keep=lambda rel: rel.endswith("/properties") and rel.count("/") == 1)
+        put("amdgpu_sysfs", name, tree(recs))
+    # product_name empty: the name comes from pci.ids; osrelease as the driver version
+    recs = amd_device(os.path.join(base, "procfs", "sys", "class", "drm", "card0", "device"), "card0")
+    recs += [("root/usr/share/misc/pci.ids", PCI_IDS),
+             ("proc/sys/kernel/osrelease", b"6.1.0-18-amd64\n")]
+    put("amdgpu_sysfs", "procfs-vega10-pciids", tree(recs))
+    for name in ("vega56", "rx7900xt"):
+        recs = amd_device(os.path.join(base, "amdgpu-sysfs-rs", name), "card0")
+        if not any(p.endswith("/uevent") for p, _ in recs):
+            # this partial dump has no uevent: the identity an RDNA3 card's would give
+            recs.append(("sys/class/drm/card0/device/uevent",
+                         b"DRIVER=amdgpu\nPCI_CLASS=30000\nPCI_ID=1002:744C\n"
+                         b"PCI_SUBSYS_ID=1002:0E3B\nPCI_SLOT_NAME=0000:03:00.0\n"))
+        recs.append(("sys/module/amdgpu/version", b"6.3.6\n"))
+        put("amdgpu_sysfs", "amdgpu-sysfs-rs-" + name, tree(recs))
+
+
+def ethtool_stats(text):
+    stats = []
+    for line in text.decode(errors="replace").splitlines():
+        m = re.match(r"^\s*([^:\s][^:]*):\s*(\d+)\s*$", line)
+        if m:
+            stats.append((m.group(1).encode()[:32], int(m.group(2)) & (2**64 - 1)))
+    return stats
+
+
+def pfc():
+    files = [("mlx5-connectx4lx", rd("ethtool", "ethq-mlx5_core-connectx4lx.txt"))]
+    for p in sorted(glob.glob(os.path.join(FX, "ethtool", "amd-ainic-ionic", "*.txt"))):
+        files.append(("ionic-" + os.path.basename(p)[len("ethtool_S_"):-4], open(p, "rb").read()))
+    for name, text in files:
+        out = bytes([0]) + struct.pack("<Q", 1000)
+        for sname, value in ethtool_stats(text):
+            out += sname.ljust(32, b"\0") + struct.pack("<Q", value)
+        put("pfc_names", name, out)
+
+
+def cri_spec():
+    spec = json.loads(rd("containerd", "oci-runtime-spec-config-example.json"))
+    spec["annotations"] = {
+        "io.kubernetes.cri.container-type": "container",
+        "io.kubernetes.cri.container-name": "trainer",
+        "io.kubernetes.cri.sandbox-name": "llm-0",
+        "io.kubernetes.cri.sandbox-namespace": "ml",
+        "io.kubernetes.cri.sandbox-uid": "5d6e2c1a-0b1f-4d7e-9a57-1a2b3c4d5e6f",
+        "io.kubernetes.cri.image-name": "registry.local/train:1.2",
+    }
+    spec["linux"]["cgroupsPath"] = "kubepods-besteffort-pod5d6e.slice:cri-containerd:abc123"
+    spec["linux"]["devices"] = [
+        {"path": "/dev/dri/renderD128", "type": "c", "major": 226, "minor": 128},
+        {"path": "/dev/nvidia0", "type": "c", "major": 195, "minor": 0},
+        {"path": "/dev/infiniband/uverbs0", "type": "c", "major": 231, "minor": 192}]
+    spec["linux"]["resources"]["devices"] = [
+        {"allow": False, "access": "rwm"},
+        {"allow": True, "type": "c", "major": 226, "minor": 1, "access": "rw"},
+        {"allow": True, "type": "c", "major": 195, "minor": 255, "access": "rw"},
+        {"allow": True, "type": "c", "major": 231, "minor": -1, "access": "rw"}]
+    return json.dumps(spec, separators=(",", ":")).encode()
+
+
+def oci():
+    put("oci_spec", "runtime-spec-example", rd("containerd", "oci-runtime-spec-config-example.json"))
+    put("oci_spec", "schema-test-linux-rdma",
+        rd("containerd", "oci-runtime-spec-schema-test-linux-rdma.json"))
+    put("oci_spec", "cri-annotated", cri_spec())
+    put("oci_spec", "sandbox", b'{"annotations":{"io.kubernetes.cri.container-type":"sandbox"},'
+                               b'"linux":{"cgroupsPath":"/kubepods/pod1/pause"}}')
+
+
+def containerd():
+    task = "root/run/containerd/io.containerd.runtime.v2.task"
+    cg = os.path.join(FX, "cgroup", "telegraf-v2")
+    v2 = [("sys/fs/cgroup/cgroup.controllers", b"cpuset cpu io memory hugetlb pids rdma misc\n")]
+    path = "sys/fs/cgroup/kubepods.slice/kubepods-besteffort.slice/" \
+           "kubepods-besteffort-pod5d6e.slice/cri-containerd-abc123.scope"
+    for f in ("memory.current", "memory.max", "memory.events"):
+        v2.append((path + "/" + f, rd("cgroup", "telegraf-v2", f)))
+    recs = [(task + "/k8s.io/abc123/config.json", cri_spec()),
+            (task + "/k8s.io/abc123/init.pid", b"4242"),
+            ("proc/4242/cgroup", b"0::/kubepods.slice/kubepods-besteffort.slice/"
+                                 b"kubepods-besteffort-pod5d6e.slice/cri-containerd-abc123.scope\n"),
+            (task + "/default/plain/config.json", rd("containerd", "oci-runtime-spec-config-example.json")),
+            ("sys/dev/char/226:1/uevent", b"MAJOR=226\nMINOR=1\nDEVNAME=dri/card1\nDEVTYPE=drm_minor\n"),
+            ("sys/class/drm/renderD128/device/uevent", b"DRIVER=amdgpu\nPCI_SLOT_NAME=0000:03:00.0\n"),
+            ("sys/class/infiniband_verbs/uverbs0/ibdev", b"mlx5_0\n"),
+            ("proc/driver/nvidia/gpus/0000:41:00.0/information",
+             b"Model: \t\t NVIDIA H100 80GB HBM3\nDevice Minor: \t 0\nBus Location: \t 0000:41:00.0\n")]
+    put("containerd", "k8s-v2", tree(v2 + recs))
+    v1 = [("sys/fs/cgroup/memory/memory.usage_in_bytes", b"0\n"),
+          ("sys/fs/cgroup/memory/kubepods/pod1/ctr1/memory.usage_in_bytes", b"104857600\n"),
+          ("sys/fs/cgroup/memory/kubepods/pod1/ctr1/memory.limit_in_bytes", b"9223372036854771712\n"),
+          ("sys/fs/cgroup/memory/kubepods/pod1/ctr1/memory.oom_control",
+           b"oom_kill_disable 0\nunder_oom 0\noom_kill 3\n"),
+          ("sys/fs/cgroup/memory/kubepods/pod1/ctr1/cgroup.event_control", b""),
+          (task + "/moby/ctr1/config.json", rd("containerd", "oci-runtime-spec-schema-test-linux-rdma.json")),
+          (task + "/moby/ctr1/init.pid", b"77\n"),
+          ("proc/77/cgroup", b"12:memory:/kubepods/pod1/ctr1\n11:cpu,cpuacct:/kubepods/pod1/ctr1\n")]
+    put("containerd", "moby-v1", tree(v1))
+
+
+def cgroup():
+    put("cgroup", "proc-v2", b"0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-abc.scope\n")
+    put("cgroup", "proc-v1", b"12:memory:/docker/0123abcd\n5:cpu,cpuacct:/docker/0123abcd\n"
+                             b"1:name=systemd:/docker/0123abcd\n0::/\n")
+    put("cgroup", "spec-systemd", b"kubepods-besteffort-pod5d6e.slice:cri-containerd:abc123")
+    put("cgroup", "spec-path", b"/kubepods/besteffort/pod5d6e/abc123")
+    put("cgroup", "memory-events", rd("cgroup", "telegraf-v2", "memory.events"))
+    put("cgroup", "oom-control", b"oom_kill_disable 0\nunder_oom 0\noom_kill 7\n")
+
+
+def docker():
+    put("docker_list", "dockerprom", rd("docker", "prometheus-dockerprom", "containers-json.json"))
+    put("docker_list", "telegraf", rd("docker", "telegraf", "list.json"))
+    for p in sorted(glob.glob(os.path.join(FX, "docker", "telegraf", "inspect_*.json"))):
+        name = "running" if "b7dfbb" in p else "non-running"
+        put("docker_inspect", "telegraf-" + name, open(p, "rb").read())
+    gpu = {"State": {"Status": "running", "Pid": 4242, "OOMKilled": False,
+                     "StartedAt": "2024-03-01T10:20:30.123456789+01:00"},
+           "HostConfig": {"Memory": 4294967296,
+                          "Devices": [{"PathOnHost": "/dev/infiniband/uverbs0",
+                                       "PathInContainer": "/dev/infiniband/uverbs0",
+                                       "CgroupPermissions": "rwm"}],
+                          "DeviceRequests": [{"Driver": "nvidia", "Count": 0,
+                                              "DeviceIDs": ["0", "3"],
+                                              "Capabilities": [["gpu"]]}]}}
+    put("docker_inspect", "gpu-requests", json.dumps(gpu, separators=(",", ":")))
+    events = rd("docker", "deck-chores-events_00.jsonl")
+    lines = events.split(b"\n")
+    put("docker_events", "deck-chores", bytes([7]) + b"\n".join(lines[:40]) + b"\n")
+    put("docker_events", "legacy-and-oom",
+        bytes([1]) + b'{"status":"oom","id":"0123abcd","from":"busybox","time":1528955333}\n'
+        b'{"Type":"container","Action":"die","Actor":{"ID":"0123abcd","Attributes":'
+        b'{"exitCode":"137","name":"web"}},"time":1528955334,"timeNano":1528955334000000000}\n'
+        b'{"Type":"container","Action":"exec_start: sh -c true","Actor":{"ID":"0123abcd"}}\n')
+    times = ["2018-06-14T05:48:53.266176036Z", "0001-01-01T00:00:00Z",
+             "2024-03-01T10:20:30+01:00", "2024-02-29T23:59:60.5-00:30", "1970-01-01 00:00:00z"]
+    for i, t in enumerate(times):
+        put("rfc3339", "time-%d" % i, t)
+
+
+def kubelet():
+    pods = json.loads(rd("kubelet", "nri-kubernetes-k8s-1.35", "pods.json"))
+    items = pods.get("items", [])
+    pods["items"] = items[:4]
+    put("kubelet_pods", "k8s-1.35-first4", json.dumps(pods, separators=(",", ":")))
+    gpu_pod = {"kind": "PodList", "items": [
+        {"metadata": {"name": "trainer-0", "namespace": "ml", "uid": "u-1"},
+         "spec": {"containers": [{"name": "t", "resources": {
+             "limits": {"nvidia.com/gpu": "2", "ephemeral-storage": "10Gi"},
+             "requests": {"nvidia.com/gpu": "2"}}}],
+                  "initContainers": [{"name": "sidecar", "restartPolicy": "Always",
+                                      "resources": {"limits": {"amd.com/gpu": 1}}},
+                                     {"name": "init", "resources": {"requests": {
+                                         "gpu.intel.com/i915": "500m"}}}]},
+         "status": {"phase": "Running"}},
+        {"metadata": {"name": "done", "namespace": "ml", "uid": "u-2"},
+         "spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+         "status": {"phase": "Succeeded"}}]}
+    put("kubelet_pods", "gpu-requests", json.dumps(gpu_pod, separators=(",", ":")))
+    for name, parts in (("k8s-1.35", ("nri-kubernetes-k8s-1.35", "stats-summary.json")),
+                        ("minikube-2020", ("stats-summary-minikube-2020.json",))):
+        summ = json.loads(rd("kubelet", *parts))
+        summ["pods"] = summ.get("pods", [])[:4]
+        for p in summ["pods"]:
+            p.pop("containers", None)
+        put("kubelet_summary", name, json.dumps(summ, separators=(",", ":")))
+    for i, q in enumerate(["2", "500m", "1Ki", "10Gi", "0.5", "1.25M", "129e6", "8589934591Gi",
+                           ".5", "1k"]):
+        put("k8s_quantity", "q-%d" % i, q)
+
+
+def nvsmi():
+    for p in sorted(glob.glob(os.path.join(FX, "nvidia", "*-q-x.xml"))):
+        name = os.path.basename(p)[:-len("-nvidia-smi-q-x.xml")]
+        put("nvsmi", name, open(p, "rb").read())
+
+
+def config():
+    conf = open(os.path.join(TOP, "etc", "primus-node-agent.conf.example"), "rb").read()
+    put("config", "example", conf)
+    put("config", "every-token",
+        "sysfsRoot /host/sys\nprocfsRoot /host/proc\ndevfsRoot /host/dev\nrootfsRoot /host\n"
+        "httpAddress 127.0.0.1:9101\nhttpMaxConnections 64\neventHistory 500\nstaleAfter 300\n"
+        "pauseStormThreshold 1000\nnvidiaSmiTimeout 5\ngpuTempThreshold 85\n"
+        "kubeletInsecure yes\npoller gpu off\npollInterval ib 5\npollTimeout kubelet 10\n"
+        "pfcInterface eth0 eth1\nagentXSocket tcp:localhost:705\nagentXPingInterval 15\n"
+        "rocommunity public 127.0.0.1 # comment\ncreateUser ops SHA-256 authpass AES privpass\n"
+        "rouser ops priv\n")
+
+
+def dri_map():
+    for p in sorted(glob.glob(os.path.join(FX, "amdgpu-sysfs", "dev-dri-by-path", "*ls-by-path.txt"))):
+        recs = []
+        for line in open(p, encoding="utf-8", errors="replace"):
+            m = re.search(r"(pci-\S+) -> (\S+)", line)
+            if m:
+                recs.append(("dev/dri/by-path/" + m.group(1), None, m.group(2)))
+        put("dri_map", os.path.basename(p)[:-len("-ls-by-path.txt")], tree(recs))
+
+
+def main():
+    if not os.path.isdir(FX):
+        sys.exit("run from the top of the source tree")
+    clear_seeds()
+    for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
+               config, dri_map):
+        fn()
+
+
+if __name__ == "__main__":
+    main()
