@@ -5,8 +5,9 @@
 #
 # Builds tests/fuzz/bin/fuzz_<name> (make fuzz in the configured build tree)
 # unless FUZZ_NO_BUILD=1, then runs each harness (all of them when no NAME is
-# given) for SECONDS over its seed corpus tests/fuzz/corpus/<name>/, with
-# -timeout=5 -rss_limit_mb=1024 and a -max_len fitted to what the parser
+# given; from FUZZ_BIN when set, e.g. a copy kept for a long campaign while the
+# tree is rebuilt) for SECONDS over its seed corpus tests/fuzz/corpus/<name>/,
+# with -timeout=5 -rss_limit_mb=1024 and a -max_len fitted to what the parser
 # reads.  FUZZ_JOBS harnesses run at once (default: the number of CPUs).
 #
 # The seed corpus is only read: new inputs go to a corpus under the work
@@ -53,7 +54,7 @@ if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
     for n in $names; do targets="$targets tests/fuzz/bin/fuzz_$n"; done
     # shellcheck disable=SC2086
     make -s -C "$top_builddir" ${FUZZ_CC:+FUZZ_CC="$FUZZ_CC"} $targets >&2 ||
-        { echo "run.sh: building the harnesses failed" >&2; exit 2; }
+        { echo "run.sh: building the harnesses failed (a parser that now needs another source file: add it to its FUZZ_SRC_<name> in mk/fuzz.am)" >&2; exit 2; }
 fi
 
 work=${FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/pna-fuzz-run-XXXXXX")}
@@ -70,7 +71,7 @@ jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # fuzz_one NAME: run one harness, write its summary line to $work/NAME/summary
 fuzz_one() {
-    local n=$1 bin="$top_builddir/tests/fuzz/bin/fuzz_$1" dir="$work/$1"
+    local n=$1 bin="${FUZZ_BIN:-$top_builddir/tests/fuzz/bin}/fuzz_$1" dir="$work/$1"
     local seeds="$top_srcdir/tests/fuzz/corpus/$1"
     mkdir -p "$dir/corpus" "$scratch/$1"
     local t0 t1 rc
