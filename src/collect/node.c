@@ -232,18 +232,25 @@ static void read_identity(const struct pna_roots *roots, struct pna_node *out)
     free(text);
 }
 
+/* A load average that fits uint32 hundredths; converting a negative, NaN or
+ * huge double to an unsigned integer is undefined, so those are left at 0. */
+static uint32_t load_hundredths(double load)
+{
+    return load >= 0 && load < 42949672.0 ? (uint32_t)(load * 100 + 0.5) : 0;
+}
+
 static void read_load_and_uptime(const struct pna_roots *roots, struct pna_node *out)
 {
     char buf[256];
     double l1, l5, l15, up;
     read_line_file(roots->procfs, "/loadavg", buf, sizeof buf);
     if (sscanf(buf, "%lf %lf %lf", &l1, &l5, &l15) == 3) {
-        out->load1_hundredths = (uint32_t)(l1 * 100 + 0.5);
-        out->load5_hundredths = (uint32_t)(l5 * 100 + 0.5);
-        out->load15_hundredths = (uint32_t)(l15 * 100 + 0.5);
+        out->load1_hundredths = load_hundredths(l1);
+        out->load5_hundredths = load_hundredths(l5);
+        out->load15_hundredths = load_hundredths(l15);
     }
     read_line_file(roots->procfs, "/uptime", buf, sizeof buf);
-    if (sscanf(buf, "%lf", &up) == 1 && up >= 0)
+    if (sscanf(buf, "%lf", &up) == 1 && up >= 0 && up < 18446744073709551616.0)   /* 2^64 */
         out->uptime_s = (uint64_t)up;
 }
 
