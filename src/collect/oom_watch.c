@@ -484,9 +484,10 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
         free(nd);
         return -1;
     }
-    memcpy(sorted, dirs, n * sizeof *sorted);
-    if (n)
+    if (n) {
+        memcpy(sorted, dirs, n * sizeof *sorted);
         qsort(sorted, n, sizeof *sorted, cmp_str);
+    }
     pthread_mutex_lock(&w->lock);
     size_t i = 0, j = 0, k = 0;
     int added = 0;

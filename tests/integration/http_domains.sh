@@ -261,7 +261,9 @@ JSON
                     "node_ephemeral_storage_usage_percent:node=\"$node\":3:0.01"; do
             IFS=: read -r m l i sc <<< "$spec"
             got=$(metric_value "$WORK/st-a.txt" "$m" "$l")
-            awk -v g="$got" -v w="${SV[$i]}" -v s="$sc" 'BEGIN { exit !(g != "" && g == w * s) }' ||
+            # a ratio is printed in decimal: equal within rounding, as above
+            awk -v g="$got" -v w="${SV[$i]}" -v s="$sc" 'BEGIN { e = w * s; d = g - e; if (d < 0) d = -d;
+                 exit !(g != "" && d <= 1e-9 * (e < 0 ? -e : e) + 1e-9) }' ||
                 fail "$m = '$got', primusStorage scalar $((i + 1)) = '${SV[$i]}' (x $sc)"
         done
         compared=1
