@@ -327,6 +327,11 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 
 int pna_table_register(const struct pna_table_def *def)
 {
+    if (def->table_oid_len + 2 + PNA_MAX_INDEX_LEN > MAX_OID_LEN) {
+        pna_log(LOG_ERR, "%s: table OID too deep for %d-sub-identifier indexes", def->name,
+                PNA_MAX_INDEX_LEN);
+        return -1;
+    }
     struct table_reg *reg = reg_for(def);
     if (!reg)
         return -1;

@@ -23,7 +23,9 @@
 
 #include "cache.h"
 
-#define PNA_MAX_INDEX_LEN 96   /* sub-identifiers in one row index */
+/* Sub-identifiers in one row index: an OID has at most 128 (MAX_OID_LEN), and
+ * the deepest table's entry.column prefix takes 14 of them. */
+#define PNA_MAX_INDEX_LEN 114
 
 /* One value.  STR points into the snapshot (valid while it is held). */
 struct pna_cell {
