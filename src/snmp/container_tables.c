@@ -168,10 +168,10 @@ static size_t device_rows(const void *ctx)
 }
 
 /* The device's index strings: its container's ID and its name.  The model
- * names every device within PNA_CTR_DEVICE_NAME_MAX (36) characters, but the
- * table engine holds PNA_MAX_INDEX_LEN sub-identifiers per index, less than
- * the MIB's 1 + 76 + 1 + 36: with a long container ID the path's budget is
- * smaller, and a path over it is named by its numbers as the MIB says
+ * names every device within PNA_CTR_DEVICE_NAME_MAX (36) characters and the
+ * table engine holds PNA_MAX_INDEX_LEN (114) sub-identifiers, the MIB's
+ * 1 + 76 + 1 + 36; the budget check below stays as a guard should either
+ * limit change.  A path over it is named by its numbers as the MIB says
  * ("/dev/char/MAJ:MIN", at most 23 characters).  A device that fits neither
  * way is not shown.  NAME is BUF or the device's own path. */
 struct device_key {

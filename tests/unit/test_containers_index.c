@@ -210,20 +210,22 @@ static void test_model_names(void)
 static void test_tables(void)
 {
     struct pna_containers_snap *s = new_containers();
-    /* A Docker/Kubernetes-length ID (64): the engine leaves 30 for the path. */
+    /* A Docker/Kubernetes-length ID (64). */
     const char *id64 = rep('d', 64);
     add_ctr(s, id64);
     add_dev(s, "/dev/dri/renderD128", 'c', 226, 128);
-    const char *p33 = "/dev/nvidia-caps/nvidia-cap123456";    /* 33: over the 30 left */
+    const char *p33 = "/dev/nvidia-caps/nvidia-cap123456";    /* 33: within 36 */
     CHECK_INT(strlen(p33), 33);
     add_dev(s, p33, 'c', 508, 1);
-    /* containerd's longest ID (76): 18 left for the path. */
+    /* containerd's longest ID (76) still leaves the MIB's 36 for the path. */
     const char *id76 = rep('e', 76);
     add_ctr(s, id76);
-    add_dev(s, "/dev/dri/renderD128", 'c', 226, 128);         /* 19 -> /dev/char/226:128 (17) */
-    add_dev(s, "/dev/kfd", 'c', 235, 0);                      /* 8: as it is */
-    add_dev(s, "/dev/accel/accel7", 'c', 4095, 1048575);      /* 17, fits */
-    add_dev(s, "/dev/infiniband/uverbs0", 'c', 4000, 1000000); /* 23 and 22: neither fits */
+    const char *p36 = "/dev/infiniband/uverbs0-abcdefghijkl";  /* exactly 36 */
+    CHECK_INT(strlen(p36), 36);
+    add_dev(s, p36, 'c', 231, 192);
+    const char *p37 = "/dev/infiniband/uverbs0-abcdefghijklm"; /* 37 -> /dev/char/231:193 */
+    add_dev(s, p37, 'c', 231, 193);
+    add_dev(s, "/dev/kfd", 'c', 235, 0);
     /* An ID no runtime makes, put in directly: never shown, never counted. */
     struct pna_container *bad = add_ctr(s, rep('f', 79));
     (void)bad;
@@ -244,24 +246,23 @@ static void test_tables(void)
     CHECK_U64(c.u, 2);
     pna_snap_release(held);
 
+    /* The longest ID with the longest path: the index holds both (114). */
     walk(&pna_container_device_table, device_entry, OID_LENGTH(device_entry),
          PNA_COL_CONTAINER_DEVICE_KIND, 2, PNA_MAX_CONTAINER_ID_LEN,
          PNA_MAX_CONTAINER_DEVICE_PATH_LEN, &w);
     CHECK(w.ok);
     CHECK_INT(w.rows, 5);
     CHECK(has_walked(&w, id64, "/dev/dri/renderD128"));
-    CHECK(has_walked(&w, id64, "/dev/char/508:1"));
-    CHECK(has_walked(&w, id76, "/dev/char/226:128"));
+    CHECK(has_walked(&w, id64, p33));
+    CHECK(has_walked(&w, id76, p36));
+    CHECK(has_walked(&w, id76, "/dev/char/231:193"));
     CHECK(has_walked(&w, id76, "/dev/kfd"));
-    CHECK(has_walked(&w, id76, "/dev/accel/accel7"));
     /* The cells answer under the name the index shows, not the long path. */
-    CHECK_INT(get_dev(id64, "/dev/char/508:1", PNA_COL_CONTAINER_DEVICE_MAJOR, &c), 0);
-    CHECK_U64(c.u, 508);
-    CHECK_INT(get_dev(id64, p33, PNA_COL_CONTAINER_DEVICE_MAJOR, &c), -1);
-    CHECK_INT(get_dev(id76, "/dev/char/226:128", PNA_COL_CONTAINER_DEVICE_MINOR, &c), 0);
-    CHECK_U64(c.u, 128);
-    CHECK_INT(get_dev(id76, "/dev/infiniband/uverbs0", PNA_COL_CONTAINER_DEVICE_MAJOR, &c), -1);
-    CHECK_INT(get_dev(id76, "/dev/char/4000:1000000", PNA_COL_CONTAINER_DEVICE_MAJOR, &c), -1);
+    CHECK_INT(get_dev(id76, p36, PNA_COL_CONTAINER_DEVICE_MINOR, &c), 0);
+    CHECK_U64(c.u, 192);
+    CHECK_INT(get_dev(id76, "/dev/char/231:193", PNA_COL_CONTAINER_DEVICE_MINOR, &c), 0);
+    CHECK_U64(c.u, 193);
+    CHECK_INT(get_dev(id76, p37, PNA_COL_CONTAINER_DEVICE_MAJOR, &c), -1);
     pna_cache_drop(PNA_DOM_CONTAINERS);
 }
 
