@@ -141,7 +141,7 @@ static void kubernetes(struct pna_prom *p, const struct pna_http_view *v)
     if (!k->gpu.valid)
         return;
     pna_prom_gauge_u64(p, "primus_k8s_gpus_allocatable",
-                       "GPUs the node offers to pods (primusK8sGpuAllocatable).", k->gpu.total);
+                       "GPUs on the node, counted from its device nodes (primusK8sGpuAllocatable).", k->gpu.total);
     pna_prom_gauge_u64(p, "primus_k8s_gpus_allocated",
                        "GPUs requested by the node's running pods (primusK8sGpuAllocated).",
                        k->gpu.allocated);
