@@ -1,0 +1,961 @@
+#!/usr/bin/env python3
+"""Generate the Grafana dashboards of primus-node-agent.
+
+Every dashboard exists in two variants that show the same panels:
+
+  bridge/         queries on the agent's own /metrics names (docs/metrics.md)
+  snmp_exporter/  queries on the series Prometheus' snmp_exporter makes from
+                  PRIMUS-NODE-MIB with etc/snmp_exporter/snmp.yml
+
+A panel is written once here with one query list per variant, so the two
+variants cannot drift apart.  The JSON files in etc/grafana/ are this
+script's output and are checked in; edit this file, then run
+
+    python3 etc/grafana/dashboards.py            # rewrites etc/grafana/*/*.json
+    python3 etc/grafana/dashboards.py --out DIR  # writes DIR/bridge, DIR/snmp_exporter
+    python3 etc/grafana/dashboards.py --markdown # the panel list of docs/dashboards.md
+
+tests/integration/grafana_dashboards.sh fails when the checked-in files are
+not what this script writes.
+
+Units: the bridge serves base units (bytes, seconds, watts, ratios 0..1); the
+MIB, and so snmp_exporter, serves the MIB's UNITS (percent or hundredths of a
+percent, milliwatts, milliseconds, microseconds).  The snmp_exporter queries
+divide so that both variants plot the same numbers with the same panel unit.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+SCHEMA_VERSION = 38
+VARIANTS = ("bridge", "snmp_exporter")
+DS = {"type": "prometheus", "uid": "${datasource}"}
+
+# ---------------------------------------------------------------------------
+# Label matchers shared by the queries.  Every template variable is matched
+# with =~ so that "All" (allValue ".*") and multi-value selections work.
+I = 'instance=~"$instance"'
+# bridge label names
+GPU_B = 'pci_bus_id=~"$gpu"'
+DEV_B = 'device=~"$device"'
+IF_B = 'interface=~"$interface"'
+NS_B = 'namespace=~"$namespace"'
+POL_B = 'poller=~"$poller"'
+# snmp_exporter label names (the lookups of etc/snmp_exporter/generator.yml)
+GPU_S = 'primusGpuPciBusId=~"$gpu"'
+DEV_S = 'primusRdmaDeviceName=~"$device"'
+IF_S = 'primusPfcIfName=~"$interface"'
+NS_S = 'primusContainerPodNamespace=~"$namespace"'
+PODNS_S = 'primusPodNamespace=~"$namespace"'
+POL_S = 'primusPollerName=~"$poller"'
+
+RI = "[$__rate_interval]"
+RANGE = "[$__range]"
+
+# legends
+L_GPU_B = "{{instance}} GPU {{gpu}} {{pci_bus_id}}"
+L_GPU_S = "{{instance}} {{primusGpuPciBusId}}"
+L_PORT_B = "{{instance}} {{device}}/{{port}}"
+L_PORT_S = "{{instance}} {{primusRdmaDeviceName}}/{{primusIbPortNumber}}"
+L_IF_B = "{{instance}} {{interface}}"
+L_IF_S = "{{instance}} {{primusPfcIfName}}"
+L_PRIO_B = "{{instance}} {{interface}} prio {{priority}}"
+L_PRIO_S = "{{instance}} {{primusPfcIfName}} prio {{primusPfcPriority}}"
+L_CTR_B = "{{instance}} {{namespace}}/{{pod}}/{{container}}"
+L_CTR_S = ("{{instance}} {{primusContainerPodNamespace}}/{{primusContainerPodName}}/"
+           "{{primusContainerName}}")
+L_POD_B = "{{instance}} {{namespace}}/{{pod}}"
+L_POD_S = "{{instance}} {{primusPodNamespace}}/{{primusPodName}}"
+L_POL_B = "{{instance}} {{poller}}"
+L_POL_S = "{{instance}} {{primusPollerName}}"
+
+
+def both(bridge, snmp):
+    """Queries of a panel: a list of (expr, legend) per variant; None leaves
+    the panel out of that variant (the source has no such figure)."""
+    return {"bridge": bridge, "snmp_exporter": snmp}
+
+
+# ---------------------------------------------------------------------------
+# Panel builders.  A panel is a dict with "kind" and the fields below; the
+# layout (ids, gridPos) is assigned when the dashboard is rendered.
+
+def ts(title, desc, queries, unit="short", w=12, h=8, lo=None, hi=None,
+       dashed=None, negative=None, bars=False, thresholds=None):
+    return dict(kind="timeseries", title=title, desc=desc, queries=queries, unit=unit,
+                w=w, h=h, lo=lo, hi=hi, dashed=dashed, negative=negative, bars=bars,
+                thresholds=thresholds)
+
+
+def stat(title, desc, queries, unit="short", w=4, h=4, thresholds=None, mappings=None,
+         gauge=False, lo=None, hi=None):
+    return dict(kind="gauge" if gauge else "stat", title=title, desc=desc, queries=queries,
+                unit=unit, w=w, h=h, thresholds=thresholds, mappings=mappings, lo=lo, hi=hi)
+
+
+def table(title, desc, queries, w=12, h=8, hide=(), rename=None, units=None, mappings=None):
+    return dict(kind="table", title=title, desc=desc, queries=queries, w=w, h=h,
+                hide=list(hide), rename=rename or {}, units=units or {},
+                mappings=mappings or {})
+
+
+def timeline(title, desc, queries, mappings, w=12, h=8):
+    return dict(kind="state-timeline", title=title, desc=desc, queries=queries, w=w, h=h,
+                mappings=mappings)
+
+
+def row(title, panels):
+    return dict(kind="row", title=title, panels=panels)
+
+
+def steps(*pairs):
+    """Threshold steps: steps("green", None, "red", 1) -> base green, red from 1."""
+    out = []
+    for i in range(0, len(pairs), 2):
+        out.append({"color": pairs[i], "value": pairs[i + 1]})
+    return {"mode": "absolute", "steps": out}
+
+
+def value_map(pairs):
+    """Value mappings: {"1": ("down", "red"), ...}."""
+    opts = {}
+    for i, (k, (text, color)) in enumerate(pairs.items()):
+        opts[k] = {"text": text, "color": color, "index": i}
+    return [{"type": "value", "options": opts}]
+
+
+IB_STATE_MAP = {"1": ("down", "red"), "2": ("init", "orange"), "3": ("armed", "yellow"),
+                "4": ("active", "green"), "5": ("activeDefer", "yellow")}
+IB_PHYS_MAP = {"1": ("sleep", "red"), "2": ("polling", "orange"), "3": ("disabled", "red"),
+               "4": ("training", "orange"), "5": ("linkUp", "green"),
+               "6": ("errorRecovery", "orange"), "7": ("phyTest", "yellow")}
+UP_MAP = {"0": ("down", "red"), "1": ("up", "green")}
+OKDEG_MAP = {"0": ("ok", "green"), "1": ("degraded", "orange")}
+ACTIVE_MAP = {"0": ("not active", "red"), "1": ("active", "green")}
+
+# ---------------------------------------------------------------------------
+# Template variables per variant: (name, label, bridge query, snmp query)
+
+INSTANCE_VAR = ("instance", "Node",
+                "label_values(primus_agent_info, instance)",
+                "label_values(primusAgentUptime, instance)")
+
+# ---------------------------------------------------------------------------
+# The GPU dashboard
+
+
+def gpu_dashboard():
+    sel_b = "{%s,%s}" % (I, GPU_B)
+    sel_s = "{%s,%s}" % (I, GPU_S)
+    return dict(
+        uid="pna-gpu", title="GPUs", tags=["gpu"],
+        desc="Per-GPU utilization, memory, temperature against the slowdown threshold, "
+             "power against the limit, ECC and XID errors and the pod holding each GPU.",
+        variables=[INSTANCE_VAR,
+                   ("gpu", "GPU (PCI address)",
+                    "label_values(primus_gpu_info{%s}, pci_bus_id)" % I,
+                    "label_values(primusGpuName{%s}, primusGpuPciBusId)" % I)],
+        rows=[
+            row("Overview", [
+                stat("GPUs", "GPUs the agent found (primusGpuCount).",
+                     both([("sum(primus_gpus{%s})" % I, "")],
+                          [("sum(primusGpuCount{%s})" % I, "")])),
+                stat("Lost GPUs", "GPUs that stopped answering their driver or fell off the bus. "
+                     "snmp_exporter: rows whose identity is still served but no figure is.",
+                     both([("sum(primus_gpu_lost{%s}) or vector(0)" % I, "")],
+                          [("count(primusGpuName{%s} unless on(instance, primusGpuPciBusId) "
+                            "(primusGpuMemTotal{%s} or primusGpuTemperature{%s} or "
+                            "primusGpuUtilization{%s} or primusGpuPowerDraw{%s})) or vector(0)"
+                            % (I, I, I, I, I), "")]),
+                     thresholds=steps("green", None, "red", 1)),
+                stat("Mean utilization", "Mean GPU (SM) utilization of the selected GPUs.",
+                     both([("avg(primus_gpu_utilization_ratio%s)" % sel_b, "")],
+                          [("avg(primusGpuUtilization%s) / 100" % sel_s, "")]),
+                     unit="percentunit"),
+                stat("XID errors", "XID errors counted by the driver over the dashboard's time range.",
+                     both([("sum(increase(primus_gpu_xid_errors_total%s%s)) or vector(0)" % (sel_b, RANGE), "")],
+                          [("sum(increase(primusGpuXidErrors%s%s)) or vector(0)" % (sel_s, RANGE), "")]),
+                     thresholds=steps("green", None, "orange", 1)),
+                stat("Least headroom to slowdown",
+                     "Smallest distance, over the selected GPUs, between the temperature and the "
+                     "GPU's own slowdown threshold (hardware throttles at 0).",
+                     both([("min(primus_gpu_slowdown_temperature_celsius%s - "
+                            "primus_gpu_temperature_celsius%s)" % (sel_b, sel_b), "")],
+                          [("min(primusGpuTempSlowdown%s - primusGpuTemperature%s)" % (sel_s, sel_s), "")]),
+                     unit="celsius", thresholds=steps("red", None, "orange", 3, "green", 10)),
+                stat("GPUs allocated to pods", "Kubernetes GPU allocation rate of the node "
+                     "(allocated / allocatable, from the kubelet).",
+                     both([("avg(primus_k8s_gpu_allocation_ratio{%s})" % I, "")],
+                          [("avg(primusK8sGpuAllocRate{%s}) / 10000" % I, "")]),
+                     unit="percentunit"),
+            ]),
+            row("Utilization and memory", [
+                ts("GPU utilization", "Share of time a kernel ran on the GPU, per GPU.",
+                   both([("primus_gpu_utilization_ratio%s" % sel_b, L_GPU_B)],
+                        [("primusGpuUtilization%s / 100" % sel_s, L_GPU_S)]),
+                   unit="percentunit", lo=0, hi=1),
+                ts("Memory used / total", "Device memory in use as a share of the total.",
+                   both([("primus_gpu_memory_used_bytes%s / primus_gpu_memory_total_bytes%s"
+                          % (sel_b, sel_b), L_GPU_B)],
+                        [("primusGpuMemUsed%s / primusGpuMemTotal%s" % (sel_s, sel_s), L_GPU_S)]),
+                   unit="percentunit", lo=0, hi=1),
+                ts("Memory used", "Device memory in use, bytes.",
+                   both([("primus_gpu_memory_used_bytes%s" % sel_b, L_GPU_B)],
+                        [("primusGpuMemUsed%s" % sel_s, L_GPU_S)]),
+                   unit="bytes", lo=0),
+                ts("Memory controller utilization", "Share of time device memory was read or written.",
+                   both([("primus_gpu_memory_utilization_ratio%s" % sel_b, L_GPU_B)],
+                        [("primusGpuMemUtilization%s / 100" % sel_s, L_GPU_S)]),
+                   unit="percentunit", lo=0, hi=1),
+            ]),
+            row("Temperature and power", [
+                ts("Temperature vs slowdown threshold",
+                   "GPU temperature (solid) and the GPU's own slowdown threshold (dashed red): "
+                   "above it the hardware throttles clocks.",
+                   both([("primus_gpu_temperature_celsius%s" % sel_b, L_GPU_B),
+                         ("primus_gpu_slowdown_temperature_celsius%s" % sel_b, L_GPU_B + " slowdown")],
+                        [("primusGpuTemperature%s" % sel_s, L_GPU_S),
+                         ("primusGpuTempSlowdown%s" % sel_s, L_GPU_S + " slowdown")]),
+                   unit="celsius", dashed="slowdown"),
+                ts("Headroom to slowdown", "Slowdown threshold minus temperature, per GPU.",
+                   both([("primus_gpu_slowdown_temperature_celsius%s - primus_gpu_temperature_celsius%s"
+                          % (sel_b, sel_b), L_GPU_B)],
+                        [("primusGpuTempSlowdown%s - primusGpuTemperature%s" % (sel_s, sel_s), L_GPU_S)]),
+                   unit="celsius", thresholds=steps("red", None, "orange", 3, "green", 10)),
+                ts("Power vs limit", "Power draw (solid) and the enforced power limit (dashed).",
+                   both([("primus_gpu_power_watts%s" % sel_b, L_GPU_B),
+                         ("primus_gpu_power_limit_watts%s" % sel_b, L_GPU_B + " limit")],
+                        [("primusGpuPowerDraw%s / 1000" % sel_s, L_GPU_S),
+                         ("primusGpuPowerLimit%s / 1000" % sel_s, L_GPU_S + " limit")]),
+                   unit="watt", lo=0, dashed="limit"),
+                ts("Power / limit", "Power draw as a share of the power limit.",
+                   both([("primus_gpu_power_watts%s / primus_gpu_power_limit_watts%s" % (sel_b, sel_b),
+                          L_GPU_B)],
+                        [("primusGpuPowerDraw%s / primusGpuPowerLimit%s" % (sel_s, sel_s), L_GPU_S)]),
+                   unit="percentunit", lo=0),
+            ]),
+            row("Errors", [
+                ts("ECC errors", "Corrected and uncorrected ECC errors per interval.",
+                   both([("increase(primus_gpu_ecc_corrected_errors_total%s%s)" % (sel_b, RI),
+                          L_GPU_B + " corrected"),
+                         ("increase(primus_gpu_ecc_uncorrected_errors_total%s%s)" % (sel_b, RI),
+                          L_GPU_B + " uncorrected")],
+                        [("increase(primusGpuEccCorrected%s%s)" % (sel_s, RI), L_GPU_S + " corrected"),
+                         ("increase(primusGpuEccUncorrected%s%s)" % (sel_s, RI), L_GPU_S + " uncorrected")]),
+                   w=8, bars=True),
+                ts("XID errors", "XID errors per interval (driver-reported GPU faults).",
+                   both([("increase(primus_gpu_xid_errors_total%s%s)" % (sel_b, RI), L_GPU_B)],
+                        [("increase(primusGpuXidErrors%s%s)" % (sel_s, RI), L_GPU_S)]),
+                   w=8, bars=True),
+                table("Last XID and memory health",
+                      "The last XID code, retired pages, remapped rows and a pending row remap, per GPU.",
+                      both([("max by (instance, gpu, pci_bus_id) (primus_gpu_last_xid%s)" % sel_b, ""),
+                            ("sum by (instance, gpu, pci_bus_id) (primus_gpu_retired_pages%s)" % sel_b, ""),
+                            ("sum by (instance, gpu, pci_bus_id) (primus_gpu_remapped_rows%s)" % sel_b, ""),
+                            ("max by (instance, gpu, pci_bus_id) (primus_gpu_row_remap_pending%s)" % sel_b, "")],
+                           [("max by (instance, primusGpuPciBusId) (primusGpuLastXid%s)" % sel_s, ""),
+                            ("max by (instance, primusGpuPciBusId) (primusGpuRetiredPages%s)" % sel_s, ""),
+                            ("max by (instance, primusGpuPciBusId) (primusGpuRemappedRows%s)" % sel_s, ""),
+                            ('max by (instance, primusGpuPciBusId) (primusGpuRemapPending{%s,%s,'
+                             'primusGpuRemapPending="true"})' % (I, GPU_S), "")]),
+                      w=8, rename={"Value #A": "last XID", "Value #B": "retired pages",
+                                   "Value #C": "remapped rows", "Value #D": "remap pending"}),
+                ts("PCIe replays", "PCIe link-level replays per second (a degrading link or riser).",
+                   both([("rate(primus_gpu_pcie_replays_total%s%s)" % (sel_b, RI), L_GPU_B)],
+                        [("rate(primusGpuPcieReplays%s%s)" % (sel_s, RI), L_GPU_S)])),
+                ts("SM clock", "Streaming-multiprocessor clock: drops under thermal or power throttling.",
+                   both([("primus_gpu_sm_clock_hertz%s" % sel_b, L_GPU_B)],
+                        [("primusGpuSmClock%s * 1000000" % sel_s, L_GPU_S)]),
+                   unit="hertz"),
+            ]),
+            row("Holders and inventory", [
+                table("GPU holder (pod)", "The container, pod and namespace holding each GPU's device "
+                      "nodes (containers poller joined with the GPU table).",
+                      both([("primus_gpu_holder_info%s" % sel_b, "")],
+                           [('primusGpuHolderPod{%s,%s,primusGpuHolderPod!=""} * on(instance, primusGpuPciBusId) '
+                             'group_left(primusGpuHolderNamespace, primusGpuHolderContainer) '
+                             '(primusGpuHolderNamespace%s * on(instance, primusGpuPciBusId) '
+                             'group_left(primusGpuHolderContainer) primusGpuHolderContainer%s)'
+                             % (I, GPU_S, sel_s, sel_s), "")]),
+                      hide=["Value", "Time", "job", "__name__"]),
+                table("GPU inventory", "Model, driver and identity of each GPU.",
+                      both([("primus_gpu_info%s" % sel_b, "")],
+                           [("primusGpuName%s" % sel_s, "")]),
+                      hide=["Value", "Time", "job", "__name__"]),
+            ]),
+        ])
+
+
+# ---------------------------------------------------------------------------
+# The RDMA congestion and PFC dashboard
+
+
+def rdma_dashboard():
+    pb = "{%s,%s}" % (I, DEV_B)
+    ps = "{%s,%s}" % (I, DEV_S)
+    ib = "{%s,%s}" % (I, IF_B)
+    is_ = "{%s,%s}" % (I, IF_S)
+
+    def roce(b, s):
+        return ("rate(primus_roce_%s_total%s%s)" % (b, pb, RI), "rate(primusRoce%s%s%s)" % (s, ps, RI))
+
+    ecn_b, ecn_s = roce("np_ecn_marked_roce_packets", "NpEcnMarkedRocePackets")
+    cnps_b, cnps_s = roce("np_cnp_sent", "NpCnpSent")
+    cnph_b, cnph_s = roce("rp_cnp_handled", "RpCnpHandled")
+    reliability = [("out_of_sequence", "OutOfSequence", "out of sequence"),
+                   ("packet_seq_err", "PacketSeqErr", "packet seq err"),
+                   ("local_ack_timeout_err", "LocalAckTimeoutErr", "local ack timeout"),
+                   ("adp_retrans", "AdpRetrans", "adaptive retransmit"),
+                   ("rnr_nak_retry_err", "RnrNakRetryErr", "RNR NAK retry"),
+                   ("implied_nak_seq_err", "ImpliedNakSeqErr", "implied NAK seq err")]
+    port_errors = [("symbol_errors", "SymbolErrors", "symbol"),
+                   ("link_error_recovery", "LinkErrRecovery", "link error recovery"),
+                   ("link_downed", "LinkDowned", "link downed"),
+                   ("receive_errors", "RcvErrors", "receive errors"),
+                   ("transmit_discards", "XmitDiscards", "transmit discards")]
+    return dict(
+        uid="pna-rdma", title="RDMA congestion and PFC", tags=["rdma", "pfc"],
+        desc="InfiniBand/RoCE port state and traffic, ECN/CNP congestion control, "
+             "out-of-sequence and retransmits, PFC pause frames per priority and storms.",
+        variables=[INSTANCE_VAR,
+                   ("device", "RDMA device",
+                    "label_values(primus_ib_port_info{%s}, device)" % I,
+                    "label_values(primusIbPortLinkLayer_info{%s}, primusRdmaDeviceName)" % I),
+                   ("interface", "Interface (PFC)",
+                    "label_values(primus_pfc_interface_info{%s}, interface)" % I,
+                    "label_values(primusPauseDriver{%s}, primusPfcIfName)" % I)],
+        rows=[
+            row("Overview", [
+                stat("Ports", "RDMA ports of the selected devices.",
+                     both([("count(primus_ib_port_state%s)" % pb, "")],
+                          [('count(primusIbPortState{%s,%s,primusIbPortState="active"})' % (I, DEV_S), "")])),
+                stat("Ports not active", "Ports whose logical state is not ACTIVE.",
+                     both([("count(primus_ib_port_state%s != 4) or vector(0)" % pb, "")],
+                          [('count(primusIbPortState{%s,%s,primusIbPortState="active"} == 0) or vector(0)'
+                            % (I, DEV_S), "")]),
+                     thresholds=steps("green", None, "red", 1)),
+                stat("Link downed", "Times a link went down over the time range.",
+                     both([("sum(increase(primus_ib_port_link_downed_total%s%s)) or vector(0)" % (pb, RANGE), "")],
+                          [("sum(increase(primusIbPortLinkDowned%s%s)) or vector(0)" % (ps, RANGE), "")]),
+                     thresholds=steps("green", None, "orange", 1)),
+                stat("Pause storm events", "Pause-storm warning and error events counted by the NIC "
+                     "over the time range.",
+                     both([("(sum(increase(primus_pause_storm_warning_events_total%s%s)) or vector(0)) + "
+                            "(sum(increase(primus_pause_storm_error_events_total%s%s)) or vector(0))"
+                            % (ib, RANGE, ib, RANGE), "")],
+                          [("(sum(increase(primusPauseStormWarnings%s%s)) or vector(0)) + "
+                            "(sum(increase(primusPauseStormErrors%s%s)) or vector(0))"
+                            % (is_, RANGE, is_, RANGE), "")]),
+                     thresholds=steps("green", None, "red", 1)),
+                stat("ECN marked", "ECN-marked RoCE packets received per second, all selected ports.",
+                     both([("sum(%s) or vector(0)" % ecn_b, "")], [("sum(%s) or vector(0)" % ecn_s, "")]),
+                     unit="pps"),
+                stat("CNP sent", "Congestion notification packets sent per second, all selected ports.",
+                     both([("sum(%s) or vector(0)" % cnps_b, "")], [("sum(%s) or vector(0)" % cnps_s, "")]),
+                     unit="pps"),
+            ]),
+            row("Ports", [
+                timeline("Port state", "Logical port state over time.",
+                         both([("primus_ib_port_state%s" % pb, L_PORT_B)],
+                              [('primusIbPortState{%s,%s,primusIbPortState="active"}' % (I, DEV_S), L_PORT_S)]),
+                         mappings=None),
+                table("Ports", "State, physical state, rate and width of each port.",
+                      both([("max by (instance, device, port) (primus_ib_port_state%s)" % pb, ""),
+                            ("max by (instance, device, port) (primus_ib_port_phys_state%s)" % pb, ""),
+                            ("max by (instance, device, port) (primus_ib_port_rate_bytes_per_second%s)" % pb, ""),
+                            ("max by (instance, device, port) (primus_ib_port_link_width%s)" % pb, "")],
+                           [("max by (instance, primusRdmaDeviceName, primusIbPortNumber, primusIbPortStateText) "
+                             "(primusIbPortStateText%s)" % ps, ""),
+                            ("max by (instance, primusRdmaDeviceName, primusIbPortNumber, primusIbPortPhysStateText) "
+                             "(primusIbPortPhysStateText%s)" % ps, ""),
+                            ("max by (instance, primusRdmaDeviceName, primusIbPortNumber) "
+                             "(primusIbPortRate%s) * 125000" % ps, ""),
+                            ("max by (instance, primusRdmaDeviceName, primusIbPortNumber) "
+                             "(primusIbPortWidth%s)" % ps, "")]),
+                      rename={"Value #A": "state", "Value #B": "phys state", "Value #C": "rate",
+                              "Value #D": "width"},
+                      units={"rate": "Bps"},
+                      mappings={"state": IB_STATE_MAP, "phys state": IB_PHYS_MAP}),
+            ]),
+            row("Traffic and errors", [
+                ts("Receive / transmit", "Bytes per second over the last poll interval (transmit drawn "
+                   "below the axis).",
+                   both([("primus_ib_port_receive_bytes_per_second%s" % pb, L_PORT_B + " rx"),
+                         ("primus_ib_port_transmit_bytes_per_second%s" % pb, L_PORT_B + " tx")],
+                        [("primusIbPortRxBytesPerSec%s" % ps, L_PORT_S + " rx"),
+                         ("primusIbPortTxBytesPerSec%s" % ps, L_PORT_S + " tx")]),
+                   unit="Bps", negative="tx"),
+                ts("Link utilization", "Share of the link rate used, per direction.",
+                   both([("primus_ib_port_receive_utilization_ratio%s" % pb, L_PORT_B + " rx"),
+                         ("primus_ib_port_transmit_utilization_ratio%s" % pb, L_PORT_B + " tx")],
+                        [("primusIbPortRxUtilization%s / 10000" % ps, L_PORT_S + " rx"),
+                         ("primusIbPortTxUtilization%s / 10000" % ps, L_PORT_S + " tx")]),
+                   unit="percentunit", lo=0, hi=1),
+                ts("Port error rate", "Errors per second over the last poll interval (all PMA error "
+                   "counters of the port together).",
+                   both([("primus_ib_port_errors_per_second%s" % pb, L_PORT_B)],
+                        [("primusIbPortErrorRate%s / 100" % ps, L_PORT_S)]),
+                   thresholds=steps("green", None, "red", 1)),
+                ts("Error counters", "Per-second rate of the main PMA error counters.",
+                   both([("rate(primus_ib_port_%s_total%s%s)" % (b, pb, RI), L_PORT_B + " " + t)
+                         for b, _, t in port_errors],
+                        [("rate(primusIbPort%s%s%s)" % (s, ps, RI), L_PORT_S + " " + t)
+                         for _, s, t in port_errors])),
+                ts("Transmit wait", "Ticks per second the port had data to send but no flow-control "
+                   "credits: congestion downstream.",
+                   both([("rate(primus_ib_port_transmit_wait_total%s%s)" % (pb, RI), L_PORT_B)],
+                        [("rate(primusIbPortXmitWait%s%s)" % (ps, RI), L_PORT_S)])),
+                ts("Receive buffer drops", "RoCE packets dropped for lack of receive WQEs/buffers, and "
+                   "packets the NIC discarded at the physical port.",
+                   both([("rate(primus_roce_out_of_buffer_total%s%s)" % (pb, RI), L_PORT_B + " out of buffer"),
+                         ("rate(primus_pause_rx_discards_phy_packets_total%s%s)" % (ib, RI),
+                          L_IF_B + " rx discards phy")],
+                        [("rate(primusRoceOutOfBuffer%s%s)" % (ps, RI), L_PORT_S + " out of buffer"),
+                         ("rate(primusPauseRxDiscardsPhy%s%s)" % (is_, RI), L_IF_S + " rx discards phy")]),
+                   unit="pps"),
+            ]),
+            row("RoCE congestion control (ECN / CNP)", [
+                ts("ECN marked / CNP sent / CNP handled",
+                   "Notification point: ECN-marked packets received and CNPs sent back; reaction "
+                   "point: CNPs received that cut the sending rate.",
+                   both([(ecn_b, L_PORT_B + " ECN marked"), (cnps_b, L_PORT_B + " CNP sent"),
+                         (cnph_b, L_PORT_B + " CNP handled")],
+                        [(ecn_s, L_PORT_S + " ECN marked"), (cnps_s, L_PORT_S + " CNP sent"),
+                         (cnph_s, L_PORT_S + " CNP handled")]),
+                   unit="pps"),
+                ts("CNP ignored and slow restart", "CNPs the reaction point ignored, and rate "
+                   "recovery slow-restart events.",
+                   both([("rate(primus_roce_rp_cnp_ignored_total%s%s)" % (pb, RI), L_PORT_B + " CNP ignored"),
+                         ("rate(primus_roce_slow_restart_total%s%s)" % (pb, RI), L_PORT_B + " slow restart")],
+                        [("rate(primusRoceRpCnpIgnored%s%s)" % (ps, RI), L_PORT_S + " CNP ignored"),
+                         ("rate(primusRoceSlowRestart%s%s)" % (ps, RI), L_PORT_S + " slow restart")]),
+                   unit="pps"),
+                ts("Out of sequence and retransmits", "Packets received out of sequence, sequence "
+                   "errors, ACK timeouts and retransmits, per second: loss in a lossless fabric.",
+                   both([("rate(primus_roce_%s_total%s%s)" % (b, pb, RI), L_PORT_B + " " + t)
+                         for b, _, t in reliability],
+                        [("rate(primusRoce%s%s%s)" % (s, ps, RI), L_PORT_S + " " + t)
+                         for _, s, t in reliability]),
+                   w=24),
+            ]),
+            row("PFC and pause", [
+                ts("PFC pause frames received, per priority",
+                   "Pause frames the link partner sent us, per priority, per second.",
+                   both([("rate(primus_pfc_rx_frames_total%s%s)" % (ib, RI), L_PRIO_B)],
+                        [("rate(primusPfcRxFrames%s%s)" % (is_, RI), L_PRIO_S)]),
+                   unit="pps"),
+                ts("PFC pause frames sent, per priority",
+                   "Pause frames this NIC sent (its receive buffers filled), per priority, per second.",
+                   both([("rate(primus_pfc_tx_frames_total%s%s)" % (ib, RI), L_PRIO_B)],
+                        [("rate(primusPfcTxFrames%s%s)" % (is_, RI), L_PRIO_S)]),
+                   unit="pps"),
+                ts("Time paused by the link partner, per priority",
+                   "Share of time each priority was paused (1 = always).",
+                   both([("rate(primus_pfc_rx_duration_seconds_total%s%s)" % (ib, RI), L_PRIO_B)],
+                        [("rate(primusPfcRxDuration%s%s) / 1000000" % (is_, RI), L_PRIO_S)]),
+                   unit="percentunit", lo=0),
+                ts("Global pause (802.3x) frames", "Link-level pause frames received and sent per second.",
+                   both([("rate(primus_pause_rx_frames_total%s%s)" % (ib, RI), L_IF_B + " rx"),
+                         ("rate(primus_pause_tx_frames_total%s%s)" % (ib, RI), L_IF_B + " tx")],
+                        [("rate(primusPauseRxFrames%s%s)" % (is_, RI), L_IF_S + " rx"),
+                         ("rate(primusPauseTxFrames%s%s)" % (is_, RI), L_IF_S + " tx")]),
+                   unit="pps", negative="tx"),
+                ts("Pause storm events", "Pause-storm warning and error events per interval (the NIC "
+                   "stops sending pauses on error). Bridge: also the agent's own storm state (1 = storm).",
+                   both([("increase(primus_pause_storm_warning_events_total%s%s)" % (ib, RI), L_IF_B + " warning"),
+                         ("increase(primus_pause_storm_error_events_total%s%s)" % (ib, RI), L_IF_B + " error"),
+                         ("primus_pause_storm%s" % ib, L_IF_B + " storm")],
+                        [("increase(primusPauseStormWarnings%s%s)" % (is_, RI), L_IF_S + " warning"),
+                         ("increase(primusPauseStormErrors%s%s)" % (is_, RI), L_IF_S + " error")]),
+                   bars=True),
+                ts("Traffic per priority", "Bytes per second received and sent on each priority "
+                   "(bridge only: the MIB has no per-priority byte counters).",
+                   both([("rate(primus_pfc_rx_bytes_total%s%s)" % (ib, RI), L_PRIO_B + " rx"),
+                         ("rate(primus_pfc_tx_bytes_total%s%s)" % (ib, RI), L_PRIO_B + " tx")],
+                        None),
+                   unit="Bps", negative="tx"),
+            ]),
+        ])
+
+
+# ---------------------------------------------------------------------------
+# The containers and storage dashboard
+
+
+def containers_dashboard():
+    cb = "{%s,%s}" % (I, NS_B)
+    cs = "{%s,%s}" % (I, NS_S)
+    pod_s = "{%s,%s}" % (I, PODNS_S)
+    return dict(
+        uid="pna-containers", title="Containers and storage", tags=["containers", "storage"],
+        desc="Containers per node, OOM kills, memory against limits, GPU/RDMA devices per pod, "
+             "node and pod ephemeral storage and the Kubernetes GPU allocation rate.",
+        variables=[INSTANCE_VAR,
+                   ("namespace", "Namespace",
+                    "label_values(primus_container_info{%s}, namespace)" % I,
+                    "label_values(primusContainerImage{%s}, primusContainerPodNamespace)" % I)],
+        rows=[
+            row("Overview", [
+                stat("Containers", "Containers the agent sees on the selected nodes.",
+                     both([("sum(primus_containers{%s})" % I, "")],
+                          [("sum(primusContainerCount{%s})" % I, "")])),
+                stat("Running pods", "Pods in phase Running (kubelet).",
+                     both([("sum(primus_k8s_pods_running{%s})" % I, "")],
+                          [("sum(primusK8sPodCount{%s})" % I, "")])),
+                stat("OOM kills", "Out-of-memory kills over the time range, containers that are gone "
+                     "included.",
+                     both([("sum(increase(primus_containers_oom_kills_seen_total{%s}%s)) or vector(0)" % (I, RANGE), "")],
+                          [("sum(increase(primusContainerOomKillsTotal{%s}%s)) or vector(0)" % (I, RANGE), "")]),
+                     thresholds=steps("green", None, "orange", 1)),
+                stat("GPU allocation rate", "GPUs allocated to pods / allocatable GPUs.",
+                     both([("avg(primus_k8s_gpu_allocation_ratio{%s})" % I, "")],
+                          [("avg(primusK8sGpuAllocRate{%s}) / 10000" % I, "")]),
+                     unit="percentunit", gauge=True, lo=0, hi=1,
+                     thresholds=steps("blue", None, "green", 0.5)),
+                stat("Node ephemeral storage used", "Used share of the kubelet's ephemeral storage "
+                     "(the fullest selected node).",
+                     both([("max(primus_storage_usage_ratio{%s})" % I, "")],
+                          [("max(primusStorageUsage{%s}) / 10000" % I, "")]),
+                     unit="percentunit", gauge=True, lo=0, hi=1,
+                     thresholds=steps("green", None, "orange", 0.85, "red", 0.95)),
+                stat("GPUs allocated / allocatable", "GPUs requested by running pods, and GPUs the "
+                     "node offers.",
+                     both([("sum(primus_k8s_gpus_allocated{%s})" % I, "allocated"),
+                           ("sum(primus_k8s_gpus_allocatable{%s})" % I, "allocatable")],
+                          [("sum(primusK8sGpuAllocated{%s})" % I, "allocated"),
+                           ("sum(primusK8sGpuAllocatable{%s})" % I, "allocatable")])),
+            ]),
+            row("Containers", [
+                ts("Containers per node", "Containers the agent sees, per node.",
+                   both([("primus_containers{%s}" % I, "{{instance}}")],
+                        [("primusContainerCount{%s}" % I, "{{instance}}")]),
+                   lo=0),
+                ts("Containers by state", "Containers per state, per node.",
+                   both([("count by (instance, state) (primus_container_state%s)" % cb, "{{instance}} {{state}}")],
+                        [("count by (instance) (primusContainerState%s == 2)" % cs, "{{instance}} running"),
+                         ("count by (instance) (primusContainerState%s == 3)" % cs, "{{instance}} paused"),
+                         ("count by (instance) (primusContainerState%s == 4)" % cs, "{{instance}} stopped")]),
+                   lo=0),
+                ts("OOM kills", "OOM kills per interval, per container, and for the node as a whole "
+                   "(includes containers that exited after the kill).",
+                   both([("increase(primus_container_oom_kills_total%s%s) > 0" % (cb, RI), L_CTR_B),
+                         ("increase(primus_containers_oom_kills_seen_total{%s}%s) > 0" % (I, RI),
+                          "{{instance}} all containers")],
+                        [("increase(primusContainerOomKills%s%s) > 0" % (cs, RI), L_CTR_S),
+                         ("increase(primusContainerOomKillsTotal{%s}%s) > 0" % (I, RI),
+                          "{{instance}} all containers")]),
+                   bars=True),
+                ts("Memory usage / limit (top 10)", "Containers closest to their memory limit "
+                   "(containers without a limit are not shown).",
+                   both([("topk(10, primus_container_memory_usage_bytes%s / primus_container_memory_limit_bytes%s)"
+                          % (cb, cb), L_CTR_B)],
+                        [("topk(10, primusContainerMemUsage%s / (primusContainerMemLimit%s > 0))"
+                          % (cs, cs), L_CTR_S)]),
+                   unit="percentunit", lo=0, thresholds=steps("green", None, "orange", 0.9)),
+                ts("Memory usage (top 10)", "Memory charged to the container's cgroup.",
+                   both([("topk(10, primus_container_memory_usage_bytes%s)" % cb, L_CTR_B)],
+                        [("topk(10, primusContainerMemUsage%s)" % cs, L_CTR_S)]),
+                   unit="bytes", lo=0),
+                table("GPU and RDMA devices per pod", "GPUs and RDMA devices in the pods' containers.",
+                      both([("sum by (instance, namespace, pod) (primus_container_gpus%s)" % cb, ""),
+                            ("sum by (instance, namespace, pod) (primus_container_rdma_devices%s)" % cb, "")],
+                           [("sum by (instance, primusContainerPodNamespace, primusContainerPodName) "
+                             "(primusContainerGpuCount%s)" % cs, ""),
+                            ("sum by (instance, primusContainerPodNamespace, primusContainerPodName) "
+                             "(primusContainerRdmaCount%s)" % cs, "")]),
+                      rename={"Value #A": "GPUs", "Value #B": "RDMA devices"}),
+                table("Devices in containers", "GPU and RDMA device nodes per container and what they map to.",
+                      both([('primus_container_device_info{%s,%s,kind=~"gpu|rdma"}' % (I, NS_B), "")],
+                           [('primusContainerDeviceKind_info{%s,%s,primusContainerDeviceKind=~"gpu|rdma"}'
+                             % (I, NS_S), "")]),
+                      hide=["Value", "Time", "job", "__name__"], w=24),
+            ]),
+            row("Ephemeral storage", [
+                ts("Node ephemeral storage", "Used bytes (solid) and capacity (dashed) of the node's "
+                   "ephemeral storage (kubelet summary, else statvfs of the kubelet root).",
+                   both([("primus_storage_used_bytes{%s}" % I, "{{instance}} used"),
+                         ("primus_storage_capacity_bytes{%s}" % I, "{{instance}} capacity")],
+                        [("primusStorageUsed{%s}" % I, "{{instance}} used"),
+                         ("primusStorageCapacity{%s}" % I, "{{instance}} capacity")]),
+                   unit="bytes", lo=0, dashed="capacity"),
+                ts("Node ephemeral storage used %", "Used share of bytes and of inodes.",
+                   both([("primus_storage_usage_ratio{%s}" % I, "{{instance}} bytes"),
+                         ("primus_storage_inodes_used{%s} / primus_storage_inodes{%s}" % (I, I),
+                          "{{instance}} inodes")],
+                        [("primusStorageUsage{%s} / 10000" % I, "{{instance}} bytes"),
+                         ("primusStorageInodesUsed{%s} / primusStorageInodes{%s}" % (I, I),
+                          "{{instance}} inodes")]),
+                   unit="percentunit", lo=0, hi=1,
+                   thresholds=steps("green", None, "orange", 0.85, "red", 0.95)),
+                ts("Pod ephemeral storage (top 10)", "Ephemeral storage used by each pod (logs, "
+                   "emptyDir, writable layers).",
+                   both([("topk(10, primus_pod_ephemeral_storage_used_bytes%s)" % cb, L_POD_B)],
+                        [("topk(10, primusPodStorageUsed%s)" % pod_s, L_POD_S)]),
+                   unit="bytes", lo=0),
+                ts("Pod ephemeral storage, share (top 10)", "Each pod's ephemeral storage as a share "
+                   "of the node's capacity; snmp_exporter also as a share of the pod's limit.",
+                   both([("topk(10, primus_pod_ephemeral_storage_used_bytes%s / on(instance, job) "
+                          "group_left() primus_storage_capacity_bytes{%s})" % (cb, I), L_POD_B + " of node")],
+                        [("topk(10, primusPodStorageUsed%s / on(instance, job) group_left() "
+                          "primusStorageCapacity{%s})" % (pod_s, I), L_POD_S + " of node"),
+                         ("topk(10, primusPodStorageUsed%s / (primusPodStorageLimit%s > 0))" % (pod_s, pod_s),
+                          L_POD_S + " of limit")]),
+                   unit="percentunit", lo=0),
+            ]),
+            row("Kubernetes GPUs", [
+                ts("GPU allocation rate", "GPUs allocated to pods / allocatable, per node.",
+                   both([("primus_k8s_gpu_allocation_ratio{%s}" % I, "{{instance}}")],
+                        [("primusK8sGpuAllocRate{%s} / 10000" % I, "{{instance}}")]),
+                   unit="percentunit", lo=0, hi=1, w=8),
+                ts("GPUs allocatable vs allocated", "Per node.",
+                   both([("primus_k8s_gpus_allocatable{%s}" % I, "{{instance}} allocatable"),
+                         ("primus_k8s_gpus_allocated{%s}" % I, "{{instance}} allocated")],
+                        [("primusK8sGpuAllocatable{%s}" % I, "{{instance}} allocatable"),
+                         ("primusK8sGpuAllocated{%s}" % I, "{{instance}} allocated")]),
+                   lo=0, w=8),
+                table("GPUs per pod", "Bridge: GPUs each pod requests (kubelet). snmp_exporter: GPU "
+                      "device nodes in each pod's containers.",
+                      both([("primus_pod_gpus_requested%s > 0" % cb, "")],
+                           [("sum by (instance, primusContainerPodNamespace, primusContainerPodName) "
+                             "(primusContainerGpuCount%s) > 0" % cs, "")]),
+                      hide=["Time", "job", "__name__", "pod_uid"], rename={"Value": "GPUs"}, w=8),
+            ]),
+        ])
+
+
+# ---------------------------------------------------------------------------
+# The agent health dashboard
+
+
+def agent_dashboard():
+    pb = "{%s,%s}" % (I, POL_B)
+    ps = "{%s,%s}" % (I, POL_S)
+    return dict(
+        uid="pna-agent", title="Agent health", tags=["agent"],
+        desc="Is the agent up, are its pollers succeeding, how old is the data it serves, and "
+             "what events did it raise.",
+        variables=[INSTANCE_VAR,
+                   ("poller", "Poller",
+                    "label_values(primus_poller_info{%s}, poller)" % I,
+                    "label_values(primusPollerInterval{%s}, primusPollerName)" % I)],
+        rows=[
+            row("Agent", [
+                stat("Target up", "Prometheus reached the target (bridge: the agent's /metrics; "
+                     "snmp_exporter: the SNMP walk through the exporter).",
+                     both([("min(up{%s})" % I, "")], [("min(up{%s})" % I, "")]),
+                     mappings=UP_MAP, thresholds=steps("red", None, "green", 1)),
+                stat("Agent status", "degraded when a poller is failing, timed out or serving stale data.",
+                     both([("max(primus_agent_degraded{%s})" % I, "")],
+                          [('max(primusAgentStatus{%s,primusAgentStatus="degraded"})' % I, "")]),
+                     mappings=OKDEG_MAP, thresholds=steps("green", None, "orange", 1)),
+                stat("Pollers not ok", "Pollers failing, timed out or still pending.",
+                     both([('count(primus_poller_status{%s,status!~"ok|disabled"} == 1) or vector(0)' % I, "")],
+                          [('count(primusPollerStatus{%s,primusPollerStatus!~"ok|disabled"} == 1) or vector(0)'
+                            % I, "")]),
+                     thresholds=steps("green", None, "orange", 1)),
+                stat("Agent uptime", "Time since the agent started.",
+                     both([("min(primus_agent_uptime_seconds{%s})" % I, "")],
+                          [("min(primusAgentUptime{%s})" % I, "")]),
+                     unit="s"),
+                stat("Events", "Events (notifications) raised over the time range.",
+                     both([("sum(increase(primus_agent_events_total{%s}%s))" % (I, RANGE), "")],
+                          [("sum(increase(primusAgentEventsTotal{%s}%s))" % (I, RANGE), "")])),
+                stat("Events dropped", "Events lost because the queue was full, over the time range.",
+                     both([("sum(increase(primus_agent_events_dropped_total{%s}%s))" % (I, RANGE), "")],
+                          [("sum(increase(primusAgentEventsDropped{%s}%s))" % (I, RANGE), "")]),
+                     thresholds=steps("green", None, "orange", 1)),
+                table("Agent version", "Version and mode of each agent.",
+                      both([("primus_agent_info{%s}" % I, "")],
+                           [("primusAgentVersion{%s} * on(instance, job) group_left(primusAgentMode) "
+                             "primusAgentMode_info{%s}" % (I, I), "")]),
+                      hide=["Value", "Time", "__name__"], w=24, h=5),
+            ]),
+            row("Pollers", [
+                table("Poller status", "Status, data age, consecutive failures and last success of "
+                      "every poller.",
+                      both([("primus_poller_status%s == 1" % pb, ""),
+                            ("max by (instance, job, poller) (primus_poller_data_age_seconds%s)" % pb, ""),
+                            ("max by (instance, job, poller) (primus_poller_consecutive_failures%s)" % pb, ""),
+                            ("max by (instance, job, poller) (primus_poller_last_success_timestamp_seconds%s) * 1000"
+                             % pb, "")],
+                           [("primusPollerStatus%s == 1" % ps, ""),
+                            ("max by (instance, job, primusPollerName) (primusPollerDataAge%s)" % ps, ""),
+                            ("max by (instance, job, primusPollerName) (primusPollerConsecutiveFailures%s)" % ps, ""),
+                            ("max by (instance, job, primusPollerName) (primusPollerLastSuccess%s) * 1000" % ps, "")]),
+                      hide=["Value #A", "__name__"],
+                      rename={"Value #B": "data age", "Value #C": "consecutive failures",
+                              "Value #D": "last success"},
+                      units={"data age": "s", "last success": "dateTimeFromNow"}, w=24),
+                ts("Poller errors", "Failed poller runs per second.",
+                   both([("rate(primus_poller_errors_total%s%s)" % (pb, RI), L_POL_B)],
+                        [("rate(primusPollerErrors%s%s)" % (ps, RI), L_POL_S)]),
+                   thresholds=steps("green", None, "red", 0.01)),
+                ts("Data age / poll interval", "How many poll intervals old the served data is "
+                   "(about 1 is normal; the stale-data alert fires above 3).",
+                   both([("primus_poller_data_age_seconds%s / primus_poller_interval_seconds%s" % (pb, pb), L_POL_B)],
+                        [("primusPollerDataAge%s / (primusPollerInterval%s / 1000)" % (ps, ps), L_POL_S)]),
+                   lo=0, thresholds=steps("green", None, "orange", 3)),
+                ts("Data age", "Age of the snapshot each poller's data is served from.",
+                   both([("primus_poller_data_age_seconds%s" % pb, L_POL_B)],
+                        [("primusPollerDataAge%s" % ps, L_POL_S)]),
+                   unit="s", lo=0),
+                ts("Time since last success", "Seconds since each poller's last successful run.",
+                   both([("time() - (primus_poller_last_success_timestamp_seconds%s > 0)" % pb, L_POL_B)],
+                        [("time() - (primusPollerLastSuccess%s > 0)" % ps, L_POL_S)]),
+                   unit="s", lo=0),
+                ts("Run duration vs timeout", "Duration of the last run (solid) and the poller's "
+                   "timeout (dashed).",
+                   both([("primus_poller_last_duration_seconds%s" % pb, L_POL_B),
+                         ("primus_poller_timeout_seconds%s" % pb, L_POL_B + " timeout")],
+                        [("primusPollerLastDuration%s / 1000" % ps, L_POL_S),
+                         ("primusPollerTimeout%s / 1000" % ps, L_POL_S + " timeout")]),
+                   unit="s", lo=0, dashed="timeout"),
+                ts("Consecutive failures", "Failed runs in a row (0 once a run succeeds).",
+                   both([("primus_poller_consecutive_failures%s" % pb, L_POL_B)],
+                        [("primusPollerConsecutiveFailures%s" % ps, L_POL_S)]),
+                   lo=0, thresholds=steps("green", None, "red", 3)),
+                ts("Poller runs", "Runs per second (successful or not).",
+                   both([("rate(primus_poller_runs_total%s%s)" % (pb, RI), L_POL_B)],
+                        [("rate(primusPollerRuns%s%s)" % (ps, RI), L_POL_S)]),
+                   lo=0),
+            ]),
+            row("Events and scrapes", [
+                ts("Events", "Events raised and dropped per second.",
+                   both([("rate(primus_agent_events_total{%s}%s)" % (I, RI), "{{instance}} raised"),
+                         ("rate(primus_agent_events_dropped_total{%s}%s)" % (I, RI), "{{instance}} dropped")],
+                        [("rate(primusAgentEventsTotal{%s}%s)" % (I, RI), "{{instance}} raised"),
+                         ("rate(primusAgentEventsDropped{%s}%s)" % (I, RI), "{{instance}} dropped")]),
+                   lo=0),
+                ts("Scrape duration", "How long Prometheus' scrape of the target took; snmp_exporter "
+                   "also shows the varbinds (PDUs) its walk returned.",
+                   both([("scrape_duration_seconds{%s}" % I, "{{instance}} {{job}}")],
+                        [("scrape_duration_seconds{%s}" % I, "{{instance}} {{job}}"),
+                         ("snmp_scrape_pdus_returned{%s}" % I, "{{instance}} PDUs")]),
+                   unit="s", lo=0),
+                table("Recent events", "The agent's event table (snmp_exporter only: the bridge "
+                      "serves the counters, not the rows).",
+                      both(None,
+                           [("max by (instance, primusEventIndex) (primusEventTime{%s}) * 1000" % I, ""),
+                            ("max by (instance, primusEventIndex, primusEventType) (primusEventType_info{%s})" % I, ""),
+                            ("max by (instance, primusEventIndex, primusEventSeverity) "
+                             "(primusEventSeverity_info{%s})" % I, ""),
+                            ("max by (instance, primusEventIndex, primusEventText) (primusEventText{%s})" % I, "")]),
+                      hide=["Value #B", "Value #C", "Value #D"], rename={"Value #A": "time"},
+                      units={"time": "dateTimeAsIso"}, w=24),
+            ]),
+        ])
+
+
+DASHBOARDS = (("gpu", gpu_dashboard), ("rdma", rdma_dashboard),
+              ("containers", containers_dashboard), ("agent", agent_dashboard))
+
+# ---------------------------------------------------------------------------
+# Rendering to the Grafana JSON model
+
+
+def target(expr, legend, ref, instant):
+    t = {"datasource": DS, "editorMode": "code", "expr": expr, "refId": ref}
+    if instant:
+        t.update({"format": "table", "instant": True, "range": False})
+    else:
+        t.update({"legendFormat": legend or "__auto", "range": True})
+    return t
+
+
+def field_defaults(p):
+    d = {"color": {"mode": "palette-classic" if p["kind"] == "timeseries" else "thresholds"},
+         "unit": p.get("unit", "short")}
+    if p.get("lo") is not None:
+        d["min"] = p["lo"]
+    if p.get("hi") is not None:
+        d["max"] = p["hi"]
+    d["thresholds"] = p.get("thresholds") or steps("green", None)
+    if p.get("mappings"):
+        if isinstance(p["mappings"], dict) and p["kind"] in ("stat", "gauge"):
+            d["mappings"] = value_map(p["mappings"])
+    return d
+
+
+def render_panel(p, variant, pid, x, y):
+    queries = p["queries"][variant]
+    instant = p["kind"] == "table"
+    refs = "ABCDEFGHIJ"
+    out = {"datasource": DS, "description": p["desc"], "gridPos": {"h": p["h"], "w": p["w"], "x": x, "y": y},
+           "id": pid, "targets": [target(e, l, refs[i], instant) for i, (e, l) in enumerate(queries)],
+           "title": p["title"], "type": p["kind"]}
+    kind = p["kind"]
+    if kind == "timeseries":
+        custom = {"drawStyle": "bars" if p["bars"] else "line", "fillOpacity": 60 if p["bars"] else 10,
+                  "lineWidth": 1, "showPoints": "never", "spanNulls": False}
+        if p["thresholds"]:
+            custom["thresholdsStyle"] = {"mode": "line"}
+        defaults = field_defaults(p)
+        defaults["custom"] = custom
+        overrides = []
+        if p["dashed"]:
+            overrides.append({"matcher": {"id": "byRegexp", "options": ".* %s$" % p["dashed"]},
+                              "properties": [{"id": "custom.lineStyle", "value": {"dash": [10, 10], "fill": "dash"}},
+                                             {"id": "custom.fillOpacity", "value": 0}]})
+        if p["negative"]:
+            overrides.append({"matcher": {"id": "byRegexp", "options": ".* %s$" % p["negative"]},
+                              "properties": [{"id": "custom.transform", "value": "negative-Y"}]})
+        out["fieldConfig"] = {"defaults": defaults, "overrides": overrides}
+        out["options"] = {"legend": {"calcs": ["lastNotNull", "max"], "displayMode": "table",
+                                     "placement": "bottom", "showLegend": True},
+                          "tooltip": {"mode": "multi", "sort": "desc"}}
+    elif kind in ("stat", "gauge"):
+        out["fieldConfig"] = {"defaults": field_defaults(p), "overrides": []}
+        opts = {"orientation": "auto", "reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False}}
+        if kind == "stat":
+            opts.update({"colorMode": "value", "graphMode": "area", "justifyMode": "auto", "textMode": "auto"})
+        else:
+            opts.update({"showThresholdLabels": False, "showThresholdMarkers": True})
+        out["options"] = opts
+    elif kind == "state-timeline":
+        defaults = field_defaults(p)
+        defaults["mappings"] = value_map(IB_STATE_MAP if variant == "bridge" else ACTIVE_MAP)
+        defaults["thresholds"] = steps("green", None)
+        out["fieldConfig"] = {"defaults": defaults, "overrides": []}
+        out["options"] = {"alignValue": "left", "mergeValues": True, "rowHeight": 0.9, "showValue": "auto",
+                          "legend": {"displayMode": "list", "placement": "bottom", "showLegend": False},
+                          "tooltip": {"mode": "single", "sort": "none"}}
+    elif kind == "table":
+        overrides = []
+        for col, unit in sorted(p["units"].items()):
+            overrides.append({"matcher": {"id": "byName", "options": col},
+                              "properties": [{"id": "unit", "value": unit}]})
+        for col, mp in sorted(p["mappings"].items()):
+            overrides.append({"matcher": {"id": "byName", "options": col},
+                              "properties": [{"id": "mappings", "value": value_map(mp)},
+                                             {"id": "custom.cellOptions", "value": {"type": "color-text"}}]})
+        out["fieldConfig"] = {"defaults": {"custom": {"align": "auto", "filterable": True},
+                                           "thresholds": steps("green", None)},
+                              "overrides": overrides}
+        out["options"] = {"cellHeight": "sm", "footer": {"show": False}, "showHeader": True}
+        transforms = []
+        if len(queries) > 1:
+            transforms.append({"id": "merge", "options": {}})
+        exclude = {c: True for c in p["hide"]}
+        exclude.setdefault("Time", True)
+        exclude.setdefault("job", True)
+        transforms.append({"id": "organize", "options": {"excludeByName": exclude, "indexByName": {},
+                                                          "renameByName": p["rename"]}})
+        out["transformations"] = transforms
+    return out
+
+
+def render_variable(var, variant):
+    name, label, q_bridge, q_snmp = var
+    query = q_bridge if variant == "bridge" else q_snmp
+    return {"current": {}, "datasource": DS, "definition": query, "hide": 0, "includeAll": True,
+            "allValue": ".*", "label": label, "multi": True, "name": name, "options": [],
+            "query": {"query": query, "refId": "PrometheusVariableQueryEditor-VariableQuery"},
+            "refresh": 2, "regex": "", "skipUrlSync": False, "sort": 1, "type": "query"}
+
+
+def render_dashboard(key, spec, variant):
+    suffix = "bridge" if variant == "bridge" else "snmp_exporter"
+    panels = []
+    pid = 1
+    y = 0
+    for r in spec["rows"]:
+        members = [p for p in r["panels"] if p["queries"][variant] is not None]
+        if not members:
+            continue
+        panels.append({"collapsed": False, "gridPos": {"h": 1, "w": 24, "x": 0, "y": y}, "id": pid,
+                       "panels": [], "title": r["title"], "type": "row"})
+        pid += 1
+        y += 1
+        x = 0
+        line_h = 0
+        for p in members:
+            if x + p["w"] > 24:
+                x = 0
+                y += line_h
+                line_h = 0
+            panels.append(render_panel(p, variant, pid, x, y))
+            pid += 1
+            x += p["w"]
+            line_h = max(line_h, p["h"])
+        y += line_h
+    source = ("the agent's HTTP bridge (/metrics)" if variant == "bridge"
+              else "snmp_exporter walking PRIMUS-NODE-MIB (etc/snmp_exporter/snmp.yml)")
+    templating = [{"current": {}, "hide": 0, "includeAll": False, "label": "Data source", "multi": False,
+                   "name": "datasource", "options": [], "query": "prometheus", "refresh": 1, "regex": "",
+                   "skipUrlSync": False, "type": "datasource"}]
+    templating += [render_variable(v, variant) for v in spec["variables"]]
+    return {
+        "annotations": {"list": [{"builtIn": 1, "datasource": {"type": "grafana", "uid": "-- Grafana --"},
+                                  "enable": True, "hide": True, "iconColor": "rgba(0, 211, 255, 1)",
+                                  "name": "Annotations & Alerts", "type": "dashboard"}]},
+        "description": "%s Data: %s." % (spec["desc"], source),
+        "editable": True,
+        "fiscalYearStartMonth": 0,
+        "graphTooltip": 1,
+        "id": None,
+        "links": [{"asDropdown": True, "icon": "external link", "includeVars": True, "keepTime": True,
+                   "tags": ["primus-node-agent", suffix], "targetBlank": False,
+                   "title": "primus-node-agent", "type": "dashboards"}],
+        "liveNow": False,
+        "panels": panels,
+        "refresh": "30s",
+        "schemaVersion": SCHEMA_VERSION,
+        "tags": ["primus-node-agent", suffix] + spec["tags"],
+        "templating": {"list": templating},
+        "time": {"from": "now-6h", "to": "now"},
+        "timepicker": {},
+        "timezone": "",
+        "title": "primus-node-agent / %s (%s)" % (spec["title"], "bridge" if variant == "bridge" else "snmp_exporter"),
+        "uid": "%s-%s" % (spec["uid"], "bridge" if variant == "bridge" else "snmp"),
+        "version": 1,
+        "weekStart": "",
+    }
+
+
+def write_all(outdir):
+    for variant in VARIANTS:
+        d = os.path.join(outdir, variant)
+        os.makedirs(d, exist_ok=True)
+        for key, make in DASHBOARDS:
+            with open(os.path.join(d, key + ".json"), "w", encoding="utf-8") as f:
+                json.dump(render_dashboard(key, make(), variant), f, indent=2, ensure_ascii=False)
+                f.write("\n")
+
+
+def markdown():
+    """The panel list for docs/dashboards.md."""
+    lines = []
+    for key, make in DASHBOARDS:
+        spec = make()
+        lines.append("### %s (`%s.json`)\n" % (spec["title"], key))
+        lines.append(spec["desc"] + "\n")
+        lines.append("| Row | Panel | Shows |")
+        lines.append("|---|---|---|")
+        for r in spec["rows"]:
+            for p in r["panels"]:
+                only = ""
+                if p["queries"]["snmp_exporter"] is None:
+                    only = " (bridge only)"
+                elif p["queries"]["bridge"] is None:
+                    only = " (snmp_exporter only)"
+                lines.append("| %s | %s%s | %s |" % (r["title"], p["title"], only, p["desc"]))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)),
+                    help="directory receiving bridge/ and snmp_exporter/ (default: beside this script)")
+    ap.add_argument("--markdown", action="store_true", help="print the panel list in Markdown")
+    args = ap.parse_args()
+    if args.markdown:
+        sys.stdout.write(markdown() + "\n")
+        return
+    write_all(args.out)
+
+
+if __name__ == "__main__":
+    main()
