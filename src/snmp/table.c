@@ -288,13 +288,22 @@ int pna_table_getnext(const struct pna_table_def *def, const oid *name, size_t n
 
 /* ---- net-snmp handlers --------------------------------------------------- */
 
-static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
-                         netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+/* How one registration resolves names: a table, or one scalar. */
+struct resolver {
+    enum pna_domain domain;
+    void *self;
+    int (*get)(void *self, const void *ctx, const oid *name, size_t name_len,
+               struct pna_cell *out);
+    int (*next)(void *self, const void *ctx, const oid *name, size_t name_len, oid *next,
+                size_t *next_len, struct pna_cell *out);
+};
+
+/* Answer every varbind of one request from one snapshot reference. */
+static int serve_requests(const struct resolver *rs, netsnmp_agent_request_info *reqinfo,
+                          netsnmp_request_info *requests)
 {
-    (void)reginfo;
-    struct table_reg *reg = handler->myvoid;
-    struct pna_snap *snap = acquire(reg->def->domain);
-    bool have_data = reg->def->domain == PNA_DOM_NONE || snap != NULL;
+    struct pna_snap *snap = acquire(rs->domain);
+    bool have_data = rs->domain == PNA_DOM_NONE || snap != NULL;
 
     for (netsnmp_request_info *r = requests; r; r = r->next) {
         if (r->processed)
@@ -302,7 +311,7 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
         netsnmp_variable_list *vb = r->requestvb;
         struct pna_cell cell;
         if (reqinfo->mode == MODE_GET) {
-            int rc = have_data ? resolve_get(reg, snap, vb->name, vb->name_length, &cell)
+            int rc = have_data ? rs->get(rs->self, snap, vb->name, vb->name_length, &cell)
                                : (int)SNMP_NOSUCHINSTANCE;
             if (rc == 0)
                 set_value(vb, &cell);
@@ -313,7 +322,7 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
             size_t next_len;
             /* Leaving the varbind untouched tells the agent to look further on. */
             if (have_data &&
-                resolve_next(reg, snap, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
+                rs->next(rs->self, snap, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
                 snmp_set_var_objid(vb, next, next_len);
                 set_value(vb, &cell);
             }
@@ -323,6 +332,27 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
     }
     pna_snap_release(snap);
     return SNMP_ERR_NOERROR;
+}
+
+static int table_get(void *self, const void *ctx, const oid *name, size_t name_len,
+                     struct pna_cell *out)
+{
+    return resolve_get(self, ctx, name, name_len, out);
+}
+
+static int table_next(void *self, const void *ctx, const oid *name, size_t name_len, oid *next,
+                      size_t *next_len, struct pna_cell *out)
+{
+    return resolve_next(self, ctx, name, name_len, next, next_len, out);
+}
+
+static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
+                         netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+    (void)reginfo;
+    struct table_reg *reg = handler->myvoid;
+    struct resolver rs = { reg->def->domain, reg, table_get, table_next };
+    return serve_requests(&rs, reqinfo, requests);
 }
 
 int pna_table_register(const struct pna_table_def *def)
@@ -395,41 +425,26 @@ static int scalar_next(const struct scalar_reg *sr, const void *ctx, const oid *
     return 0;
 }
 
+static int scalar_get_one(void *self, const void *ctx, const oid *name, size_t name_len,
+                          struct pna_cell *out)
+{
+    const struct scalar_reg *sr = self;
+    return scalar_get(sr->def, ctx, name, name_len, out);
+}
+
+static int scalar_next_one(void *self, const void *ctx, const oid *name, size_t name_len,
+                           oid *next, size_t *next_len, struct pna_cell *out)
+{
+    return scalar_next(self, ctx, name, name_len, next, next_len, out);
+}
+
 static int scalar_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
                           netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
 {
     (void)reginfo;
-    const struct scalar_reg *sr = handler->myvoid;
-    const struct pna_scalar_def *def = sr->def;
-    struct pna_snap *snap = acquire(def->domain);
-    bool have_data = def->domain == PNA_DOM_NONE || snap != NULL;
-
-    for (netsnmp_request_info *r = requests; r; r = r->next) {
-        if (r->processed)
-            continue;
-        netsnmp_variable_list *vb = r->requestvb;
-        struct pna_cell cell;
-        if (reqinfo->mode == MODE_GET) {
-            int rc = have_data ? scalar_get(def, snap, vb->name, vb->name_length, &cell)
-                               : (int)SNMP_NOSUCHINSTANCE;
-            if (rc == 0)
-                set_value(vb, &cell);
-            else
-                netsnmp_set_request_error(reqinfo, r, rc);
-        } else if (reqinfo->mode == MODE_GETNEXT) {
-            oid next[MAX_OID_LEN];
-            size_t next_len;
-            if (have_data &&
-                scalar_next(sr, snap, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
-                snmp_set_var_objid(vb, next, next_len);
-                set_value(vb, &cell);
-            }
-        } else {
-            netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOTWRITABLE);
-        }
-    }
-    pna_snap_release(snap);
-    return SNMP_ERR_NOERROR;
+    struct scalar_reg *sr = handler->myvoid;
+    struct resolver rs = { sr->def->domain, sr, scalar_get_one, scalar_next_one };
+    return serve_requests(&rs, reqinfo, requests);
 }
 
 static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
