@@ -212,7 +212,7 @@ def gpu_dashboard():
             ]),
             row("Temperature and power", [
                 ts("Temperature vs slowdown threshold",
-                   "GPU temperature (solid) and the GPU's own slowdown threshold (dashed red): "
+                   "GPU temperature (solid) and the GPU's own slowdown threshold (dashed): "
                    "above it the hardware throttles clocks.",
                    both([("primus_gpu_temperature_celsius%s" % sel_b, L_GPU_B),
                          ("primus_gpu_slowdown_temperature_celsius%s" % sel_b, L_GPU_B + " slowdown")],

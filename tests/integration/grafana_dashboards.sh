@@ -2,7 +2,8 @@
 # grafana_dashboards.sh -- the Grafana dashboards (etc/grafana/) and the alert
 # rules (etc/prometheus/) query only series that exist, and the queries work.
 #
-# 1. Shape: every dashboard is what etc/grafana/dashboards.py generates, parses,
+# 1. Shape: every dashboard is what etc/grafana/dashboards.py generates (and
+#    docs/dashboards.md lists the panels it generates), parses,
 #    has a datasource and an instance variable, unique uids and panel ids,
 #    panels inside the 24-column grid, every query on the ${datasource}
 #    variable and only defined variables.
@@ -40,6 +41,11 @@ for v in $VARIANTS; do
         fail "etc/grafana/$v differs from what etc/grafana/dashboards.py writes (run it): $(head -20 "$WORK/gen.diff")"
 done
 ok "etc/grafana/{bridge,snmp_exporter}/*.json are what dashboards.py generates"
+python3 "$GRAFANA/dashboards.py" --markdown > "$WORK/panels.md" || fail "dashboards.py --markdown failed"
+sed -n '/^<!-- panels: generated/,/^<!-- end of panels -->/p' "$top_srcdir/docs/dashboards.md" | sed '1d;$d' > "$WORK/panels-doc.md"
+diff "$WORK/panels.md" "$WORK/panels-doc.md" > "$WORK/panels.diff" ||
+    fail "docs/dashboards.md's panel list is not what dashboards.py --markdown prints: $(head -10 "$WORK/panels.diff")"
+ok "docs/dashboards.md lists the panels dashboards.py generates"
 
 DASHBOARDS=()
 for v in $VARIANTS; do
