@@ -104,6 +104,18 @@ static void pods(struct pna_prom *p, const struct pna_http_view *v)
         };
         pna_prom_u64(p, l, 3, pod->ephemeral_used_bytes);
     }
+    pna_prom_family(p, "primus_pod_ephemeral_storage_limit_bytes", PNA_PROM_GAUGE,
+                    "Sum of the pod's containers' ephemeral-storage limits; absent when "
+                    "none is set (primusPodStorageLimit).");
+    for (size_t i = 0; i < set->count; i++) {
+        const struct pna_pod *pod = &set->rows[i];
+        if (!pod->ephemeral_limit_bytes)
+            continue;
+        const struct pna_prom_label l[] = {
+            { "pod_uid", pod->uid }, { "pod", pod->name }, { "namespace", pod->namespace_ },
+        };
+        pna_prom_u64(p, l, 3, pod->ephemeral_limit_bytes);
+    }
     pna_prom_family(p, "primus_pod_gpus_requested", PNA_PROM_GAUGE,
                     "GPUs the pod's containers request (nvidia.com/gpu, amd.com/gpu).");
     for (size_t i = 0; i < set->count; i++) {
