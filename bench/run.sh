@@ -1,0 +1,409 @@
+#!/bin/bash
+# run.sh -- the benchmark: primus-node-agent on a generated node at scale
+# against the peers an operator would otherwise run, every ratio measured in
+# this one run.  Not a test: it asserts nothing, it prints numbers.
+#
+#   make bench                 (builds the agent, the test NVML and the helpers, then runs this)
+#   bench/run.sh               (from a built tree; top_builddir= for a VPATH build)
+#
+# It needs root (a private network namespace with veth interfaces for snmpd's
+# IF-MIB), net-snmp's snmpd/snmptrapd/snmpbulkwalk, prometheus-node-exporter,
+# python3 and curl.  It takes about 10 minutes.  Knobs (environment):
+#   BENCH_CONTAINERS=2000 BENCH_GPUS=16 BENCH_HCAS=8 BENCH_HW_COUNTERS=100
+#   BENCH_FOOTPRINT_S=180  BENCH_CHURN=100000  BENCH_GETS=3000
+#   BENCH_RESULTS=FILE (a copy of the summary)  KEEP_WORK=1
+# See docs/performance.md for what each figure means and the last results.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+AGENT="$top_builddir/primus-node-agent"
+FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
+IBPOLL="$top_builddir/bench/ibpoll"
+GETLAT="$top_builddir/bench/getlat"
+CONTAINERS=${BENCH_CONTAINERS:-2000}
+GPUS=${BENCH_GPUS:-16}
+HCAS=${BENCH_HCAS:-8}
+HW_COUNTERS=${BENCH_HW_COUNTERS:-100}
+FOOTPRINT_S=${BENCH_FOOTPRINT_S:-180}
+CHURN=${BENCH_CHURN:-100000}
+GETS=${BENCH_GETS:-3000}
+export MIBS=
+PATH=$PATH:/usr/sbin:/sbin
+
+die() { echo "bench: $*" >&2; exit 1; }
+say() { echo "== $*"; }
+[ "$(id -u)" = 0 ] || die "needs root (ip netns, veth interfaces)"
+for t in snmpd snmptrapd snmpbulkwalk snmpget ip python3 curl prometheus-node-exporter; do
+    command -v "$t" >/dev/null || die "$t not installed"
+done
+for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$GETLAT"; do
+    [ -x "$f" ] || [ -f "$f" ] || die "$f not built: run 'make bench-helpers' (or 'make bench')"
+done
+
+ENT=$(sed -n 's/^#define PNA_ENTERPRISE_OID[[:space:]]*\([0-9, ]*\).*/\1/p' \
+      "$top_srcdir/src/snmp/oids.h" | tr -d ' ' | tr ',' '.')
+ROOT=".$ENT.1"; OBJ="$ROOT.1"; NOTIFY="$ROOT.0"
+POLLER="$OBJ.4.10.1"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pna-bench-XXXXXX")
+NS="pnabench$$"
+GEN="$WORK/node"
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    sleep 0.5
+    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    ip netns del "$NS" 2>/dev/null
+    umount "$GEN" 2>/dev/null
+    if [ -n "${KEEP_WORK:-}" ]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+SUMMARY="$WORK/summary.txt"
+: > "$SUMMARY"
+result() { echo "$*" | tee -a "$SUMMARY"; }
+ms_now() { date +%s%3N; }
+rand_port() { echo $(( (RANDOM % 20000) + 30000 )); }
+median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
+in_ns() { ip netns exec "$NS" "$@"; }
+
+# --- the machine -----------------------------------------------------------
+say "machine"
+result "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+       "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), kernel $(uname -r)"
+result "versions: $("$AGENT" --version 2>&1 | head -1); net-snmp $(snmpd -v 2>&1 | sed -n 's/.*version:[[:space:]]*//p' | head -1);" \
+       "node_exporter $(prometheus-node-exporter --version 2>&1 | sed -n 's/.*version \([^ ]*\).*/\1/p' | head -1)"
+
+# --- the generated node ------------------------------------------------------
+say "generating the node"
+# On a tmpfs, as containerd's state (/run), sysfs, procfs and cgroupfs are in
+# memory on a real node: a disk here would time the disk.
+mkdir -p "$GEN"
+mount -t tmpfs -o size=4g,mode=0755 pna-bench "$GEN" || die "cannot mount a tmpfs on $GEN"
+python3 "$top_srcdir/bench/gen_node.py" --fixtures "$top_srcdir/tests/fixtures" --out "$GEN" \
+    --hcas "$HCAS" --hw-counters "$HW_COUNTERS" --gpus "$GPUS" --containers "$CONTAINERS" |
+    sed 's/^/   /' | tee -a "$SUMMARY"
+
+# --- snmpd in a private network namespace, with veth interfaces -------------
+# snmpd serves its own IF-MIB from the namespace it runs in; the agent reaches
+# it over a unix AgentX socket, which no namespace hides.
+ip netns add "$NS" || die "ip netns add failed"
+ip -n "$NS" link set lo up
+SNMP_PORT=$(rand_port); TRAP_PORT=$(rand_port); HTTP_PORT=$(rand_port); NE_PORT=$(rand_port)
+TARGET="127.0.0.1:$SNMP_PORT"
+V2="-v2c -c public -t 5 -r 1"
+start_trapd() {
+    printf 'disableAuthorization yes\ndoNotLogTraps no\n' > "$WORK/snmptrapd.conf"
+    in_ns snmptrapd -f -On -Lf "$WORK/traps.log" -C -c "$WORK/snmptrapd.conf" \
+        -p "$WORK/snmptrapd.pid" "udp:127.0.0.1:$TRAP_PORT" &
+    PIDS+=("$!")
+}
+start_snmpd() {
+    mkdir -p "$WORK/snmpd-persist"
+    cat > "$WORK/snmpd.conf" <<CONF
+agentAddress udp:127.0.0.1:$SNMP_PORT
+master agentx
+agentXSocket unix:$WORK/agentx.sock
+agentXPerms 0660 0770
+rocommunity public 127.0.0.1
+trap2sink 127.0.0.1:$TRAP_PORT public
+dontLogTCPWrappersConnects yes
+CONF
+    SNMP_PERSISTENT_DIR="$WORK/snmpd-persist" in_ns snmpd -f -Lf "$WORK/snmpd.log" -C \
+        -c "$WORK/snmpd.conf" -I -smux -p "$WORK/snmpd.pid" &
+    SNMPD_PID=$!
+    PIDS+=("$SNMPD_PID")
+    for _ in $(seq 50); do
+        in_ns snmpget $V2 -t 0.5 -r 0 "$TARGET" .1.3.6.1.2.1.1.3.0 >/dev/null 2>&1 && return
+        sleep 0.2
+    done
+    die "snmpd did not start (see $WORK/snmpd.log)"
+}
+# start_agent NAME [options]: the agent as an AgentX subagent of that snmpd.
+start_agent() {
+    local name=$1; shift
+    PNA_FAKE_NVML_XML="$GEN/nvml.xml" "$AGENT" -f -Lf "$WORK/$name.log" -c "$WORK/$name.conf" \
+        -x "unix:$WORK/agentx.sock" -p "$WORK/$name.pid" --sysfs "$GEN/sys" --procfs "$GEN/proc" \
+        --devfs "$GEN/dev" --rootfs "$GEN/root" "$@" 2>>"$WORK/$name-stderr.log" &
+    AGENT_PID=$!
+    PIDS+=("$AGENT_PID")
+}
+value() { in_ns snmpget $V2 -On -Oqv "$TARGET" "$1" 2>/dev/null | tr -d '"'; }
+wait_value() {   # OID VALUE SECONDS
+    local end=$(( $(date +%s) + $3 ))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        [ "$(value "$1")" = "$2" ] && return 0
+        sleep 0.5
+    done
+    return 1
+}
+stop_agent() { kill "$AGENT_PID" 2>/dev/null; wait "$AGENT_PID" 2>/dev/null; }
+
+# How many interfaces: as many IF-MIB varbinds as the agent's subtree gives.
+# Pass 1 counts the agent's varbinds and the IF-MIB columns per interface
+# with a few veths; the rest are added before the final snmpd starts (snmpd
+# reads its interface list at start and refreshes it only now and then).
+say "starting snmpd (namespace $NS), snmptrapd and the agent"
+for i in 0 1; do ip -n "$NS" link add "vb$i" type veth peer name "vc$i"; done
+start_trapd
+start_snmpd
+{
+    echo "nvmlLibrary $FAKE_NVML"
+} > "$WORK/agent.conf"
+start_agent agent --http "127.0.0.1:$HTTP_PORT"
+wait_value "$OBJ.8.1.0" "$CONTAINERS" 60 || die "the agent did not serve $CONTAINERS containers: $(value $OBJ.8.1.0)"
+wait_value "$OBJ.5.1.0" "$GPUS" 30 || die "the agent did not serve $GPUS GPUs: $(value $OBJ.5.1.0)"
+wait_value "$OBJ.6.1.0" "$HCAS" 30 || die "the agent did not serve $HCAS HCAs: $(value $OBJ.6.1.0)"
+sleep 6   # one more ib poll: rates and widened counters exist from the second poll on
+in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$ROOT" > "$WORK/agent-walk.txt"
+AGENT_VB=$(grep -c . "$WORK/agent-walk.txt")
+per_if=$(( ( $(in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" .1.3.6.1.2.1.2.2 | grep -c .) +
+             $(in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" .1.3.6.1.2.1.31.1.1 | grep -c .) ) / 5 ))
+[ "$per_if" -gt 10 ] || die "IF-MIB gives $per_if columns per interface"
+PAIRS=$(( (AGENT_VB / per_if + 1) / 2 ))
+say "agent subtree: $AGENT_VB varbinds; IF-MIB: $per_if per interface -> $PAIRS veth pairs"
+for i in $(seq 2 $((PAIRS - 1))); do echo "link add vb$i type veth peer name vc$i"; done > "$WORK/veth.batch"
+ip -n "$NS" -b "$WORK/veth.batch" || die "creating veth pairs failed"
+kill "$SNMPD_PID"; wait "$SNMPD_PID" 2>/dev/null
+start_snmpd
+wait_value "$OBJ.8.1.0" "$CONTAINERS" 60 || die "the agent did not come back after the snmpd restart"
+
+# --- 1. full-MIB walk: agent subtree vs snmpd's IF-MIB ----------------------
+say "walks (snmpbulkwalk -Cr50, 1 warm-up + 3 timed each)"
+walk_time() {   # OID...: seconds for walking them, and the varbinds seen
+    local t0 t1 n=0 o
+    t0=$(date +%s%N)
+    for o in "$@"; do n=$(( n + $(in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o" | grep -c .) )); done
+    t1=$(date +%s%N)
+    echo "$(( (t1 - t0) / 1000 )) $n"
+}
+walk_time "$ROOT" >/dev/null
+walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >/dev/null
+: > "$WORK/w-agent"; : > "$WORK/w-if"
+for _ in 1 2 3; do
+    walk_time "$ROOT" >> "$WORK/w-agent"
+    walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >> "$WORK/w-if"
+done
+A_US=$(awk '{print $1}' "$WORK/w-agent" | median); A_VB=$(tail -1 "$WORK/w-agent" | awk '{print $2}')
+I_US=$(awk '{print $1}' "$WORK/w-if" | median); I_VB=$(tail -1 "$WORK/w-if" | awk '{print $2}')
+A_RATE=$(awk -v n="$A_VB" -v us="$A_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+I_RATE=$(awk -v n="$I_VB" -v us="$I_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+result "walk: agent subtree $A_VB varbinds in $(awk -v u="$A_US" 'BEGIN{printf "%.2f", u/1e6}') s = $A_RATE varbinds/s" \
+       "($(awk -v u="$A_US" -v n="$A_VB" 'BEGIN{printf "%.1f", u/n}') us each, through AgentX)"
+result "walk: snmpd IF-MIB ($(( PAIRS * 2 + 1 )) interfaces) $I_VB varbinds in $(awk -v u="$I_US" 'BEGIN{printf "%.2f", u/1e6}') s = $I_RATE varbinds/s" \
+       "($(awk -v u="$I_US" -v n="$I_VB" 'BEGIN{printf "%.1f", u/n}') us each, in snmpd)"
+result "ratio walk: agent/IF-MIB varbinds per second = $(ratio "$A_RATE" "$I_RATE")"
+# The agent's own engine without AgentX: the same binary as a standalone SNMP
+# agent on the same node (a second process; the subagent keeps running).
+S_PORT=$(rand_port)
+printf 'rocommunity public 127.0.0.1\ndontLogTCPWrappersConnects yes\nnvmlLibrary %s\n' "$FAKE_NVML" \
+    > "$WORK/standalone.conf"
+in_ns env PNA_FAKE_NVML_XML="$GEN/nvml.xml" "$AGENT" -f -Lf "$WORK/standalone.log" \
+    -c "$WORK/standalone.conf" --standalone "udp:127.0.0.1:$S_PORT" -p "$WORK/standalone.pid" \
+    --sysfs "$GEN/sys" --procfs "$GEN/proc" --devfs "$GEN/dev" --rootfs "$GEN/root" &
+STANDALONE_PID=$!
+PIDS+=("$STANDALONE_PID")
+SAVED_TARGET=$TARGET; TARGET="127.0.0.1:$S_PORT"
+if wait_value "$OBJ.8.1.0" "$CONTAINERS" 60; then
+    sleep 6
+    walk_time "$ROOT" >/dev/null
+    : > "$WORK/w-standalone"
+    for _ in 1 2 3; do walk_time "$ROOT" >> "$WORK/w-standalone"; done
+    S_US=$(awk '{print $1}' "$WORK/w-standalone" | median); S_VB=$(tail -1 "$WORK/w-standalone" | awk '{print $2}')
+    S_RATE=$(awk -v n="$S_VB" -v us="$S_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+    result "walk: agent standalone (no AgentX) $S_VB varbinds in $(awk -v u="$S_US" 'BEGIN{printf "%.2f", u/1e6}') s = $S_RATE varbinds/s" \
+           "($(awk -v u="$S_US" -v n="$S_VB" 'BEGIN{printf "%.1f", u/n}') us each)"
+    result "ratio walk: agent standalone/IF-MIB varbinds per second = $(ratio "$S_RATE" "$I_RATE")"
+else
+    result "walk: the standalone agent did not serve the node: not measured"
+fi
+TARGET=$SAVED_TARGET
+kill "$STANDALONE_PID"; wait "$STANDALONE_PID" 2>/dev/null
+awk '{print $1}' "$WORK/agent-walk.txt" | sed -E "s/^(\\$ROOT\\.1\\.[0-9]+\\.[0-9]+).*/\\1/" |
+    sort | uniq -c | sort -rn | head -8 | sed 's/^/   varbinds under /' > "$WORK/walk-breakdown"
+cat "$WORK/walk-breakdown"
+
+# --- 2. /metrics vs node_exporter on the same sysfs tree --------------------
+say "scrapes (1 warm-up + 20 timed each)"
+prometheus-node-exporter --path.sysfs="$GEN/sys" --path.procfs="$GEN/proc" \
+    --collector.disable-defaults --collector.infiniband \
+    --web.listen-address="127.0.0.1:$NE_PORT" > "$WORK/node_exporter.log" 2>&1 &
+NE_PID=$!
+PIDS+=("$NE_PID")
+for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$NE_PORT/metrics" && break; sleep 0.2; done
+scrape() {   # URL NAME: median seconds of 20 scrapes, series in the last
+    local url=$1 name=$2
+    curl -sf -o /dev/null "$url" || return 1
+    for _ in $(seq 20); do curl -s -o "$WORK/$name.prom" -w '%{time_total}\n' "$url"; done | median
+}
+if curl -sf -o /dev/null "http://127.0.0.1:$HTTP_PORT/metrics"; then
+    A_S=$(scrape "http://127.0.0.1:$HTTP_PORT/metrics" agent)
+    A_SERIES=$(grep -vc '^#' "$WORK/agent.prom")
+    A_IB=$(grep -Ec '^(primus_rdma|primus_ib|rdma_stat)' "$WORK/agent.prom")
+    N_S=$(scrape "http://127.0.0.1:$NE_PORT/metrics" ne)
+    N_SERIES=$(grep -vc '^#' "$WORK/ne.prom")
+    N_IB=$(grep -c '^node_infiniband' "$WORK/ne.prom")
+    A_PER=$(awk -v s="$A_S" -v n="$A_SERIES" 'BEGIN{printf "%.2f", s * 1e6 / n}')
+    N_PER=$(awk -v s="$N_S" -v n="$N_SERIES" 'BEGIN{printf "%.2f", s * 1e6 / n}')
+    result "scrape: agent /metrics $A_SERIES series ($A_IB RDMA) in $(awk -v s="$A_S" 'BEGIN{printf "%.1f", s*1000}') ms = $A_PER us/series (from the cache)"
+    result "scrape: node_exporter (infiniband collector) $N_SERIES series ($N_IB node_infiniband_*) in $(awk -v s="$N_S" 'BEGIN{printf "%.1f", s*1000}') ms = $N_PER us/series (reads sysfs per scrape)"
+    result "ratio scrape: node_exporter/agent time per series = $(ratio "$N_PER" "$A_PER")"
+else
+    result "scrape: the agent's --http bridge did not answer: not measured"
+fi
+NE_RSS=$(awk '/VmRSS/ {print $2}' "/proc/$NE_PID/status")
+kill "$NE_PID"
+
+# --- 3. one IB poll cycle's CPU time vs a command forked per poll -----------
+say "IB poll CPU time"
+"$IBPOLL" --sysfs "$GEN/sys" --polls 200 agent > "$WORK/ib-agent"
+"$IBPOLL" --sysfs "$GEN/sys" --polls 50 fork-poll > "$WORK/ib-fork-poll"
+"$IBPOLL" --sysfs "$GEN/sys" --polls 50 fork-port > "$WORK/ib-fork-port"
+"$IBPOLL" --sysfs "$GEN/sys" --polls 2 fork-file > "$WORK/ib-fork-file"
+"$IBPOLL" --sysfs "$GEN/sys" --polls 50 exec-only -- rdma statistic show > "$WORK/ib-rdma" 2>/dev/null
+field() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1"; }
+IB_A=$(field "$WORK/ib-agent" cpu_us_per_poll)
+files=$(field "$WORK/ib-agent" files)
+result "ib poll: agent's ib poller $IB_A us CPU per poll ($files counter/state files of $(( HCAS * 2 )) ports, read once each, no fork)"
+for m in fork-poll fork-port fork-file; do
+    c=$(field "$WORK/ib-$m" cpu_us_per_poll); k=$(field "$WORK/ib-$m" forks_per_poll)
+    result "ib poll: peer $m ($k fork+exec of cat per poll) $c us CPU per poll; ratio peer/agent = $(ratio "$c" "$IB_A")"
+done
+result "ib poll: fork+exec of 'rdma statistic show' alone (no RDMA here: reads nothing) $(field "$WORK/ib-rdma" cpu_us_per_poll) us CPU"
+
+# --- 4. latency: OOM kill -> trap, port down -> trap ------------------------
+say "notification latency"
+trap_count() { grep -c "$1\b" "$WORK/traps.log" 2>/dev/null; }
+wait_trap() {   # OID COUNT_BEFORE START_MS TIMEOUT_MS: ms since START_MS, or "timeout"
+    local end=$(( $3 + $4 ))
+    while [ "$(ms_now)" -lt "$end" ]; do
+        [ "$(trap_count "$1")" -gt "$2" ] && { echo $(( $(ms_now) - $3 )); return; }
+        sleep 0.005
+    done
+    echo timeout
+}
+: > "$WORK/oom-ms"
+for i in 11 222 733 1234 1999; do
+    [ "$i" -lt "$CONTAINERS" ] || continue
+    ev="$GEN/sys/fs/cgroup/kubepods.slice/pod-$((i / 2))/ctr-$i/memory.events"
+    before=$(trap_count "$NOTIFY.5")
+    t0=$(ms_now)
+    printf 'low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n' > "$ev"
+    wait_trap "$NOTIFY.5" "$before" "$t0" 5000 >> "$WORK/oom-ms"
+done
+result "latency OOM kill -> trap at snmptrapd (ms, 5 containers of $CONTAINERS): $(tr '\n' ' ' < "$WORK/oom-ms")"
+: > "$WORK/port-ms"
+st="$GEN/sys/class/infiniband/mlx5_3/ports/1/state"
+for round in 1 2 3; do
+    before=$(trap_count "$NOTIFY.3")
+    t0=$(ms_now)
+    printf '1: DOWN\n' > "$st"
+    wait_trap "$NOTIFY.3" "$before" "$t0" 12000 >> "$WORK/port-ms"
+    before=$(trap_count "$NOTIFY.4")
+    t0=$(ms_now)
+    printf '4: ACTIVE\n' > "$st"
+    wait_trap "$NOTIFY.4" "$before" "$t0" 12000 > /dev/null
+done
+result "latency port down -> trap (ms, ib poll interval 5 s default, 3 flips): $(tr '\n' ' ' < "$WORK/port-ms")"
+
+# --- 5. GET latency, healthy -------------------------------------------------
+str_index() { local s=$1 out i; out=${#s}; for ((i = 0; i < ${#s}; i++)); do out="$out.$(printf '%d' "'${s:i:1}")"; done; echo "$out"; }
+GPU0=$(( 0x10 << 8 ))
+CID0=$(python3 -c 'print("%064x" % (0xbe0c400000000000 * 7919))')
+GET_OIDS=("$OBJ.1.1.0" "$OBJ.5.1.0" "$OBJ.5.10.1.4.$GPU0" "$OBJ.6.20.1.3.$(str_index mlx5_0).1"
+          "$OBJ.8.1.0" "$OBJ.8.10.1.3.$(str_index "$CID0")" "$POLLER.9.2")
+getlat_run() { in_ns "$GETLAT" -n "$GETS" -t 5 "$TARGET" "$@"; }
+say "GET latency ($GETS GETs over ${#GET_OIDS[@]} agent OIDs)"
+LAT_OK=$(getlat_run "${GET_OIDS[@]}")
+LAT_SNMPD=$(getlat_run .1.3.6.1.2.1.1.3.0 .1.3.6.1.2.1.1.5.0)
+result "GET latency healthy, agent OIDs: $LAT_OK"
+result "GET latency healthy, snmpd's own sysUpTime/sysName: $LAT_SNMPD"
+
+# --- 6. footprint at default intervals --------------------------------------
+say "footprint: $FOOTPRINT_S s idle at default intervals"
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TCK=$(getconf CLK_TCK)
+c0=$(cpu_ticks "$AGENT_PID"); t0=$(date +%s%N)
+sleep "$FOOTPRINT_S"
+c1=$(cpu_ticks "$AGENT_PID"); t1=$(date +%s%N)
+RSS=$(awk '/VmRSS/ {print $2}' "/proc/$AGENT_PID/status")
+HWM=$(awk '/VmHWM/ {print $2}' "/proc/$AGENT_PID/status")
+THREADS=$(awk '/Threads/ {print $2}' "/proc/$AGENT_PID/status")
+CPU_H=$(awk -v c=$((c1 - c0)) -v hz="$TCK" -v ns=$((t1 - t0)) 'BEGIN{printf "%.1f", c / hz * 3600 / (ns / 1e9)}')
+CPU_PCT=$(awk -v c=$((c1 - c0)) -v hz="$TCK" -v ns=$((t1 - t0)) 'BEGIN{printf "%.2f", 100 * c / hz / (ns / 1e9)}')
+durations=$(for i in 1 2 3 4 5 6 7; do printf '%s=%sms ' "$(value "$POLLER.2.$i")" "$(value "$POLLER.5.$i")"; done)
+result "footprint: RSS $((RSS / 1024)) MiB (peak $((HWM / 1024)) MiB), $THREADS threads; CPU $CPU_H s per hour ($CPU_PCT % of one CPU)," \
+       "extrapolated from $FOOTPRINT_S s at default intervals"
+result "footprint: last poll durations: $durations"
+result "footprint: for reference, node_exporter (infiniband collector only) RSS after the scrapes: $((NE_RSS / 1024)) MiB"
+
+# --- 7. container churn ------------------------------------------------------
+say "churn: $CHURN container create/exit cycles"
+# While it runs: the container count the agent serves, twice a second (the
+# churned tasks must really be seen, not just created and removed unseen).
+runs0=$(value "$POLLER.10.5")
+( while :; do value "$OBJ.8.1.0"; sleep 0.5; done ) > "$WORK/churn-counts" 2>/dev/null &
+SAMPLER=$!
+PIDS+=("$SAMPLER")
+python3 "$top_srcdir/bench/churn.py" --gen "$GEN" --pid "$AGENT_PID" --cycles "$CHURN" \
+    --batch 500 --settle 0.25 --samples 10 | tee "$WORK/churn.txt"
+kill "$SAMPLER"
+runs1=$(value "$POLLER.10.5")
+result "$(grep '^churn:' "$WORK/churn.txt")"
+result "churn: the containers poller ran $((runs1 - runs0)) times (woken by inotify); container rows served" \
+       "during the churn: $(sort -n "$WORK/churn-counts" | grep -E '^[0-9]+$' | sed -n '1p;$p' | tr '\n' ' ' | sed 's/ $//; s/ / to /')"
+wait_value "$OBJ.8.1.0" "$CONTAINERS" 30 || result "churn: WARNING: container count after churn is $(value $OBJ.8.1.0)"
+kill -0 "$AGENT_PID" 2>/dev/null || result "churn: WARNING: the agent died"
+stop_agent
+
+# --- 8. GET latency while every source hangs ---------------------------------
+# A second agent with a kubelet and a dockerd (tests/integration/fault_stub.py)
+# and the test NVML.  Once every poller has served good data, the sources
+# hang: NVML blocks in nvmlDeviceGetPowerUsage, the kubelet and dockerd accept
+# requests and never answer, and an hw counter file becomes a FIFO.
+say "GET latency while the sources hang"
+mkdir -p "$WORK/stub/containers" "$WORK/stub/stats"
+echo '[]' > "$WORK/stub/containers/json"
+cp "$top_srcdir/tests/fixtures/kubelet/nri-kubernetes-k8s-1.35/pods.json" "$WORK/stub/pods"
+cp "$top_srcdir/tests/fixtures/kubelet/nri-kubernetes-k8s-1.35/stats-summary.json" "$WORK/stub/stats/summary"
+echo ok > "$WORK/stub.mode"
+python3 "$top_srcdir/tests/integration/fault_stub.py" --dir "$WORK/stub" --mode-file "$WORK/stub.mode" \
+    --port-file "$WORK/stub.port" --unix "$GEN/root/run/docker.sock" > "$WORK/stub.log" 2>&1 &
+PIDS+=("$!")
+for _ in $(seq 50); do [ -s "$WORK/stub.port" ] && break; sleep 0.1; done
+echo "bench-token" > "$WORK/token"
+cat > "$WORK/hang.conf" <<CONF
+nvmlLibrary $FAKE_NVML
+kubeletUrl http://127.0.0.1:$(cat "$WORK/stub.port")
+kubeletTokenFile $WORK/token
+pollInterval gpu 2
+pollTimeout gpu 2
+pollInterval kubelet 2
+pollInterval containers 2
+CONF
+PNA_FAKE_NVML_HANG=nvmlDeviceGetPowerUsage PNA_FAKE_NVML_HANG_FILE="$WORK/nvml.hang" \
+    start_agent hang
+wait_value "$OBJ.8.1.0" "$CONTAINERS" 60 || result "hang: containers not served: $(value $OBJ.8.1.0)"
+wait_value "$OBJ.5.1.0" "$GPUS" 30 || result "hang: GPUs not served: $(value $OBJ.5.1.0)"
+wait_value "$POLLER.9.6" 1 30 || result "hang: kubelet poller not ok before the hang: $(value $POLLER.9.6)"
+sleep 3
+LAT_BEFORE=$(getlat_run "${GET_OIDS[@]}")
+touch "$WORK/nvml.hang"
+echo stall > "$WORK/stub.mode"
+hw="$GEN/sys/class/infiniband/mlx5_1/ports/2/hw_counters/out_of_sequence"
+rm -f "$hw"; mkfifo "$hw"
+wait_value "$POLLER.9.2" 3 30 || result "hang: gpu poller is not timedOut(3): $(value $POLLER.9.2)"
+sleep 8
+statuses=$(for i in 1 2 3 4 5 6 7; do printf '%s=%s ' "$(value "$POLLER.2.$i")" "$(value "$POLLER.9.$i")"; done)
+LAT_HANG=$(getlat_run "${GET_OIDS[@]}")
+result "GET latency, same agent (polls every 2 s), sources healthy: $LAT_BEFORE"
+result "GET latency, same agent, while NVML, kubelet and dockerd hang: $LAT_HANG"
+result "   poller status then (1 ok, 2 failing, 3 timedOut): $statuses"
+rm -f "$WORK/nvml.hang"
+stop_agent
+
+say "summary"
+cat "$SUMMARY"
+[ -z "${BENCH_RESULTS:-}" ] || cp "$SUMMARY" "$BENCH_RESULTS"
