@@ -69,7 +69,8 @@ int pna_k8s_quantity_milli(const char *s, int64_t *out)
         if (strcmp(p, sfx[i].sfx) != 0)
             continue;
         int64_t m = sfx[i].mul_milli;
-        if (whole > INT64_MAX / m)
+        /* frac * m / frac_div < m: leave room for it */
+        if (whole > (INT64_MAX - m) / m)
             return -1;
         *out = whole * m + frac * m / frac_div;
         return 0;
@@ -88,6 +89,13 @@ static bool is_gpu_resource(const char *name)
     return strcmp(name, "gpu.intel.com/i915") == 0 || strcmp(name, "gpu.intel.com/xe") == 0;
 }
 
+/* A + B for non-negative A and B, stopping at INT64_MAX: GPU counts come from
+ * outside and may be absurd, and signed overflow is undefined. */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 static int64_t resource_gpus_milli(const json_t *resources_map)
 {
     int64_t total = 0;
@@ -100,8 +108,8 @@ static int64_t resource_gpus_milli(const json_t *resources_map)
         if (json_is_string(v))
             pna_k8s_quantity_milli(json_string_value(v), &q);
         else if (json_is_integer(v) && json_integer_value(v) > 0)
-            q = json_integer_value(v) * 1000;
-        total += q;
+            q = json_integer_value(v) <= INT64_MAX / 1000 ? json_integer_value(v) * 1000 : INT64_MAX;
+        total = add_sat(total, q);
     }
     return total;
 }
@@ -121,18 +129,18 @@ static uint32_t pod_gpus(const json_t *spec)
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(spec, "containers"), i, c)
-        sum += container_gpus_milli(c);
+        sum = add_sat(sum, container_gpus_milli(c));
     json_array_foreach(json_object_get(spec, "initContainers"), i, c) {
         const char *rp = jstr(c, "restartPolicy");
         int64_t g = container_gpus_milli(c);
         if (rp && strcmp(rp, "Always") == 0)
-            sum += g;              /* a sidecar runs alongside the containers */
+            sum = add_sat(sum, g); /* a sidecar runs alongside the containers */
         else if (g > init_max)
             init_max = g;
     }
     int64_t eff = sum > init_max ? sum : init_max;
     /* GPUs are whole devices; a fractional quantity rounds up. */
-    int64_t whole = (eff + 999) / 1000;
+    int64_t whole = eff / 1000 + (eff % 1000 != 0);
     return whole > UINT32_MAX ? UINT32_MAX : (uint32_t)whole;
 }
 
