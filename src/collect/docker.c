@@ -148,7 +148,8 @@ static void fill_from_list_entry(const json_t *o, struct pna_container *c)
     pna_copy_display(c->image, jstr(o, "Image"), sizeof c->image);
     c->state = state_from_text(jstr(o, "State"));
     json_t *created = json_object_get(o, "Created");
-    if (json_is_integer(created) && json_integer_value(created) > 0)
+    if (json_is_integer(created) && json_integer_value(created) > 0 &&
+        json_integer_value(created) <= INT64_MAX / 1000)
         c->start_ms = (int64_t)json_integer_value(created) * 1000;
     json_t *labels = json_object_get(o, "Labels");
     if (json_is_object(labels)) {
