@@ -314,7 +314,7 @@ static void read_hwmon(const struct card *c, struct pna_gpu *g)
     }
     int64_t pwm, pwm_max;
     if (hwmon_i64(c, "pwm1", &pwm) && hwmon_i64(c, "pwm1_max", &pwm_max) && pwm_max > 0 &&
-        pwm >= 0 && pwm <= pwm_max) {
+        pwm_max <= INT64_MAX / 100 && pwm >= 0 && pwm <= pwm_max) {
         g->has_fan = true;
         g->fan_pct = (uint32_t)((pwm * 100 + pwm_max / 2) / pwm_max);
     }
