@@ -67,6 +67,7 @@ else
     scratch=$(mktemp -d "${FUZZ_SCRATCH:-$work}/pna-fuzz-XXXXXX")
 fi
 trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT TERM   # runs the EXIT trap too
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # fuzz_one NAME: run one harness, write its summary line to $work/NAME/summary
