@@ -186,7 +186,8 @@ static inline const struct pna_ctr_device *
 pna_container_devices(const struct pna_container_set *set, size_t i, size_t *n)
 {
     *n = set->rows[i].dev_count;
-    return set->devs + set->rows[i].dev_first;
+    /* no devices at all: devs may be NULL, and NULL + 0 is still undefined */
+    return *n ? set->devs + set->rows[i].dev_first : NULL;
 }
 
 /* Write DEV's by-number name ("/dev/char/MAJ:MIN", "/dev/block/MAJ:MIN" for
