@@ -113,7 +113,7 @@ test_suite() {
     if [ "${PNA_SANITIZE:-0}" = 1 ]; then
         # valgrind and ASan do not mix: the sanitizer pass runs the agent bare.
         echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
-        PNA_VALGRIND=0 run_suite build-sanitize "${args[@]}" --enable-sanitizers
+        PNA_VALGRIND=0 PNA_FUZZ_SKIP=1 run_suite build-sanitize "${args[@]}" --enable-sanitizers
         dirs+=(build-sanitize)
     fi
     local pass=0 fail=0 skip=0 p f s

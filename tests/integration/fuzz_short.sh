@@ -13,6 +13,9 @@ cc=${FUZZ_CC:-clang}
 
 skip() { echo "SKIP: fuzz_short: $*"; exit 77; }
 
+# The harnesses carry their own sanitizers: a sanitizer build of the suite
+# (tools/quickstart.sh sets this for its second pass) need not run them again.
+[ "${PNA_FUZZ_SKIP:-0}" = 1 ] && skip "PNA_FUZZ_SKIP=1 (the fuzzers already ran in this suite's first pass)"
 command -v "$cc" >/dev/null 2>&1 || skip "$cc not installed (Debian: clang)"
 probe=$(mktemp -d "${TMPDIR:-/tmp}/pna-fuzz-probe-XXXXXX")
 trap 'rm -rf "$probe"' EXIT
