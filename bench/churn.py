@@ -9,12 +9,13 @@ exits (procfs entry removed), and the bundle and cgroup go.  Cycles run in
 batches: BATCH tasks are created, SETTLE seconds pass (the agent's containers
 poller is woken by inotify and rescans), then the BATCH exit and are removed,
 SETTLE seconds again.  The agent's VmRSS (/proc/PID/status) is sampled
-SAMPLES times, evenly over the run.
+SAMPLES times, evenly over the run, and once at the end.
 
 Usage: churn.py --gen DIR --pid AGENT_PID [--cycles 100000] [--batch 250]
                 [--settle 0.05] [--samples 10]
 Prints one line per sample: "cycles=N rss_kb=R cpu_s=C elapsed_s=E", then
-"churn: ..." with the first and last sample.
+"churn: ..." with the RSS before, its range during the cycles and the
+means of the first and second half of the samples (growth shows as a trend).
 """
 import argparse
 import json
@@ -111,11 +112,16 @@ def main():
     s = (done, rss_kb(a.pid), cpu_s(a.pid) - cpu0, time.monotonic() - t0)
     samples.append(s)
     print("cycles=%d rss_kb=%d cpu_s=%.1f elapsed_s=%.1f" % s, flush=True)
-    first = samples[1] if len(samples) > 2 else samples[0]
-    print("churn: %d cycles in %.0f s; RSS after %d cycles %d kB, after %d cycles %d kB "
-          "(%+d kB); max %d kB; agent CPU %.1f s"
-          % (done, s[3], first[0], first[1], s[0], s[1], s[1] - first[1],
-             max(x[1] for x in samples), s[2]))
+    # Growth shows as a trend: compare the mean of the first and second half
+    # of the samples taken once cycles ran (malloc keeps freed arenas, so
+    # single samples go up and down with the rows alive at that moment).
+    run = [x[1] for x in samples[1:]] or [samples[0][1]]
+    half = max(1, len(run) // 2)
+    first, second = run[:half], run[half:] or run[:half]
+    m1, m2 = sum(first) / len(first), sum(second) / len(second)
+    print("churn: %d cycles in %.0f s; RSS before %d kB; during the cycles min %d, max %d kB; "
+          "mean of the first half %.0f kB, of the second half %.0f kB (%+.0f kB); agent CPU %.1f s"
+          % (done, s[3], samples[0][1], min(run), max(run), m1, m2, m2 - m1, s[2]))
     try:
         os.rmdir(cgroot)
     except OSError:

@@ -50,9 +50,14 @@ NS="pnabench$$"
 GEN="$WORK/node"
 PIDS=()
 cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    local pidfiles="" f p
+    for f in "$WORK"/*.pid; do   # daemons' own pid files, if still theirs
+        p=$(cat "$f" 2>/dev/null) || continue
+        tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qF "$WORK" && pidfiles="$pidfiles $p"
+    done
+    for p in "${PIDS[@]}" $pidfiles; do kill "$p" 2>/dev/null; done
     sleep 0.5
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    for p in "${PIDS[@]}" $pidfiles; do kill -9 "$p" 2>/dev/null; done
     ip netns del "$NS" 2>/dev/null
     umount "$GEN" 2>/dev/null
     if [ -n "${KEEP_WORK:-}" ]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
@@ -67,6 +72,8 @@ ms_now() { date +%s%3N; }
 rand_port() { echo $(( (RANDOM % 20000) + 30000 )); }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
+# (A function run in the background is a subshell: $! would not be the
+# process.  Daemons are started with "ip netns exec" itself, which execs.)
 in_ns() { ip netns exec "$NS" "$@"; }
 
 # --- the machine -----------------------------------------------------------
@@ -96,7 +103,7 @@ TARGET="127.0.0.1:$SNMP_PORT"
 V2="-v2c -c public -t 5 -r 1"
 start_trapd() {
     printf 'disableAuthorization yes\ndoNotLogTraps no\n' > "$WORK/snmptrapd.conf"
-    in_ns snmptrapd -f -On -Lf "$WORK/traps.log" -C -c "$WORK/snmptrapd.conf" \
+    ip netns exec "$NS" snmptrapd -f -On -Lf "$WORK/traps.log" -C -c "$WORK/snmptrapd.conf" \
         -p "$WORK/snmptrapd.pid" "udp:127.0.0.1:$TRAP_PORT" &
     PIDS+=("$!")
 }
@@ -111,7 +118,7 @@ rocommunity public 127.0.0.1
 trap2sink 127.0.0.1:$TRAP_PORT public
 dontLogTCPWrappersConnects yes
 CONF
-    SNMP_PERSISTENT_DIR="$WORK/snmpd-persist" in_ns snmpd -f -Lf "$WORK/snmpd.log" -C \
+    SNMP_PERSISTENT_DIR="$WORK/snmpd-persist" ip netns exec "$NS" snmpd -f -Lf "$WORK/snmpd.log" -C \
         -c "$WORK/snmpd.conf" -I -smux -p "$WORK/snmpd.pid" &
     SNMPD_PID=$!
     PIDS+=("$SNMPD_PID")
@@ -200,7 +207,7 @@ result "ratio walk: agent/IF-MIB varbinds per second = $(ratio "$A_RATE" "$I_RAT
 S_PORT=$(rand_port)
 printf 'rocommunity public 127.0.0.1\ndontLogTCPWrappersConnects yes\nnvmlLibrary %s\n' "$FAKE_NVML" \
     > "$WORK/standalone.conf"
-in_ns env PNA_FAKE_NVML_XML="$GEN/nvml.xml" "$AGENT" -f -Lf "$WORK/standalone.log" \
+PNA_FAKE_NVML_XML="$GEN/nvml.xml" ip netns exec "$NS" "$AGENT" -f -Lf "$WORK/standalone.log" \
     -c "$WORK/standalone.conf" --standalone "udp:127.0.0.1:$S_PORT" -p "$WORK/standalone.pid" \
     --sysfs "$GEN/sys" --procfs "$GEN/proc" --devfs "$GEN/dev" --rootfs "$GEN/root" &
 STANDALONE_PID=$!
