@@ -94,6 +94,16 @@ static void record_success(struct poller *p, int64_t taken_ms)
     }
 }
 
+/* A poll that succeeded but left something out.  Called with p->lock held. */
+static void record_partial(struct poller *p, const char *err)
+{
+    if (!p->overrun_counted)
+        p->info.errors++;
+    if (strcmp(p->info.last_error, err) != 0)
+        pna_log(LOG_WARNING, "poller %s: %s", p->info.name, err);
+    pna_strlcpy(p->info.last_error, err, sizeof p->info.last_error);
+}
+
 static void run_once(struct poller *p)
 {
     char err[160] = "";
@@ -121,10 +131,13 @@ static void run_once(struct poller *p)
     p->run_started_mono = 0;
     p->info.runs++;
     p->info.last_duration_ms = (uint32_t)took;
-    if (rc == 0)
+    if (rc == 0) {
         record_success(p, out->taken_ms);
-    else
+        if (err[0])
+            record_partial(p, err);
+    } else {
         record_failure(p, err);
+    }
     p->overrun_counted = false;
     pthread_mutex_unlock(&p->lock);
 }

@@ -38,7 +38,10 @@ struct pna_poller_ops {
     /* Build a new snapshot.  PREV is the last published one (or NULL), for
      * rates and counter-wrap handling.  On success return 0 with *OUT set
      * (one reference, the core publishes it); on failure return -1 with ERR
-     * filled (one line, no newline). */
+     * filled (one line, no newline).  A success that had to leave something
+     * out (an unreadable file, one of two runtimes not answering) returns 0
+     * with ERR filled: the snapshot is published, the problem is counted and
+     * shown in the poller's row, and the status stays ok. */
     int (*collect)(void *state, const struct pna_snap *prev, struct pna_snap **out,
                    char *err, size_t errlen);
 

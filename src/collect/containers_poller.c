@@ -212,8 +212,18 @@ static int containers_collect(void *state, const struct pna_snap *prev, struct p
         goto fail;
     }
     s->containerd_seen = rc == 0;
-    if (collect_docker(st, &s->set, &s->docker_seen, err, errlen) < 0)
+    /* dockerd runs its containers through containerd: when containerd's
+     * tasks were read, a dockerd that does not answer costs Docker's names
+     * only, not the rows, so the poll still succeeds and says why. */
+    char partial[256] = "";
+    if (collect_docker(st, &s->set, &s->docker_seen, partial, sizeof partial) < 0 &&
+        !s->containerd_seen) {
+        pna_strlcpy(err, partial, errlen);
         goto fail;
+    }
+    if (!partial[0] && cs.bad_specs)
+        snprintf(partial, sizeof partial, "containerd: %u bad spec(s), last: %s", cs.bad_specs,
+                 cs.last_error);
     if (pna_container_set_sort(&s->set) < 0 || pna_container_set_merge_runtimes(&s->set) < 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -228,6 +238,7 @@ static int containers_collect(void *state, const struct pna_snap *prev, struct p
     pna_snap_init(&s->base, destroy_snap);
     s->base.taken_ms = pna_now_ms();
     *out = &s->base;
+    pna_strlcpy(err, partial, errlen);
     return 0;
 fail:
     pna_container_set_free(&s->set);

@@ -233,6 +233,10 @@ static int ib_collect(void *state, const struct pna_snap *prev, struct pna_snap 
     pna_snap_release(st->last ? &st->last->base : NULL);
     st->last = snap;
     *out = &snap->base;
+    /* Files skipped this poll: the rest is served, the problem is shown. */
+    if (snap->m.problems)
+        snprintf(err, errlen, "%u file(s) unreadable, first: %s", snap->m.problems,
+                 snap->m.problem);
     return 0;
 }
 

@@ -67,6 +67,16 @@ static int hang_collect(void *state, const struct pna_snap *prev, struct pna_sna
     return 0;
 }
 
+/* "partial": succeeds but says what it had to leave out. */
+static int partial_collect(void *state, const struct pna_snap *prev, struct pna_snap **out,
+                           char *err, size_t errlen)
+{
+    (void)state, (void)prev;
+    snprintf(err, errlen, "1 file unreadable");
+    *out = make_snap(9);
+    return 0;
+}
+
 static int absent_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
 {
     (void)state, (void)cfg;
@@ -78,10 +88,11 @@ static const struct pna_poller_ops good = { "good", 1, PNA_DOM_NODE, 50, 1000, N
 static const struct pna_poller_ops flaky = { "flaky", 2, PNA_DOM_GPU, 50, 1000, NULL, flaky_collect, NULL };
 static const struct pna_poller_ops hang = { "hang", 3, PNA_DOM_IB, 50, 200, NULL, hang_collect, NULL };
 static const struct pna_poller_ops absent = { "absent", 4, PNA_DOM_PFC, 50, 1000, absent_init, good_collect, NULL };
+static const struct pna_poller_ops partial = { "partial", 5, PNA_DOM_KUBELET, 50, 1000, NULL, partial_collect, NULL };
 
 /* This test's registry replaces the agent's (src/pollers.c is not linked). */
-const struct pna_poller_ops *const pna_poller_registry[] = { &good, &flaky, &hang, &absent };
-const size_t pna_poller_registry_len = 4;
+const struct pna_poller_ops *const pna_poller_registry[] = { &good, &flaky, &hang, &absent, &partial };
+const size_t pna_poller_registry_len = 5;
 
 static struct pna_poller_info info_of(const char *name)
 {
@@ -141,6 +152,18 @@ int main(void)
     CHECK_INT(a.runs, 0);
     CHECK_INT(a.errors, 0);
     CHECK_STR(a.last_error, "no such hardware");
+
+    /* partial: published, status ok, each poll's problem counted and shown,
+     * no failure event. */
+    struct pna_poller_info pi = info_of("partial");
+    CHECK_INT(pi.status, PNA_POLLER_OK);
+    CHECK(pi.errors >= 3 && pi.errors == pi.runs);
+    CHECK_INT(pi.consecutive_failures, 0);
+    CHECK_STR(pi.last_error, "1 file unreadable");
+    s = pna_cache_acquire(PNA_DOM_KUBELET);
+    CHECK(s && ((struct test_snap *)s)->value == 9);
+    pna_snap_release(s);
+    CHECK_INT(count_events(PNA_EV_POLLER_FAILED, "poller partial"), 0);
 
     /* flaky: failure keeps the last snapshot, counts, and posts one event. */
     atomic_store(&flaky_broken, 1);
