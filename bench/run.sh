@@ -69,7 +69,7 @@ SUMMARY="$WORK/summary.txt"
 : > "$SUMMARY"
 result() { echo "$*" | tee -a "$SUMMARY"; }
 ms_now() { date +%s%3N; }
-rand_port() { echo $(( (RANDOM % 20000) + 30000 )); }
+rand_port() { echo $(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999); }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
 # (A function run in the background is a subshell: $! would not be the

@@ -14,7 +14,7 @@ mkdir -p "$K/stats" "$WORK/root/var/lib/kubelet" "$WORK/dev"
 cp "$FIX/pods.json" "$K/pods"
 cp "$FIX/stats-summary.json" "$K/stats/summary"
 for i in 0 1 2 3; do : > "$WORK/dev/nvidia$i"; done   # four GPUs on this "node"
-KPORT=$(( (RANDOM % 20000) + 30000 ))
+KPORT=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
 python3 -m http.server "$KPORT" --bind 127.0.0.1 --directory "$K" >"$WORK/kubelet.log" 2>&1 &
 KPID=$!
 PIDS+=("$KPID")

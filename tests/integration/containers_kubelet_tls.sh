@@ -63,7 +63,7 @@ ctx.load_cert_chain(cert, key)
 srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 srv.serve_forever()
 PY
-KPORT=$(( (RANDOM % 20000) + 30000 ))
+KPORT=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
 python3 "$WORK/kubelet.py" "$KPORT" "$WORK/kubelet-cert.pem" "$WORK/kubelet-key.pem" "$TOKEN" \
     "$K" "$WORK/auth-seen" >"$WORK/kubelet.log" 2>&1 &
 PIDS+=("$!")

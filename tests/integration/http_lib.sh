@@ -9,7 +9,7 @@ command -v curl >/dev/null || skip "curl not installed"
 free_tcp_port() {
     local p
     for _ in $(seq 50); do
-        p=$(( (RANDOM % 20000) + 30000 ))
+        p=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
         if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
     done
     fail "no free TCP port"

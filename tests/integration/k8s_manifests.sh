@@ -195,7 +195,7 @@ fi
 
 # ---- 2. the agent accepts the config -------------------------------------------
 if [ -n "$PY" ] && [ -x "$PNA_AGENT" ]; then
-    port=$(( (RANDOM % 20000) + 30000 ))
+    port=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
     MIBS= "$PNA_AGENT" -f -Lf "$tmp/agent.log" -c "$tmp/agent.conf" \
         --standalone "udp:127.0.0.1:$port" >"$tmp/agent.out" 2>&1 &
     agent_pid=$!

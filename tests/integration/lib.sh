@@ -76,7 +76,7 @@ dump_logs() {
 free_port() {
     local p
     for _ in $(seq 50); do
-        p=$(( (RANDOM % 20000) + 30000 ))
+        p=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
         if ! ss -Hlun "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
     done
     fail "no free port"
