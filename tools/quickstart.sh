@@ -117,6 +117,13 @@ test_suite() {
         dirs+=(build-sanitize)
     fi
     local pass=0 fail=0 skip=0 p f s
+    # Every optional library off must still build, warning-free (counted as one test).
+    echo "== build without libibverbs, libibmad and rocm-smi-lib"
+    if build build-minimal --enable-werror --without-ibverbs --without-ibmad --without-rocm-smi; then
+        echo "build-minimal: 1 passed"; pass=1
+    else
+        echo "build-minimal: FAILED"; fail=1
+    fi
     for d in "${dirs[@]}"; do
         read -r p f s < <(count_results "$d")
         echo "$d: $p passed, $f failed, $s skipped"

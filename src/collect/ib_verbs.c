@@ -12,6 +12,7 @@
 #include "collect/ib_verbs.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
