@@ -60,8 +60,14 @@ for i in $(seq 20); do kill -HUP "$AGENT_PID"; sleep 0.2; done
 sleep 1
 rss2=$(rss_kb "$AGENT_PID")
 echo "   RSS: $rss0 kB before, $rss1 kB after 10 polls over the huge files, $rss2 kB after 20 more"
-[ $(( rss1 - rss0 )) -lt 20480 ] || fail "RSS grew from $rss0 to $rss1 kB with 1 GiB files"
-[ $(( rss2 - rss1 )) -lt 2048 ] || fail "RSS keeps growing with the huge files: $rss1 -> $rss2 kB"
+if [ "${PNA_VALGRIND:-0}" = 1 ]; then
+    # valgrind holds freed blocks back (a 20 MB queue) and pads every block:
+    # RSS says nothing there, and its own leak check covers this run.
+    echo "   RSS not judged under valgrind"
+else
+    [ $(( rss1 - rss0 )) -lt 20480 ] || fail "RSS grew from $rss0 to $rss1 kB with 1 GiB files"
+    [ $(( rss2 - rss1 )) -lt 2048 ] || fail "RSS keeps growing with the huge files: $rss1 -> $rss2 kB"
+fi
 ok "huge files refused in every poll: polls under a second, memory bounded and flat"
 
 M0="6.109.108.120.53.95.48"
