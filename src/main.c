@@ -9,6 +9,7 @@
 #include "http/http.h"
 #include "log.h"
 #include "poller.h"
+#include "privileges.h"
 #include "snmp/agent.h"
 
 #include <errno.h>
@@ -225,6 +226,10 @@ int main(int argc, char **argv)
     install_signals();
     if (pna_events_init(cfg.event_history) != 0 || pna_agent_start(&cfg, APP_NAME) != 0)
         return 1;
+    /* Capabilities are per thread: drop them before any thread is made. */
+    char why[256];
+    if (pna_drop_privileges(why, sizeof why) != 0)
+        pna_log(LOG_WARNING, "keeping all capabilities: %s", why);
     if (pna_pollers_start(&cfg) != 0)
         return 1;
     if (cfg.http_addr && pna_http_start(&cfg) != 0) {

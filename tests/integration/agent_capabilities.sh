@@ -1,0 +1,38 @@
+#!/bin/bash
+# Started as root, the agent keeps only the capabilities its sources can need
+# (dac_read_search, net_bind_service, sys_ptrace) in every
+# thread, sets no_new_privs, and still serves.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "not root: there are no capabilities to drop"
+want=$(printf '%016x' $(( (1 << 2) | (1 << 10) | (1 << 19) )))
+
+echo "agentXPingInterval 1" > "$WORK/agent.conf"
+start_snmpd
+start_agent
+wait_agent
+threads=0
+for t in /proc/"$AGENT_PID"/task/*; do
+    for set in CapEff CapPrm CapBnd; do
+        got=$(awk -v s="$set:" '$1 == s {print $2}' "$t/status")
+        [ "$got" = "$want" ] || fail "thread $(basename "$t"): $set $got, want $want"
+    done
+    threads=$((threads + 1))
+done
+[ "$threads" -ge 2 ] || fail "only $threads thread(s): pollers not running?"
+ok "$threads threads: effective, permitted and bounding sets are $want"
+[ "$(awk '$1 == "CapInh:" {print $2}' /proc/"$AGENT_PID"/status)" = 0000000000000000 ] ||
+    fail "inheritable set not empty"
+[ "$(awk '$1 == "NoNewPrivs:" {print $2}' /proc/"$AGENT_PID"/status)" = 1 ] || fail "no_new_privs not set"
+ok "no inheritable capabilities, no_new_privs set"
+[ "$(snmp_value $OBJ.1.1.0)" = "$(cat /proc/sys/kernel/hostname)" ] || fail "agent does not serve after the drop"
+[ "$(snmp_value $OBJ.4.10.1.9.1)" = 1 ] || fail "node poller not ok after the drop"
+ok "still serving"
+# snmpd restarted: the subagent reconnects to the master's socket without
+# any override capability.
+stop_snmpd
+start_snmpd
+wait_until 30 sh -c "snmpget $V2 -On -Oqv $TARGET $OBJ.1.1.0 | grep -q '\"'" ||
+    fail "no reconnect to a restarted master after the drop"
+ok "reconnects to a restarted master"
+echo "PASS: $TEST_NAME"
