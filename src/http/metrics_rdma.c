@@ -13,6 +13,7 @@
 #include "model/ib.h"
 #include "http/render.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,72 @@ static const char *counter_source(const struct pna_ib_port *port)
     return ext ? "sysfsExt64" : "sysfs";
 }
 
+/* One gauge family with a sample for every port that has the value: VALUE
+ * returns false where the port lacks it (absent, never a made-up 0). */
+typedef bool (*port_value_fn)(const struct pna_ib_port *port, uint64_t *v);
+
+static void port_gauge(struct pna_prom *p, const struct pna_ib_model *m, const char *name,
+                       const char *help, port_value_fn value)
+{
+    pna_prom_family(p, name, PNA_PROM_GAUGE, help);
+    FOR_EACH_PORT(m, d, port) {
+        uint64_t v;
+        if (!value(port, &v))
+            continue;
+        struct port_labels pl;
+        port_labels(&pl, d, port);
+        pna_prom_u64(p, pl.l, 2, v);
+    }
+}
+
+static bool port_state_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = (uint64_t)port->state;
+    return port->has_state;
+}
+
+static bool port_phys_state_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = (uint64_t)port->phys_state;
+    return port->has_phys_state;
+}
+
+static bool port_width_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = port->width;
+    return port->width != 0;
+}
+
+static bool port_rate_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = (uint64_t)port->rate_mbps * 125000u; /* Mb/s to bytes/s */
+    return port->rate_mbps != 0;
+}
+
+static bool port_active_mtu_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = port->active_mtu;
+    return port->active_mtu != 0;
+}
+
+static bool port_max_mtu_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = port->max_mtu;
+    return port->max_mtu != 0;
+}
+
+static bool port_lid_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = port->lid;
+    return port->has_lid;
+}
+
+static bool port_sm_lid_value(const struct pna_ib_port *port, uint64_t *v)
+{
+    *v = port->sm_lid;
+    return port->has_sm_lid;
+}
+
 static void port_state(struct pna_prom *p, const struct pna_ib_model *m)
 {
     pna_prom_family(p, "primus_ib_port_info", PNA_PROM_GAUGE,
@@ -148,71 +215,25 @@ static void port_state(struct pna_prom *p, const struct pna_ib_model *m)
         };
         pna_prom_u64(p, l, sizeof l / sizeof l[0], 1);
     }
-    pna_prom_family(p, "primus_ib_port_state", PNA_PROM_GAUGE,
-                    "Logical port state: 1 down, 2 init, 3 armed, 4 active, 5 activeDefer "
-                    "(primusIbPortState).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->has_state)
-            pna_prom_i64(p, pl.l, 2, port->state);
-    }
-    pna_prom_family(p, "primus_ib_port_phys_state", PNA_PROM_GAUGE,
-                    "Physical port state: 1 sleep, 2 polling, 3 disabled, 4 training, 5 linkUp, "
-                    "6 linkErrorRecovery, 7 phyTest (primusIbPortPhysState).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->has_phys_state)
-            pna_prom_i64(p, pl.l, 2, port->phys_state);
-    }
-    pna_prom_family(p, "primus_ib_port_link_width", PNA_PROM_GAUGE,
-                    "Link width in lanes (primusIbPortWidth).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->width)
-            pna_prom_u64(p, pl.l, 2, port->width);
-    }
-    pna_prom_family(p, "primus_ib_port_rate_bytes_per_second", PNA_PROM_GAUGE,
-                    "Link rate per direction (primusIbPortRate, Mb/s, x 125000).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->rate_mbps)
-            pna_prom_u64(p, pl.l, 2, port->rate_mbps * 125000u);
-    }
-    pna_prom_family(p, "primus_ib_port_active_mtu_bytes", PNA_PROM_GAUGE,
-                    "The port's active MTU, from libibverbs (primusIbPortActiveMtu).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->active_mtu)
-            pna_prom_u64(p, pl.l, 2, port->active_mtu);
-    }
-    pna_prom_family(p, "primus_ib_port_max_mtu_bytes", PNA_PROM_GAUGE,
-                    "The largest MTU the port supports, from libibverbs (primusIbPortMaxMtu).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->max_mtu)
-            pna_prom_u64(p, pl.l, 2, port->max_mtu);
-    }
-    pna_prom_family(p, "primus_ib_port_lid", PNA_PROM_GAUGE, "The port's LID (primusIbPortLid).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->has_lid)
-            pna_prom_u64(p, pl.l, 2, port->lid);
-    }
-    pna_prom_family(p, "primus_ib_port_sm_lid", PNA_PROM_GAUGE,
-                    "The subnet manager's LID (primusIbPortSmLid).");
-    FOR_EACH_PORT(m, d, port) {
-        struct port_labels pl;
-        port_labels(&pl, d, port);
-        if (port->has_sm_lid)
-            pna_prom_u64(p, pl.l, 2, port->sm_lid);
-    }
+    port_gauge(p, m, "primus_ib_port_state",
+               "Logical port state: 1 down, 2 init, 3 armed, 4 active, 5 activeDefer "
+               "(primusIbPortState).", port_state_value);
+    port_gauge(p, m, "primus_ib_port_phys_state",
+               "Physical port state: 1 sleep, 2 polling, 3 disabled, 4 training, 5 linkUp, "
+               "6 linkErrorRecovery, 7 phyTest (primusIbPortPhysState).", port_phys_state_value);
+    port_gauge(p, m, "primus_ib_port_link_width", "Link width in lanes (primusIbPortWidth).",
+               port_width_value);
+    port_gauge(p, m, "primus_ib_port_rate_bytes_per_second",
+               "Link rate per direction (primusIbPortRate, Mb/s, x 125000).", port_rate_value);
+    port_gauge(p, m, "primus_ib_port_active_mtu_bytes",
+               "The port's active MTU, from libibverbs (primusIbPortActiveMtu).",
+               port_active_mtu_value);
+    port_gauge(p, m, "primus_ib_port_max_mtu_bytes",
+               "The largest MTU the port supports, from libibverbs (primusIbPortMaxMtu).",
+               port_max_mtu_value);
+    port_gauge(p, m, "primus_ib_port_lid", "The port's LID (primusIbPortLid).", port_lid_value);
+    port_gauge(p, m, "primus_ib_port_sm_lid", "The subnet manager's LID (primusIbPortSmLid).",
+               port_sm_lid_value);
 }
 
 static void port_counters_all(struct pna_prom *p, const struct pna_ib_model *m)
