@@ -12,16 +12,7 @@
 [ -f "$FAKE_NVML" ] || skip "$FAKE_NVML not built (make check builds it)"
 
 gen_node
-STUB="$WORK/stub"
-mkdir -p "$STUB/containers" "$STUB/stats"
-echo '[]' > "$STUB/containers/json"
-cp "$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35/pods.json" "$STUB/pods"
-cp "$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35/stats-summary.json" "$STUB/stats/summary"
-echo ok > "$WORK/stub.mode"
-python3 "$(dirname "$0")/fault_stub.py" --dir "$STUB" --mode-file "$WORK/stub.mode" \
-    --port-file "$WORK/stub.port" --unix "$NODE/root/run/docker.sock" 2>"$WORK/stub.log" &
-PIDS+=("$!")
-wait_for "HTTP stub" test -s "$WORK/stub.port"
+start_stub
 echo "hang-test-token" > "$WORK/token"
 fault_conf "kubeletUrl http://127.0.0.1:$(cat "$WORK/stub.port")" "kubeletTokenFile $WORK/token" \
     "pollInterval kubelet 1" "pollTimeout gpu 2"

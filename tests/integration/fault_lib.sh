@@ -77,3 +77,19 @@ identity_walk() {
         snmp_walk "$OBJ.8.20.1.2"      # container devices
     } > "$1"
 }
+
+# start_stub: a kubelet (recorded /pods and /stats/summary on loopback) and a
+# dockerd (no containers, on the node's docker.sock) stand-in; write ok, stall,
+# garbage or close into $WORK/stub.mode to change how it answers.
+start_stub() {
+    STUB="$WORK/stub"
+    mkdir -p "$STUB/containers" "$STUB/stats"
+    echo '[]' > "$STUB/containers/json"
+    cp "$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35/pods.json" "$STUB/pods"
+    cp "$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35/stats-summary.json" "$STUB/stats/summary"
+    echo ok > "$WORK/stub.mode"
+    python3 "$(dirname "$0")/fault_stub.py" --dir "$STUB" --mode-file "$WORK/stub.mode" \
+        --port-file "$WORK/stub.port" --unix "$NODE/root/run/docker.sock" 2>"$WORK/stub.log" &
+    PIDS+=("$!")
+    wait_for "HTTP stub" test -s "$WORK/stub.port"
+}
