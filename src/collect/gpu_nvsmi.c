@@ -522,6 +522,27 @@ static void parse_processes(struct xq *q, struct pna_gpu *g)
     g->process_count = n;
 }
 
+/* R570 and later print the thresholds only as T.Limit margins: tlimit is how
+ * many degrees the GPU is below its maximum operating temperature now, and
+ * each threshold is the margin at which it acts (-2: two degrees above that
+ * maximum).  So threshold = temperature + tlimit - margin, which gives what
+ * NVML reports as the absolute thresholds (an H100 on 580.159: 89 and 95 C). */
+static void derive_thresholds(struct xq *q, struct pna_gpu *g)
+{
+    int32_t shutdown_margin;
+    if (!g->has_temp || !g->has_tlimit)
+        return;
+    if (!g->has_temp_slowdown) {
+        g->has_temp_slowdown = true;
+        g->temp_slowdown_c = g->temp_c + g->temp_tlimit_c - g->temp_slowdown_tlimit_c;
+    }
+    if (!g->has_temp_shutdown &&
+        xq_i32(q, ALT("temperature/gpu_temp_max_tlimit_threshold"), &shutdown_margin)) {
+        g->has_temp_shutdown = true;
+        g->temp_shutdown_c = g->temp_c + g->temp_tlimit_c - shutdown_margin;
+    }
+}
+
 static void parse_temperatures(struct xq *q, struct pna_gpu *g)
 {
     g->has_temp = xq_i32(q, ALT("temperature/gpu_temp"), &g->temp_c);
@@ -533,6 +554,7 @@ static void parse_temperatures(struct xq *q, struct pna_gpu *g)
     g->has_tlimit = xq_i32(q, ALT("temperature/gpu_temp_tlimit"), &g->temp_tlimit_c) &&
                     xq_i32(q, ALT("temperature/gpu_temp_slow_tlimit_threshold"),
                            &g->temp_slowdown_tlimit_c);
+    derive_thresholds(q, g);
 }
 
 static void parse_power(struct xq *q, struct pna_gpu *g)

@@ -272,6 +272,11 @@ static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list
     char err[160];
     if (pna_nvml_events_start(st->nvml, on_xid, st, err, sizeof err) != 0)
         pna_log(LOG_WARNING, "gpu: XID notifications unavailable: %s", err);
+    else if (pna_nvml_events_running(st->nvml))
+        /* once per change of the GPU set: tells the operator XIDs are armed */
+        pna_log(LOG_INFO, "gpu: XID listener watching %zu GPU(s)", n);
+    else if (n > 0)
+        pna_log(LOG_NOTICE, "gpu: no GPU accepts XID event registration; no XID notifications");
     free(st->xid_keys);
     st->xid_keys = keys;
     st->nxid_keys = n;

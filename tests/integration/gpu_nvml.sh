@@ -53,6 +53,17 @@ num() { echo "$1" | sed -n 's/^\(-\{0,1\}[0-9][0-9.]*\).*/\1/p'; }   # "81559 Mi
 milli() { local n; n=$(num "$1"); [ -n "$n" ] && awk -v v="$n" 'BEGIN { printf "%.0f\n", v * 1000 }'; }
 mib() { local n; n=$(num "$1"); [ -n "$n" ] && echo $((n * 1048576)); }
 cell() { snmp_value "$ENTRY.$1.$2"; }
+# threshold FILE ABSOLUTE MARGIN: the XML's absolute threshold or, where it has
+# only T.Limit margins (R570+), temperature + T.Limit - margin, as NVML answers.
+threshold() {
+    local abs t l m
+    abs=$(num "$(xp "$1" "temperature/$2")")
+    [ -n "$abs" ] && { echo "$abs"; return; }
+    t=$(num "$(xp "$1" temperature/gpu_temp)")
+    l=$(num "$(xp "$1" temperature/gpu_temp_tlimit)")
+    m=$(num "$(xp "$1" "temperature/$3")")
+    [ -n "$t" ] && [ -n "$l" ] && [ -n "$m" ] && echo $((t + l - m))
+}
 ABSENT="No Such Instance currently exists at this OID"
 
 # COLUMN NAME INDEX EXPECTED: EXPECTED empty means the cell must be absent.
@@ -96,8 +107,8 @@ for x in "${XMLS[@]}"; do
     check 24 memFree "$idx" "$(mib "$(xp "$x" fb_memory_usage/free)")"
     check 25 temperature "$idx" "$(num "$(xp "$x" temperature/gpu_temp)")"
     check 26 memTemperature "$idx" "$(num "$(xp "$x" temperature/memory_temp)")"
-    check 27 tempSlowdown "$idx" "$(num "$(xp "$x" temperature/gpu_temp_slow_threshold)")"
-    check 28 tempShutdown "$idx" "$(num "$(xp "$x" temperature/gpu_temp_max_threshold)")"
+    check 27 tempSlowdown "$idx" "$(threshold "$x" gpu_temp_slow_threshold gpu_temp_slow_tlimit_threshold)"
+    check 28 tempShutdown "$idx" "$(threshold "$x" gpu_temp_max_threshold gpu_temp_max_tlimit_threshold)"
     draw=$(xp "$x" power_readings/power_draw)
     [ -n "$draw" ] || draw=$(xp "$x" gpu_power_readings/power_draw)
     [ -n "$draw" ] || draw=$(xp "$x" gpu_power_readings/average_power_draw)

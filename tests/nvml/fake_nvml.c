@@ -527,14 +527,41 @@ EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t dev, int sensor, unsig
     return uint_at(D(dev), "temperature/gpu_temp", 1, t);
 }
 
+static int int_at(struct fake_dev *d, const char *expr, long *out)
+{
+    char buf[64], *end;
+    if (!dev_text(d, expr, buf, sizeof buf))
+        return -1;
+    *out = strtol(buf, &end, 10);
+    return end == buf ? -1 : 0;
+}
+
+/* Real NVML answers absolute thresholds also where nvidia-smi -q -x (R570+)
+ * prints only T.Limit margins; they are temperature + T.Limit - margin
+ * (an H100 on 580.159 answers 89 and 95 C, its XML 35 C, 52 C, -2 C, -8 C). */
+static nvmlReturn_t threshold_at(struct fake_dev *d, const char *absolute, const char *margin,
+                                 unsigned *out)
+{
+    long temp, tlimit, m;
+    if (uint_at(d, absolute, 1, out) == NVML_SUCCESS)
+        return NVML_SUCCESS;
+    if (int_at(d, "temperature/gpu_temp", &temp) != 0 ||
+        int_at(d, "temperature/gpu_temp_tlimit", &tlimit) != 0 || int_at(d, margin, &m) != 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *out = (unsigned)(temp + tlimit - m);
+    return NVML_SUCCESS;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t dev, int which,
                                                       unsigned int *t)
 {
     ENTER("nvmlDeviceGetTemperatureThreshold", dev);
     if (which == NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)
-        return uint_at(D(dev), "temperature/gpu_temp_slow_threshold", 1, t);
+        return threshold_at(D(dev), "temperature/gpu_temp_slow_threshold",
+                            "temperature/gpu_temp_slow_tlimit_threshold", t);
     if (which == NVML_TEMPERATURE_THRESHOLD_SHUTDOWN)
-        return uint_at(D(dev), "temperature/gpu_temp_max_threshold", 1, t);
+        return threshold_at(D(dev), "temperature/gpu_temp_max_threshold",
+                            "temperature/gpu_temp_max_tlimit_threshold", t);
     return NVML_ERROR_NOT_SUPPORTED;
 }
 

@@ -75,9 +75,10 @@ static void test_h100(void)
     CHECK_U64(g->mem_free_bytes, 81079 * MIB);
     CHECK(g->has_temp && g->temp_c == 35);                 /* <gpu_temp>35 C */
     CHECK(g->has_temp_mem && g->temp_mem_c == 38);         /* <memory_temp>38 C */
-    /* v13 has only T.Limit margins, no absolute thresholds */
-    CHECK(!g->has_temp_slowdown);
-    CHECK(!g->has_temp_shutdown);
+    /* v13 has only T.Limit margins; the absolute thresholds follow from them
+     * (35 + 52 + 2, 35 + 52 + 8): what NVML reports on a real H100 */
+    CHECK(g->has_temp_slowdown && g->temp_slowdown_c == 89);
+    CHECK(g->has_temp_shutdown && g->temp_shutdown_c == 95);
     CHECK(g->has_tlimit);
     CHECK_INT(g->temp_tlimit_c, 52);                       /* <gpu_temp_tlimit>52 C */
     CHECK_INT(g->temp_slowdown_tlimit_c, -2);              /* <gpu_temp_slow_tlimit_threshold>-2 C */
@@ -291,7 +292,8 @@ static void test_rtx_v13(void)
     CHECK_INT(g->util_mem_pct, 37);
     CHECK_U64(g->mem_used_bytes, 3534 * MIB);
     CHECK(g->has_tlimit && g->temp_tlimit_c == 49 && g->temp_slowdown_tlimit_c == -2);
-    CHECK(!g->has_temp_slowdown);
+    CHECK(g->has_temp_slowdown && g->temp_slowdown_c == 38 + 49 + 2);
+    CHECK(g->has_temp_shutdown && g->temp_shutdown_c == 38 + 49 + 7);
     CHECK_INT(g->power_mw, 8810);                          /* <average_power_draw>8.81 W */
     CHECK_INT(g->power_limit_mw, 70000);
     CHECK(g->has_fan && g->fan_pct == 30);
