@@ -34,6 +34,7 @@ struct poller {
     int64_t run_started_mono;   /* 0 while idle */
     bool overrun_counted;       /* the current run was already reported as overdue */
     bool stale_dropped;         /* its cache slot was emptied for age */
+    bool awaiting_source;       /* init() said PNA_POLLER_ABSENT: keep trying it */
 };
 
 static struct poller pollers[PNA_MAX_POLLERS];
@@ -171,9 +172,14 @@ static bool init_source(struct poller *p)
     char err[160] = "";
     int rc = p->ops->init(&p->state, p->cfg, err, sizeof err);
     pthread_mutex_lock(&p->lock);
-    if (rc == PNA_POLLER_DISABLED) {
+    if (rc == PNA_POLLER_DISABLED || rc == PNA_POLLER_ABSENT) {
         p->info.status = PNA_POLLER_OFF;
         pna_strlcpy(p->info.last_error, err, sizeof p->info.last_error);
+        p->awaiting_source = rc == PNA_POLLER_ABSENT;
+    } else if (rc == 0 && p->awaiting_source) {
+        p->awaiting_source = false;
+        p->info.status = PNA_POLLER_PENDING;
+        pna_log(LOG_NOTICE, "poller %s: source found, polling", p->info.name);
     } else if (rc < 0) {
         p->info.runs++;
         record_failure(p, err);
@@ -191,7 +197,7 @@ static void *poller_main(void *arg)
         if (!ready) {
             ready = init_source(p);
             pthread_mutex_lock(&p->lock);
-            bool off = p->info.status == PNA_POLLER_OFF;
+            bool off = p->info.status == PNA_POLLER_OFF && !p->awaiting_source;
             pthread_mutex_unlock(&p->lock);
             if (off)
                 break;

@@ -22,6 +22,11 @@ struct pna_roots;
 /* Returned by init() when the source does not exist on this node (no GPU, no
  * docker socket...): the poller row shows "disabled" and nothing is logged again. */
 #define PNA_POLLER_DISABLED 1
+/* Returned by init() when the source is absent for now but may appear without
+ * a restart (a GPU driver installed after boot): the row shows "disabled" with
+ * the reason, init() is retried quietly at every interval, and polling starts
+ * once it succeeds. */
+#define PNA_POLLER_ABSENT 2
 
 struct pna_poller_ops {
     const char *name;              /* config token and primusPollerName */
@@ -31,8 +36,8 @@ struct pna_poller_ops {
     unsigned default_timeout_ms;   /* deadline for one collect() */
 
     /* Optional.  Runs on the poller thread before the first collect().  Returns
-     * 0, PNA_POLLER_DISABLED, or a negative value with ERR filled (the poller
-     * then retries init at every interval). */
+     * 0, PNA_POLLER_DISABLED, PNA_POLLER_ABSENT, or a negative value with ERR
+     * filled (the poller then retries init at every interval, counting errors). */
     int (*init)(void **state, const struct pna_config *cfg, char *err, size_t errlen);
 
     /* Build a new snapshot.  PREV is the last published one (or NULL), for

@@ -307,6 +307,17 @@ static bool default_sysfs(const struct pna_roots *roots)
     return !roots->sysfs || strcmp(roots->sysfs, "/sys") == 0;
 }
 
+/* init() is retried while no GPU source exists: say why NVML is unusable
+ * once, not at every retry, unless the reason changes. */
+static void warn_nvml_unusable(const char *why)
+{
+    static char last[256]; /* only the gpu poller thread calls init() */
+    if (strcmp(last, why) == 0)
+        return;
+    pna_strlcpy(last, why, sizeof last);
+    pna_log(LOG_WARNING, "gpu: NVML unusable, trying nvidia-smi: %s", why);
+}
+
 static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
 {
     struct gpu_state *st = calloc(1, sizeof *st);
@@ -324,7 +335,7 @@ static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_
     char why[256] = "";
     int rc = pna_nvml_open(st->nvml_library, &st->nvml, why, sizeof why);
     if (rc < 0)
-        pna_log(LOG_WARNING, "gpu: NVML unusable, trying nvidia-smi: %s", why);
+        warn_nvml_unusable(why);
     if (rc != 0) {
         st->nvml = NULL;
         st->use_nvsmi = nvidia_smi_usable(st);
@@ -342,11 +353,13 @@ static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_
     }
 
     if (!st->nvml && !st->use_nvsmi && !st->use_amd) {
+        /* Absent for now: a GPU driver (the GPU Operator's, say) may be
+         * installed after the agent started; the poller keeps looking. */
         snprintf(err, errlen, "no GPU source: %s; no nvidia-smi with a loaded NVIDIA driver; "
                  "no amdgpu card", why[0] ? why : "NVML absent");
         pthread_mutex_destroy(&st->xid_lock);
         free(st);
-        return PNA_POLLER_DISABLED;
+        return PNA_POLLER_ABSENT;
     }
     *state = st;
     return 0;

@@ -128,14 +128,15 @@ static void test_registry_entry(void)
     CHECK(pna_gpu_poller.default_timeout_ms > cfg.nvidia_smi_timeout_ms);
 }
 
-/* No NVML, no nvidia-smi, no amdgpu card: disabled, with a reason, once. */
+/* No NVML, no nvidia-smi, no amdgpu card: absent for now, with a reason (the
+ * poller keeps looking, see test_poller's "late"). */
 static void test_cpu_only(void)
 {
     struct pna_config cfg;
     base_config(&cfg);
     void *state = NULL;
     char err[300] = "";
-    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), PNA_POLLER_DISABLED);
+    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), PNA_POLLER_ABSENT);
     CHECK(strstr(err, "no GPU source") != NULL);
     CHECK(state == NULL);
     /* nvidia-smi present but no NVIDIA driver loaded (/proc/driver/nvidia): still off */
@@ -143,7 +144,7 @@ static void test_cpu_only(void)
     const char *top = getenv("top_srcdir");
     snprintf(script, sizeof script, "%s/tests/nvml/fake-nvidia-smi", top ? top : ".");
     cfg.nvidia_smi = script;
-    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), PNA_POLLER_DISABLED);
+    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), PNA_POLLER_ABSENT);
     CHECK_INT(drain().n, 0);
 }
 

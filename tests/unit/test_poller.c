@@ -84,15 +84,30 @@ static int absent_init(void **state, const struct pna_config *cfg, char *err, si
     return PNA_POLLER_DISABLED;
 }
 
+/* "late": its source appears while the agent runs (a driver installed after
+ * boot): ABSENT until late_present is set. */
+static atomic_int late_present, late_inits;
+static int late_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+{
+    (void)state, (void)cfg;
+    atomic_fetch_add(&late_inits, 1);
+    if (atomic_load(&late_present))
+        return 0;
+    snprintf(err, errlen, "not there yet");
+    return PNA_POLLER_ABSENT;
+}
+
 static const struct pna_poller_ops good = { "good", 1, PNA_DOM_NODE, 50, 1000, NULL, good_collect, NULL };
 static const struct pna_poller_ops flaky = { "flaky", 2, PNA_DOM_GPU, 50, 1000, NULL, flaky_collect, NULL };
 static const struct pna_poller_ops hang = { "hang", 3, PNA_DOM_IB, 50, 200, NULL, hang_collect, NULL };
 static const struct pna_poller_ops absent = { "absent", 4, PNA_DOM_PFC, 50, 1000, absent_init, good_collect, NULL };
 static const struct pna_poller_ops partial = { "partial", 5, PNA_DOM_KUBELET, 50, 1000, NULL, partial_collect, NULL };
+static const struct pna_poller_ops late = { "late", 6, PNA_DOM_CONTAINERS, 50, 1000, late_init, good_collect, NULL };
 
 /* This test's registry replaces the agent's (src/pollers.c is not linked). */
-const struct pna_poller_ops *const pna_poller_registry[] = { &good, &flaky, &hang, &absent, &partial };
-const size_t pna_poller_registry_len = 5;
+const struct pna_poller_ops *const pna_poller_registry[] = { &good, &flaky, &hang, &absent, &partial,
+                                                             &late };
+const size_t pna_poller_registry_len = 6;
 
 static struct pna_poller_info info_of(const char *name)
 {
@@ -152,6 +167,26 @@ int main(void)
     CHECK_INT(a.runs, 0);
     CHECK_INT(a.errors, 0);
     CHECK_STR(a.last_error, "no such hardware");
+
+    /* late: disabled with its reason while absent, init retried quietly (no
+     * error, no event); polled once its source appears. */
+    struct pna_poller_info l = info_of("late");
+    CHECK_INT(l.status, PNA_POLLER_OFF);
+    CHECK_INT(l.runs, 0);
+    CHECK_INT(l.errors, 0);
+    CHECK_STR(l.last_error, "not there yet");
+    CHECK(atomic_load(&late_inits) >= 3);
+    CHECK(pna_cache_acquire(PNA_DOM_CONTAINERS) == NULL);
+    atomic_store(&late_present, 1);
+    run_main_for(300);
+    l = info_of("late");
+    CHECK_INT(l.status, PNA_POLLER_OK);
+    CHECK(l.runs >= 2);
+    CHECK_INT(l.errors, 0);
+    s = pna_cache_acquire(PNA_DOM_CONTAINERS);
+    CHECK(s != NULL);
+    pna_snap_release(s);
+    CHECK_INT(count_events(PNA_EV_POLLER_FAILED, "poller late"), 0);
 
     /* partial: published, status ok, each poll's problem counted and shown,
      * no failure event. */
