@@ -154,6 +154,7 @@ static const struct token simple_tokens[] = {
     { "httpTlsKey", K_STR, OFF(http_tls_key), 0, 0 },
     { "httpBasicAuthFile", K_STR, OFF(http_basic_auth_file), 0, 0 },
     { "httpMaxConnections", K_UINT, OFF(http_max_connections), 1, 10000 },
+    { "httpProbeAuth", K_BOOL, OFF(http_probe_auth), 0, 0 },
     { "eventHistory", K_UINT, OFF(event_history), 1, 100000 },
     { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
     { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT64_MAX },

@@ -47,6 +47,7 @@ struct pna_config {
     const char *http_addr;        /* --http ADDRESS (issue: HTTP bridge) */
     const char *http_tls_cert, *http_tls_key, *http_basic_auth_file;
     unsigned http_max_connections;
+    bool http_probe_auth;          /* basic auth for /healthz and /ready too */
 
     /* cache and events */
     unsigned event_history;       /* rows kept in primusEventTable */

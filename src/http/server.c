@@ -38,6 +38,7 @@ static struct {
     struct MHD_Daemon *daemon;
     struct pna_http_auth auth;
     bool auth_on;
+    bool probe_auth;            /* httpProbeAuth: the probes need auth too */
     char *tls_cert, *tls_key;   /* PEM text; the library reads them at start */
     struct pna_http_agent agent;
     char *node_name;            /* configured node name, or NULL */
@@ -383,6 +384,14 @@ static const struct route *find_json_route(const char *url)
     return NULL;
 }
 
+/* Kubernetes' liveness and readiness probes: with basic auth on they stay
+ * open unless httpProbeAuth says otherwise (they tell only "ok" and which
+ * pollers have not run yet, and a probe would need the secret in the pod spec). */
+static bool is_probe(const char *url)
+{
+    return strcmp(url, "/healthz") == 0 || strcmp(url, "/ready") == 0;
+}
+
 static enum MHD_Result handle_request(void *cls, struct MHD_Connection *c, const char *url,
                                       const char *method, const char *version,
                                       const char *upload_data, size_t *upload_data_size,
@@ -394,7 +403,7 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *c, const
     (void)upload_data_size;
     (void)con_cls;
 
-    if (srv.auth_on) {
+    if (srv.auth_on && (srv.probe_auth || !is_probe(url))) {
         const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                     MHD_HTTP_HEADER_AUTHORIZATION);
         if (!pna_http_auth_check(&srv.auth, h))
@@ -520,6 +529,7 @@ int pna_http_start(const struct pna_config *cfg)
             return -1;
         }
         srv.auth_on = true;
+        srv.probe_auth = cfg->http_probe_auth;
     }
     bool cert = cfg->http_tls_cert && cfg->http_tls_cert[0];
     bool key = cfg->http_tls_key && cfg->http_tls_key[0];

@@ -15,7 +15,7 @@ printf '# scrapers\nprometheus:scrape-secret\nops:an:other:pw\n' > "$WORK/users"
 chmod 600 "$WORK/users"
 { echo "httpBasicAuthFile $WORK/users"; echo "httpMaxConnections 2"; } > "$WORK/agent.conf"
 start_standalone
-wait_until 20 sh -c "curl -s -o /dev/null -w '%{http_code}' $HTTP_BASE/healthz | grep -q 401" ||
+wait_until 20 sh -c "curl -s -o /dev/null -w '%{http_code}' $HTTP_BASE/metrics | grep -q 401" ||
     fail "the bridge did not come up with basic auth"
 
 curl "${CURL_OPTS[@]}" -D "$WORK/h" -o "$WORK/body" "$HTTP_BASE/metrics"
@@ -31,6 +31,13 @@ ok "wrong password, password prefix, unknown user: 401"
 ok "right credentials: 200 (a password may contain ':')"
 [ "$(http_code /metrics -X POST -u prometheus:scrape-secret)" = 405 ] || fail "POST with credentials"
 ok "authenticated POST: 405"
+# The probes stay open (Kubernetes probes carry no credentials); /health,
+# with its poller details, does not.
+[ "$(http_code /healthz)" = 200 ] || fail "/healthz without credentials: $(http_code /healthz)"
+case "$(http_code /ready)" in 200|503) ;; *) fail "/ready without credentials: $(http_code /ready)" ;; esac
+[ "$(http_code /health)" = 401 ] || fail "/health without credentials: $(http_code /health)"
+[ "$(http_code /healthz -X POST)" = 405 ] || fail "POST /healthz without credentials"
+ok "probes /healthz and /ready answer without credentials, /health does not"
 
 # ---- the connection bound (httpMaxConnections 2) --------------------------------------
 exec 7<>/dev/tcp/127.0.0.1/"$HTTP_PORT" 8<>/dev/tcp/127.0.0.1/"$HTTP_PORT" ||
@@ -42,6 +49,18 @@ exec 7>&- 8>&-
 wait_until 5 sh -c "curl -s -o /dev/null -w '%{http_code}' -u prometheus:scrape-secret $HTTP_BASE/healthz | grep -q 200" ||
     fail "not served again after the idle connections closed"
 ok "httpMaxConnections 2: a third connection waits until one closes"
+stop_agent_now
+
+# httpProbeAuth yes: the probes need credentials too.
+HTTP_PORT=$(free_tcp_port)
+HTTP_BASE="http://127.0.0.1:$HTTP_PORT"
+{ echo "httpBasicAuthFile $WORK/users"; echo "httpProbeAuth yes"; } > "$WORK/agent.conf"
+start_standalone
+wait_until 20 sh -c "curl -s -o /dev/null -w '%{http_code}' $HTTP_BASE/healthz | grep -q 401" ||
+    fail "httpProbeAuth yes: /healthz answers $(http_code /healthz) without credentials"
+[ "$(http_code /ready)" = 401 ] || fail "httpProbeAuth yes: /ready answers $(http_code /ready)"
+[ "$(http_code /healthz -u prometheus:scrape-secret)" = 200 ] || fail "probe with credentials refused"
+ok "httpProbeAuth yes: /healthz and /ready need credentials"
 stop_agent_now
 
 # ---- TLS ---------------------------------------------------------------------------------
