@@ -191,18 +191,32 @@ void pna_container_set_count_devices(struct pna_container_set *set)
     }
 }
 
-const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
-                                                      uint32_t gpu_index)
+bool pna_container_holds_gpu(const struct pna_container_set *set, const struct pna_container *c,
+                             uint32_t gpu_index)
 {
-    if (!set || !gpu_index)
-        return NULL;
-    for (size_t i = 0; i < set->count; i++) {
-        const struct pna_container *c = &set->rows[i];
-        for (uint32_t k = 0; k < c->dev_count; k++)
-            if (set->devs[c->dev_first + k].gpu_index == gpu_index)
-                return c;
+    for (uint32_t k = 0; gpu_index && k < c->dev_count; k++)
+        if (set->devs[c->dev_first + k].gpu_index == gpu_index)
+            return true;
+    return false;
+}
+
+const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
+                                                      uint32_t gpu_index, uint32_t *count)
+{
+    const struct pna_container *first = NULL;
+    uint32_t n = 0;
+    for (size_t i = 0; set && gpu_index && i < set->count; i++) {
+        if (!pna_container_holds_gpu(set, &set->rows[i], gpu_index))
+            continue;
+        if (!first)
+            first = &set->rows[i];
+        n++;
+        if (!count)
+            break;
     }
-    return NULL;
+    if (count)
+        *count = n;
+    return first;
 }
 
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,

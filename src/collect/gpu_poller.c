@@ -424,10 +424,13 @@ static void fill_holders(struct pna_gpu *gpus, size_t count)
     if (!cs)
         return;
     for (size_t i = 0; i < count; i++) {
-        const struct pna_container *c = pna_container_holding_gpu(&cs->set, gpus[i].index);
+        uint32_t holders = 0;
+        const struct pna_container *c = pna_container_holding_gpu(&cs->set, gpus[i].index,
+                                                                   &holders);
         if (!c)
             continue;
         gpus[i].has_holder = true;
+        gpus[i].holder_count = holders;
         gpus[i].holder_container_index = c->index;
         pna_strlcpy(gpus[i].holder_container, c->id, sizeof gpus[i].holder_container);
         pna_strlcpy(gpus[i].holder_pod, c->pod_name, sizeof gpus[i].holder_pod);

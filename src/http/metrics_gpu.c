@@ -96,6 +96,7 @@ static struct gpu_value g_remap_failure(const struct pna_gpu *g) { return U64(g-
 static struct gpu_value g_throttle(const struct pna_gpu *g) { return U64(g->has_throttle, g->throttle_reasons); }
 static struct gpu_value g_procs(const struct pna_gpu *g) { return U64(g->has_processes, g->process_count); }
 static struct gpu_value g_mig(const struct pna_gpu *g) { return U64(g->has_mig, g->mig_enabled); }
+static struct gpu_value g_holders(const struct pna_gpu *g) { return U64(true, g->has_holder ? g->holder_count : 0); }
 
 static const struct {
     const char *name;
@@ -169,6 +170,9 @@ static const struct {
       "Processes with a context on the GPU (primusGpuProcessCount)." },
     { "primus_gpu_mig_enabled", PNA_PROM_GAUGE, g_mig,
       "1 when Multi-Instance GPU mode is on, 0 when off; absent without MIG (primusGpuMigMode)." },
+    { "primus_gpu_holders", PNA_PROM_GAUGE, g_holders,
+      "Containers holding the GPU (its device in their device lists); more than 1 when it is "
+      "shared (primusGpuHolderCount)." },
 };
 
 static void write_value(struct pna_prom *p, const struct pna_prom_label *l, size_t n,
@@ -269,29 +273,43 @@ static void gpu_memory_repairs(struct pna_prom *p, const struct pna_gpu_snap *s)
     }
 }
 
-/* The holder is the GPU poller's join with the containers snapshot (the same
- * one primusGpuHolder* serve); the container's name comes from that snapshot. */
+static void holder_series(struct pna_prom *p, const struct gpu_labels *gl, const char *id,
+                          const char *name, const char *pod, const char *ns)
+{
+    const struct pna_prom_label l[] = {
+        gl->l[0], gl->l[1], gl->l[2],
+        { "container_id", id }, { "container", name }, { "pod", pod }, { "namespace", ns },
+    };
+    pna_prom_u64(p, l, sizeof l / sizeof l[0], 1);
+}
+
+/* One series per container holding the GPU, shared GPUs included: the
+ * containers snapshot of this view joined with the GPU rows, as
+ * primusContainerDeviceTable links them.  Without that snapshot, the holder
+ * the GPU poller recorded (primusGpuHolderContainer). */
 static void gpu_holders(struct pna_prom *p, const struct pna_http_view *v)
 {
     const struct pna_gpu_snap *s = v->gpu;
     pna_prom_family(p, "primus_gpu_holder_info", PNA_PROM_GAUGE,
-                    "The container (and pod) holding the GPU: one series while a container has "
-                    "one of its device nodes; always 1 (primusGpuHolderContainer, "
-                    "primusGpuHolderPod, primusGpuHolderNamespace).");
+                    "A container (and pod) holding the GPU: one series per container that has "
+                    "one of its device nodes; always 1 (primusContainerDeviceGpu; the lowest "
+                    "container id is primusGpuHolderContainer).");
+    const struct pna_container_set *set = v->containers ? &v->containers->set : NULL;
     for (size_t i = 0; i < s->count; i++) {
         const struct pna_gpu *g = &s->gpus[i];
-        if (!g->has_holder)
-            continue;
-        const struct pna_container *c =
-            v->containers ? pna_container_set_find(&v->containers->set, g->holder_container) : NULL;
         struct gpu_labels gl;
         gpu_labels(&gl, s, i);
-        const struct pna_prom_label l[] = {
-            gl.l[0], gl.l[1], gl.l[2],
-            { "container_id", g->holder_container }, { "container", c ? c->name : "" },
-            { "pod", g->holder_pod }, { "namespace", g->holder_namespace },
-        };
-        pna_prom_u64(p, l, sizeof l / sizeof l[0], 1);
+        if (!set) {
+            if (g->has_holder)
+                holder_series(p, &gl, g->holder_container, "", g->holder_pod,
+                              g->holder_namespace);
+            continue;
+        }
+        for (size_t k = 0; k < set->count; k++) {
+            const struct pna_container *c = &set->rows[k];
+            if (pna_container_holds_gpu(set, c, g->index))
+                holder_series(p, &gl, c->id, c->name, c->pod_name, c->pod_namespace);
+        }
     }
 }
 

@@ -172,10 +172,15 @@ void pna_container_set_assign_indexes(struct pna_container_set *set,
 /* Fill each container's gpu_count and rdma_count from its devices. */
 void pna_container_set_count_devices(struct pna_container_set *set);
 
-/* The first container (in row order) holding GPU GPU_INDEX among its devices,
- * or NULL: the GPU table's holder columns. */
+/* The first container (in row order, which is id order once sorted) holding
+ * GPU GPU_INDEX among its devices, or NULL: the GPU table's holder columns.
+ * With COUNT, also how many containers hold it (a shared GPU: > 1). */
 const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
-                                                      uint32_t gpu_index);
+                                                      uint32_t gpu_index, uint32_t *count);
+
+/* Whether container C has GPU GPU_INDEX among its devices. */
+bool pna_container_holds_gpu(const struct pna_container_set *set, const struct pna_container *c,
+                             uint32_t gpu_index);
 
 /* The container whose devices include device row DEV (binary search). */
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,

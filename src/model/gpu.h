@@ -174,6 +174,7 @@ struct pna_gpu {
      * containers domain is joined in; absent until then). */
     bool has_holder;
     uint32_t holder_container_index;
+    uint32_t holder_count;       /* containers holding it: > 1 when shared */
     char holder_container[128];  /* container id */
     char holder_pod[128];
     char holder_namespace[64];

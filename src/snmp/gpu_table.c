@@ -99,6 +99,7 @@ static int identity_cell(const struct pna_gpu *g, unsigned col, struct pna_cell 
         return pna_cell_str(out, g->has_holder ? g->holder_namespace : "");
     case PNA_COL_GPU_XID_ERRORS: return g->has_xid ? pna_cell_counter32(out, g->xid_errors) : PNA_CELL_ABSENT;
     case PNA_COL_GPU_LAST_XID: return OPT_U32(g->has_xid, g->last_xid);
+    case PNA_COL_GPU_HOLDER_COUNT: return pna_cell_u32(out, g->has_holder ? g->holder_count : 0);
     }
     return 1; /* not an identity column */
 }
@@ -173,7 +174,7 @@ const struct pna_table_def pna_gpu_table_def = {
     .table_oid_len = OID_LENGTH(gpu_table_oid),
     .domain = PNA_DOM_GPU,
     .min_col = PNA_COL_GPU_VENDOR,
-    .max_col = PNA_COL_GPU_LAST_XID,
+    .max_col = PNA_COL_GPU_HOLDER_COUNT,
     .rows_in_index_order = true, /* the poller sorts by PCI key */
     .row_count = gpu_rows,
     .row_index = gpu_index,

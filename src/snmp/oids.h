@@ -242,6 +242,7 @@ enum pna_mib_col_gpu_entry { /* in primusGpuEntry */
     PNA_COL_GPU_PERF_STATE = 53,                 /* primusGpuPerfState */
     PNA_COL_GPU_XID_ERRORS = 54,                 /* primusGpuXidErrors */
     PNA_COL_GPU_LAST_XID = 55,                   /* primusGpuLastXid */
+    PNA_COL_GPU_HOLDER_COUNT = 56,               /* primusGpuHolderCount */
 };
 
 /* Columns of primusRdmaDeviceTable, INDEX { primusRdmaDeviceName }. */

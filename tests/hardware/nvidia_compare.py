@@ -519,7 +519,7 @@ def expected_fixed(idx, source):
     """Columns whose value follows from the set-up rather than from a reader."""
     xid = 0 if source == 1 else None   # XIDs come from NVML's event API only
     return {"primusGpuVendor": 1, "primusGpuDataSource": source, "primusGpuXidErrors": xid,
-            "primusGpuLastXid": xid, "primusGpuHolderContainer": "",
+            "primusGpuLastXid": xid, "primusGpuHolderContainer": "", "primusGpuHolderCount": 0,
             "primusGpuHolderPod": "", "primusGpuHolderNamespace": ""}
 
 

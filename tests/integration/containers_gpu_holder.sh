@@ -4,15 +4,18 @@
 # /dev/dri/by-path links, and an H100 from the test NVML library) and three
 # containerd bundles: "trainer" given the AMD card's render and primary nodes
 # and /dev/kfd, "cuda" given /dev/nvidia0 with nvidiactl and nvidia-uvm (the
-# driver's /proc/driver/nvidia/gpus/<PCI>/information says minor 0), and
-# "plain" given nothing.  Checked:
-#   - primusGpuHolderContainer/Pod/Namespace of each GPU row name its holder;
+# driver's /proc/driver/nvidia/gpus/<PCI>/information says minor 0), "cuda2"
+# sharing /dev/nvidia0 (time-slicing), and "plain" given nothing.  Checked:
+#   - primusGpuHolderContainer/Pod/Namespace of each GPU row name its holder
+#     (the lowest container id of a shared GPU), primusGpuHolderCount how many;
 #   - primusContainerDeviceGpu of each GPU device node is that GPU's
 #     primusGpuIndex (shared nodes: 0), and the two tables agree row for row
 #     (every GPU a device row points to exists and names that container as
 #     holder; every holder has a device row pointing back);
-#   - when the holder goes, the GPU row's holder columns empty.
-. "$(dirname "$0")/lib.sh"
+#   - the bridge's primus_gpu_holder_info has a series per holder;
+#   - when a holder goes, the next one is named; when the last goes, the GPU
+#     row's holder columns empty.
+. "$(dirname "$0")/http_lib.sh"   # lib.sh, a free HTTP_PORT, curl
 . "$(dirname "$0")/containers_lib.sh"
 require_containers_wired
 grep -q 'pna_gpu_poller' "$top_srcdir/src/pollers.c" ||
@@ -67,10 +70,12 @@ JSON
 }
 dev() { printf '{"path":"%s","type":"c","major":%d,"minor":%d}' "$1" "$2" "$3"; }
 TRAINER=$(printf 't%063d' 1) CUDA=$(printf 'c%063d' 2) PLAIN=$(printf 'p%063d' 3)
+CUDA2=$(printf 'd%063d' 4)   # sorts after CUDA
 bundle "$TRAINER" trainer llm-0 ml \
     "$(dev /dev/dri/renderD128 226 128),$(dev /dev/dri/card0 226 0),$(dev /dev/kfd 235 0)"
 bundle "$CUDA" cuda infer-0 serve \
     "$(dev "/dev/nvidia$NV_MINOR" 195 "$NV_MINOR"),$(dev /dev/nvidiactl 195 255),$(dev /dev/nvidia-uvm 511 0)"
+bundle "$CUDA2" cuda2 infer-1 serve "$(dev "/dev/nvidia$NV_MINOR" 195 "$NV_MINOR")"
 bundle "$PLAIN" plain web-0 web ""
 
 {
@@ -79,7 +84,7 @@ bundle "$PLAIN" plain web-0 web ""
     echo "pollInterval gpu 1"
 } > "$WORK/agent.conf"
 start_snmpd
-start_agent --sysfs "$S" --procfs "$P" --devfs "$D" --rootfs "$R"
+start_agent --sysfs "$S" --procfs "$P" --devfs "$D" --rootfs "$R" --http "127.0.0.1:$HTTP_PORT"
 wait_agent
 gpu() { snmp_value "$GPU_ENTRY.$1.$2"; }
 holder_is() { [ "$(gpu 48 "$1")" = "$2" ]; }
@@ -90,7 +95,23 @@ wait_until 5 holder_is "$NV_IDX" "$CUDA" || fail "GPU $NV_PCI ($NV_IDX): holder 
 [ "$(gpu 7 "$NV_IDX")" = "$NV_PCI" ] || fail "GPU row $NV_IDX is not $NV_PCI: $(gpu 7 "$NV_IDX")"
 [ "$(gpu 49 "$AMD_IDX")" = llm-0 ] && [ "$(gpu 50 "$AMD_IDX")" = ml ] || fail "AMD holder pod/namespace"
 [ "$(gpu 49 "$NV_IDX")" = infer-0 ] && [ "$(gpu 50 "$NV_IDX")" = serve ] || fail "NVIDIA holder pod/namespace"
-ok "GPU rows: $AMD_PCI held by trainer (llm-0/ml), $NV_PCI held by cuda (infer-0/serve)"
+[ "$(gpu 56 "$AMD_IDX")" = 1 ] || fail "AMD holder count $(gpu 56 "$AMD_IDX"), expected 1"
+[ "$(gpu 56 "$NV_IDX")" = 2 ] || fail "NVIDIA holder count $(gpu 56 "$NV_IDX"), expected 2 (cuda, cuda2)"
+ok "GPU rows: $AMD_PCI held by trainer (llm-0/ml), $NV_PCI shared by cuda (infer-0/serve, named) and cuda2"
+
+# The bridge: one primus_gpu_holder_info series per holder.
+curl -s --max-time 5 "http://127.0.0.1:$HTTP_PORT/metrics" > "$WORK/metrics.txt" ||
+    fail "no /metrics from the bridge"
+for want in "container=\"cuda\",pod=\"infer-0\"" "container=\"cuda2\",pod=\"infer-1\"" \
+            "container=\"trainer\",pod=\"llm-0\""; do
+    grep '^primus_gpu_holder_info{' "$WORK/metrics.txt" | grep -qF "$want" ||
+        fail "no primus_gpu_holder_info series with $want: $(grep holder "$WORK/metrics.txt")"
+done
+[ "$(grep -c '^primus_gpu_holder_info{' "$WORK/metrics.txt")" = 3 ] ||
+    fail "expected 3 holder series: $(grep '^primus_gpu_holder_info' "$WORK/metrics.txt")"
+grep -q "^primus_gpu_holders{.*pci_bus_id=\"$NV_PCI\".*} 2\$" "$WORK/metrics.txt" ||
+    fail "primus_gpu_holders of $NV_PCI: $(grep '^primus_gpu_holders' "$WORK/metrics.txt")"
+ok "bridge: a primus_gpu_holder_info series per holder, primus_gpu_holders 2 for the shared GPU"
 
 devcol() { snmp_value "$DEV_ENTRY.$1.$(str_index "$2").$(str_index "$3")"; }
 [ "$(devcol 5 "$TRAINER" /dev/dri/renderD128)" = "$AMD_IDX" ] || fail "renderD128 -> GPU $(devcol 5 "$TRAINER" /dev/dri/renderD128)"
@@ -101,6 +122,7 @@ devcol() { snmp_value "$DEV_ENTRY.$1.$(str_index "$2").$(str_index "$3")"; }
 [ "$(devcol 2 "$CUDA" /dev/nvidia-uvm)" = 1 ] || fail "nvidia-uvm is not gpu(1)"
 [ "$(snmp_value "$CTR_ENTRY.14.$(str_index "$TRAINER")")" = 1 ] || fail "trainer's GPU count"
 [ "$(snmp_value "$CTR_ENTRY.14.$(str_index "$CUDA")")" = 1 ] || fail "cuda's GPU count"
+[ "$(snmp_value "$CTR_ENTRY.14.$(str_index "$CUDA2")")" = 1 ] || fail "cuda2's GPU count"
 [ "$(snmp_value "$CTR_ENTRY.14.$(str_index "$PLAIN")")" = 0 ] || fail "plain's GPU count"
 ok "device rows point at the GPU rows' indexes; shared nodes at 0"
 
@@ -108,9 +130,11 @@ ok "device rows point at the GPU rows' indexes; shared nodes at 0"
 agree() {
     snmp_walk "$DEV_ENTRY.5" > "$WORK/devgpu.txt"
     snmp_walk "$GPU_ENTRY.48" > "$WORK/holders.txt"
-    python3 - "$DEV_ENTRY.5" "$GPU_ENTRY.48" "$WORK/devgpu.txt" "$WORK/holders.txt" <<'PY'
+    snmp_walk "$GPU_ENTRY.56" > "$WORK/counts.txt"
+    python3 - "$DEV_ENTRY.5" "$GPU_ENTRY.48" "$WORK/devgpu.txt" "$WORK/holders.txt" \
+        "$WORK/counts.txt" <<'PY'
 import sys
-dev_prefix, gpu_prefix, devf, gpuf = sys.argv[1:5]
+dev_prefix, gpu_prefix, devf, gpuf, countf = sys.argv[1:6]
 def strings(subids):
     out, i = [], 0
     while i < len(subids):
@@ -127,12 +151,20 @@ holders = {}
 for line in open(gpuf):
     oid, _, val = line.partition(" ")
     holders[int(oid.rsplit(".", 1)[1])] = val.strip().strip('"')
+counts = {}
+for line in open(countf):
+    oid, _, val = line.partition(" ")
+    counts[int(oid.rsplit(".", 1)[1])] = int(val)
 bad = []
 for g, cids in links.items():
     if g not in holders:
         bad.append("device rows point at GPU %d, which has no row" % g)
-    elif holders[g] not in cids:
-        bad.append("GPU %d: holder %r is not among %s" % (g, holders[g], sorted(cids)))
+    elif holders[g] != min(cids):
+        bad.append("GPU %d: holder %r is not the lowest of %s" % (g, holders[g], sorted(cids)))
+for g in holders:
+    if counts.get(g) != len(links.get(g, ())):
+        bad.append("GPU %d: holder count %r, %d containers link to it" % (
+            g, counts.get(g), len(links.get(g, ()))))
 for g, h in holders.items():
     if h and g not in links:
         bad.append("GPU %d names holder %r but no device row points at it" % (g, h))
@@ -143,11 +175,19 @@ PY
 agree || fail "primusGpuTable and primusContainerDeviceTable disagree"
 ok "primusGpuTable holders and primusContainerDeviceTable GPU links agree"
 
-# The holder goes: its GPU row's holder columns empty; the other stays.
+# The named holder goes: the other one is named.  Then the last holder goes:
+# the GPU row's holder columns empty; the AMD GPU's stays.
 rm -rf "${TASKS:?}/k8s.io/$CUDA"
-wait_until 10 holder_is "$NV_IDX" "" || fail "GPU $NV_PCI still held by '$(gpu 48 "$NV_IDX")' after cuda went"
+wait_until 10 holder_is "$NV_IDX" "$CUDA2" || fail "GPU $NV_PCI held by '$(gpu 48 "$NV_IDX")' after cuda went"
+[ "$(gpu 49 "$NV_IDX")" = infer-1 ] && [ "$(gpu 56 "$NV_IDX")" = 1 ] ||
+    fail "after cuda went: pod '$(gpu 49 "$NV_IDX")', count $(gpu 56 "$NV_IDX")"
+agree || fail "tables disagree after cuda went"
+ok "cuda gone: cuda2 (infer-1) named, holder count 1"
+rm -rf "${TASKS:?}/k8s.io/$CUDA2"
+wait_until 10 holder_is "$NV_IDX" "" || fail "GPU $NV_PCI still held by '$(gpu 48 "$NV_IDX")' after cuda2 went"
+[ "$(gpu 56 "$NV_IDX")" = 0 ] || fail "holder count $(gpu 56 "$NV_IDX") with no holder"
 [ "$(gpu 49 "$NV_IDX")" = "" ] && [ "$(gpu 50 "$NV_IDX")" = "" ] || fail "holder pod/namespace left behind"
 holder_is "$AMD_IDX" "$TRAINER" || fail "trainer lost its GPU"
-agree || fail "tables disagree after cuda went"
-ok "cuda gone: $NV_PCI has no holder, the tables still agree"
+agree || fail "tables disagree after cuda2 went"
+ok "cuda2 gone: $NV_PCI has no holder, the tables still agree"
 echo "PASS: $TEST_NAME"

@@ -218,9 +218,13 @@ static void test_containers(struct pna_config *cfg)
     /* The GPU table's holder join. */
     struct pna_snap *held = pna_cache_acquire(PNA_DOM_CONTAINERS);
     const struct pna_containers_snap *cs = (const struct pna_containers_snap *)held;
-    const struct pna_container *holder = pna_container_holding_gpu(&cs->set, gpu);
+    const struct pna_container *holder = pna_container_holding_gpu(&cs->set, gpu, NULL);
     CHECK(holder && !strcmp(holder->id, ID_GPU));
-    CHECK(pna_container_holding_gpu(&cs->set, gpu + 1) == NULL);
+    uint32_t holders = 99;
+    CHECK(pna_container_holding_gpu(&cs->set, gpu, &holders) == holder);
+    CHECK_INT(holders, 1);
+    CHECK(pna_container_holding_gpu(&cs->set, gpu + 1, &holders) == NULL);
+    CHECK_INT(holders, 0);
     /* Nothing secret anywhere in the snapshot. */
     CHECK(!tt_contains(cs->set.rows, cs->set.count * sizeof *cs->set.rows, "TOPSECRET"));
     pna_snap_release(held);
