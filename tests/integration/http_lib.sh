@@ -1,7 +1,7 @@
 # http_lib.sh -- shared set-up for the HTTP bridge's integration tests, on top
 # of lib.sh: a free TCP port, the agent started with --http on loopback, and
 # small curl wrappers.  Sourced by tests/integration/http_*.sh.
-. "$(dirname "$0")/lib.sh"
+declare -F start_snmpd >/dev/null || . "$(dirname "$0")/lib.sh"   # once, also when a bench script sourced it
 
 command -v curl >/dev/null || skip "curl not installed"
 
