@@ -121,6 +121,10 @@ int pna_agent_start(const struct pna_config *cfg, const char *app_name)
     if (cfg->standalone_addr) {
         init_vacm_conf();
         init_usmUser();
+        /* Quiet by default: net-snmp would log "Connection from ..." for every
+         * request; `dontLogTCPWrappersConnects no` in the config still wins. */
+        netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
+                               NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS, 1);
     }
     register_primus_mib(cfg);
     hand_over_remembered_lines();

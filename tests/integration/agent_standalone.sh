@@ -38,6 +38,10 @@ ok "node rows served, mode standalone"
 v3=$(snmpget $V3 -On -Oqv "$TARGET" $OBJ.2.2.0)
 [ "$v3" = "$(grep -c '^processor' /proc/cpuinfo)" ] || fail "v3 authPriv read '$v3'"
 ok "SNMPv3 authPriv (SHA-256/AES) read"
+if grep -q 'Connection from' "$WORK/agent.log"; then
+    fail "a log line per request: $(grep -m1 'Connection from' "$WORK/agent.log")"
+fi
+ok "no log line per request"
 
 # A wrong community or a wrong v3 password gets nothing.
 snmpget -v2c -c wrong -t 1 -r 0 "$TARGET" $OBJ.1.1.0 >/dev/null 2>&1 && fail "wrong community answered"
