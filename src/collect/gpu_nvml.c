@@ -166,6 +166,10 @@ int pna_nvml_open(const char *library, struct pna_nvml **out, char *err, size_t 
     nv->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (!nv->lib) {
         const char *why = dlerror();
+        size_t n = strlen(lib);
+        /* dlerror() starts with the name again: say it once */
+        if (why && strncmp(why, lib, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+            why += n + 2;
         snprintf(err, errlen, "cannot load %s: %s", lib, why ? why : "not found");
         free(nv);
         return PNA_NVML_ABSENT;
