@@ -34,9 +34,17 @@ build() { # BUILD_DIR [configure args...]
 demo() {
     pna_install_deps build run
     build build
-    local work port=1161
+    demo_run build/primus-node-agent
+}
+
+# demo_run AGENT [PORT]: a private snmpd on 127.0.0.1:PORT (default 1161) with
+# AGENT as its subagent; walks the MIB, shows the poller table, stops both.
+demo_run() {
+    local agent=$1 port=${2:-1161} work
     work=$(mktemp -d /tmp/primus-demo-XXXXXX)
-    trap 'kill $(cat "$work"/*.pid 2>/dev/null) 2>/dev/null; sleep 0.5; rm -rf "$work"' EXIT
+    # WORK is expanded now: the trap runs after this function's locals are gone.
+    # shellcheck disable=SC2064
+    trap "kill \$(cat '$work'/*.pid 2>/dev/null) 2>/dev/null; sleep 0.5; rm -rf '$work'" EXIT
     cat > "$work/snmpd.conf" <<CONF
 agentAddress udp:127.0.0.1:$port
 master agentx
@@ -47,7 +55,7 @@ rouser demo priv
 CONF
     MIBS= SNMP_PERSISTENT_DIR="$work" /usr/sbin/snmpd -Lf "$work/snmpd.log" -C -c "$work/snmpd.conf" \
         -I -smux -p "$work/snmpd.pid"
-    build/primus-node-agent -Lf "$work/agent.log" -x "unix:$work/agentx.sock" -p "$work/agent.pid"
+    "$agent" -Lf "$work/agent.log" -x "unix:$work/agentx.sock" -p "$work/agent.pid"
     local v3="-v3 -l authPriv -u demo -a SHA-256 -A demo-auth-pass -x AES -X demo-priv-pass"
     local mibs ietf
     ietf=$(find_ietf_mibs)
@@ -136,5 +144,6 @@ test_suite() {
 case "${1:-}" in
     demo) demo ;;
     test) test_suite ;;
+    demo-run) shift; demo_run "$@" ;;   # no install, no build: the tests use it
     *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
