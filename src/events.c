@@ -2,9 +2,11 @@
  * history behind primusEventTable (see events.h).
  *
  * Two stores: a bounded inbox filled by any thread under a mutex, and the
- * history ring that only the main thread touches (so the SNMP handler reads it
- * without a lock).  A self-pipe wakes the main loop; it is non-blocking on both
- * ends, and a full pipe simply means a wake-up is already pending. */
+ * history ring that only the main thread writes (so the SNMP handler, on the
+ * main thread, reads it without a lock; the HTTP bridge copies it under
+ * history_lock, which the main thread takes only to write).  A self-pipe wakes
+ * the main loop; it is non-blocking on both ends, and a full pipe simply means
+ * a wake-up is already pending. */
 #include "config.h"
 #include "events.h"
 #include "cache.h"
@@ -26,12 +28,14 @@ static uint64_t dropped;
 
 static int wake_pipe[2] = { -1, -1 };
 
-/* Main thread only. */
+/* Written by the main thread only, under history_lock. */
+static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pna_event *history;
 static size_t history_cap, history_start, history_len;
 static uint32_t next_seq = 1;
 /* Written by the main thread, read by HTTP threads for /metrics. */
 static _Atomic uint64_t total;
+static _Atomic uint64_t total_by_type[PNA_EV_TYPE_MAX + 1];
 
 int pna_events_init(size_t capacity)
 {
@@ -57,9 +61,11 @@ void pna_events_shutdown(void)
             close(wake_pipe[i]);
         wake_pipe[i] = -1;
     }
+    pthread_mutex_lock(&history_lock);
     free(history);
     history = NULL;
     history_cap = history_start = history_len = 0;
+    pthread_mutex_unlock(&history_lock);
     inbox_head = inbox_len = 0;
 }
 
@@ -118,7 +124,10 @@ static const struct pna_event *remember(struct pna_event *ev)
 {
     ev->seq = next_seq++;
     atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
+    if (ev->type >= 1 && ev->type <= PNA_EV_TYPE_MAX)
+        atomic_fetch_add_explicit(&total_by_type[ev->type], 1, memory_order_relaxed);
     size_t slot;
+    pthread_mutex_lock(&history_lock);
     if (history_len < history_cap) {
         slot = (history_start + history_len) % history_cap;
         history_len++;
@@ -127,6 +136,7 @@ static const struct pna_event *remember(struct pna_event *ev)
         history_start = (history_start + 1) % history_cap;
     }
     history[slot] = *ev;
+    pthread_mutex_unlock(&history_lock);
     return &history[slot];
 }
 
@@ -151,6 +161,46 @@ const struct pna_event *pna_events_at(size_t i)
     if (i >= history_len)
         return NULL;
     return &history[(history_start + i) % history_cap];
+}
+
+size_t pna_events_copy(struct pna_event *out, size_t max)
+{
+    pthread_mutex_lock(&history_lock);
+    size_t n = history_len < max ? history_len : max;
+    for (size_t i = 0; i < n; i++)
+        out[i] = history[(history_start + history_len - n + i) % history_cap];
+    pthread_mutex_unlock(&history_lock);
+    return n;
+}
+
+uint64_t pna_events_total_of(enum pna_event_type type)
+{
+    if (type < 1 || type > PNA_EV_TYPE_MAX)
+        return 0;
+    return atomic_load_explicit(&total_by_type[type], memory_order_relaxed);
+}
+
+const char *pna_event_type_name(enum pna_event_type type)
+{
+    static const char *const names[PNA_EV_TYPE_MAX + 1] = {
+        [PNA_EV_POLLER_FAILED] = "pollerFailed",   [PNA_EV_POLLER_RECOVERED] = "pollerRecovered",
+        [PNA_EV_IB_PORT_DOWN] = "ibPortDown",      [PNA_EV_IB_PORT_UP] = "ibPortUp",
+        [PNA_EV_CONTAINER_OOM] = "containerOomKill", [PNA_EV_GPU_XID] = "gpuXid",
+        [PNA_EV_GPU_THERMAL] = "gpuThermal",       [PNA_EV_GPU_LOST] = "gpuLost",
+        [PNA_EV_PFC_PAUSE_STORM] = "pfcPauseStorm",
+    };
+    return type >= 1 && type <= PNA_EV_TYPE_MAX ? names[type] : "unknown";
+}
+
+const char *pna_severity_name(enum pna_severity severity)
+{
+    switch (severity) {
+    case PNA_SEV_INFO: return "info";
+    case PNA_SEV_WARNING: return "warning";
+    case PNA_SEV_ERROR: return "error";
+    case PNA_SEV_CRITICAL: return "critical";
+    }
+    return "unknown";
 }
 
 uint64_t pna_events_total(void)

@@ -23,6 +23,7 @@ enum pna_event_type {
     PNA_EV_GPU_LOST = 8,
     PNA_EV_PFC_PAUSE_STORM = 9,
 };
+#define PNA_EV_TYPE_MAX PNA_EV_PFC_PAUSE_STORM
 
 /* Values are primusEventSeverity. */
 enum pna_severity {
@@ -107,6 +108,15 @@ void pna_events_drain(pna_event_sink sink, void *arg);
 /* Main thread: the kept history, oldest first. */
 size_t pna_events_count(void);
 const struct pna_event *pna_events_at(size_t i);
+/* Any thread: a copy of the newest MAX kept events, oldest first; returns how
+ * many were copied (the HTTP bridge's /events). */
+size_t pna_events_copy(struct pna_event *out, size_t max);
+/* Any thread: events of TYPE recorded since start (0 for an unknown type). */
+uint64_t pna_events_total_of(enum pna_event_type type);
+/* primusEventType and primusEventSeverity labels, in the MIB's spelling
+ * ("gpuXid", "critical"); "unknown" for a value the MIB does not name. */
+const char *pna_event_type_name(enum pna_event_type type);
+const char *pna_severity_name(enum pna_severity severity);
 /* Any thread: events handled since start. */
 uint64_t pna_events_total(void);
 uint64_t pna_events_dropped(void);

@@ -4,8 +4,8 @@
  * data it serves, all computed at scrape time from the view's copy of the
  * poller counters.
  *
- * primusEventTable's rows are kept by the main thread alone (events.h), so the
- * bridge shows the event counters, not the rows. */
+ * primusEventTable's rows are kept by the main thread (events.h): /metrics
+ * shows the event counters, /events (json_events.c) a copy of the rows. */
 #include "config.h"
 #include "health.h"
 #include "http/render.h"
@@ -39,6 +39,14 @@ static void agent_scalars(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_family(p, "primus_agent_events_total", PNA_PROM_COUNTER,
                     "Events recorded since the agent started (primusAgentEventsTotal).");
     pna_prom_u64(p, NULL, 0, v->agent.events_total);
+    /* Every type, zeros included, so that increase() sees the first one. */
+    pna_prom_family(p, "primus_events_total", PNA_PROM_COUNTER,
+                    "Events recorded since the agent started, by primusEventType (each is also "
+                    "sent as the notification of that name).");
+    for (int t = 1; t <= PNA_EV_TYPE_MAX; t++) {
+        const struct pna_prom_label l[] = { { "type", pna_event_type_name((enum pna_event_type)t) } };
+        pna_prom_u64(p, l, 1, v->agent.events_by_type[t]);
+    }
     pna_prom_gauge_u64(p, "primus_agent_event_capacity",
                        "Events the event table keeps (primusAgentEventCapacity).",
                        v->agent.event_capacity);

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cache.h"
+#include "events.h"
 #include "poller.h"
 #include "http/buf.h"
 #include "http/prom.h"
@@ -38,6 +39,7 @@ struct pna_http_agent {
     uint64_t events_total;
     uint64_t events_dropped;
     uint64_t event_capacity;
+    uint64_t events_by_type[PNA_EV_TYPE_MAX + 1];  /* index: enum pna_event_type */
     int64_t storage_max_age_ms;  /* how old the kubelet's node figures may be */
 };
 
@@ -137,6 +139,9 @@ struct pna_json_reply pna_json_gpu_driver_version(const struct pna_http_view *v)
 struct pna_json_reply pna_json_card_metrics(const struct pna_http_view *v);
 struct pna_json_reply pna_json_dri_mapping(const struct pna_http_view *v);
 json_t *pna_json_gpu_summary(const struct pna_http_view *v);
+
+/* json_events.c: primusEventTable */
+struct pna_json_reply pna_json_events(const struct pna_http_view *v);
 
 /* json_rdma.c, json_pods.c */
 struct pna_json_reply pna_json_rdma(const struct pna_http_view *v);

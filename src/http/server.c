@@ -356,6 +356,7 @@ static const char index_text[] =
     "/ready              readiness: 200 once every poller ran (JSON)\n"
     "/metrics/json       CPU, memory and GPU figures (JSON)\n"
     "/node               node information (JSON)\n"
+    "/events             the event table, newest last (JSON)\n"
     "/gpus /gpuDriverVersion /cardMetrics /driMapping /rdma /pods   device endpoints (JSON)\n";
 
 /* JSON routes; /metrics and / are handled apart. */
@@ -374,6 +375,7 @@ static const struct route {
     { "/driMapping", pna_json_dri_mapping },
     { "/rdma", pna_json_rdma },
     { "/pods", pna_json_pods },
+    { "/events", pna_json_events },
 };
 
 static const struct route *find_json_route(const char *url)

@@ -75,6 +75,8 @@ void pna_http_view_take(struct pna_http_view *v, const struct pna_http_agent *ag
     v->agent.events_total = pna_events_total();
     v->agent.events_dropped = pna_events_dropped();
     v->agent.event_capacity = pna_events_capacity();
+    for (int t = 1; t <= PNA_EV_TYPE_MAX; t++)
+        v->agent.events_by_type[t] = pna_events_total_of((enum pna_event_type)t);
     v->now_ms = pna_now_ms();
     v->node_name = pna_http_node_name(v, configured_node_name, v->node_name_buf,
                                       sizeof v->node_name_buf);

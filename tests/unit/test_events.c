@@ -54,7 +54,38 @@ static void test_order_and_bound(void)
     CHECK(pna_events_at(3) == NULL);
     CHECK(pna_events_at(0)->time_ms > 0);
     CHECK_U64(pna_events_total(), 4);
+    /* The copy other threads get: the newest N, oldest first. */
+    struct pna_event copy[5];
+    CHECK_INT(pna_events_copy(copy, 5), 3);
+    CHECK_STR(copy[0].subject, "b");
+    CHECK_STR(copy[2].subject, "d");
+    CHECK_INT(pna_events_copy(copy, 2), 2);
+    CHECK_STR(copy[0].subject, "c");
+    CHECK_INT(copy[1].seq, 4);
+    CHECK_INT(pna_events_copy(copy, 0), 0);
+    /* Counted by type, dropped-from-history ones included. */
+    CHECK_U64(pna_events_total_of(PNA_EV_POLLER_FAILED), 1);
+    CHECK_U64(pna_events_total_of(PNA_EV_IB_PORT_UP), 1);
+    CHECK_U64(pna_events_total_of(PNA_EV_GPU_XID), 0);
+    CHECK_U64(pna_events_total_of((enum pna_event_type)0), 0);
+    CHECK_U64(pna_events_total_of((enum pna_event_type)(PNA_EV_TYPE_MAX + 1)), 0);
     pna_events_shutdown();
+    CHECK_INT(pna_events_copy(copy, 5), 0); /* after shutdown: nothing, no crash */
+}
+
+/* The MIB's labels (PRIMUS-NODE-MIB primusEventType, primusEventSeverity). */
+static void test_names(void)
+{
+    CHECK_STR(pna_event_type_name(PNA_EV_POLLER_FAILED), "pollerFailed");
+    CHECK_STR(pna_event_type_name(PNA_EV_CONTAINER_OOM), "containerOomKill");
+    CHECK_STR(pna_event_type_name(PNA_EV_GPU_XID), "gpuXid");
+    CHECK_STR(pna_event_type_name(PNA_EV_PFC_PAUSE_STORM), "pfcPauseStorm");
+    CHECK_STR(pna_event_type_name((enum pna_event_type)42), "unknown");
+    for (int t = 1; t <= PNA_EV_TYPE_MAX; t++)
+        CHECK(strcmp(pna_event_type_name((enum pna_event_type)t), "unknown") != 0);
+    CHECK_STR(pna_severity_name(PNA_SEV_INFO), "info");
+    CHECK_STR(pna_severity_name(PNA_SEV_CRITICAL), "critical");
+    CHECK_STR(pna_severity_name((enum pna_severity)9), "unknown");
 }
 
 static void *poster(void *arg)
@@ -99,6 +130,7 @@ static void test_overflow(void)
 
 int main(void)
 {
+    test_names();
     test_order_and_bound();
     test_threads();
     test_overflow();
