@@ -3,89 +3,19 @@
  * Every symbol is resolved with dlsym(); only the handful needed to find the
  * GPUs is mandatory, any other missing symbol (an older driver) or any call
  * answering NVML_ERROR_NOT_SUPPORTED leaves that figure absent.  The
- * versioned names (_v2, _v3) are the ones the library exports. */
+ * versioned names (_v2, _v3) are the ones the library exports.  The XID
+ * listener is in gpu_nvml_xid.c. */
 #include "config.h"
-#include "collect/gpu_nvml.h"
-#include "collect/nvml_api.h"
+#include "collect/gpu_nvml_priv.h"
 #include "util/fileio.h"
 
 #include <dlfcn.h>
-#include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define NVML_MAX_GPUS 64
-
-/* What a GPU was when last read, so a lost GPU keeps its row identity.
- * Keyed by device handle: NVML hands out the same handle for a device until
- * nvmlShutdown, whereas indexes may shift if a device leaves the list. */
-struct nvml_ident {
-    nvmlDevice_t dev;  /* NULL: free slot */
-    struct pna_gpu id; /* identity fields only */
-};
-
-struct nvml_event_dev {
-    nvmlDevice_t dev;
-    struct pna_nvml_xid ident;
-};
-
-struct pna_nvml {
-    void *lib;
-    bool initialised;
-
-    nvmlInit_v2_fn Init;
-    nvmlShutdown_fn Shutdown;
-    nvmlErrorString_fn ErrorString;
-    nvmlSystemGetDriverVersion_fn SystemGetDriverVersion;
-    nvmlSystemGetCudaDriverVersion_v2_fn SystemGetCudaDriverVersion;
-    nvmlDeviceGetCount_v2_fn DeviceGetCount;
-    nvmlDeviceGetHandleByIndex_v2_fn DeviceGetHandleByIndex;
-    nvmlDeviceGetPciInfo_v3_fn DeviceGetPciInfo;
-    nvmlDeviceGetStr_fn DeviceGetName, DeviceGetUUID, DeviceGetSerial, DeviceGetVbiosVersion;
-    nvmlDeviceGetUInt_fn DeviceGetMinorNumber, DeviceGetPowerUsage, DeviceGetEnforcedPowerLimit,
-        DeviceGetFanSpeed, DeviceGetCurrPcieLinkGeneration, DeviceGetCurrPcieLinkWidth,
-        DeviceGetMaxPcieLinkGeneration, DeviceGetMaxPcieLinkWidth, DeviceGetPcieReplayCounter;
-    nvmlDeviceGetPerformanceState_fn DeviceGetPerformanceState;
-    nvmlDeviceGetULL_fn DeviceGetTotalEnergyConsumption, DeviceGetClocksEventReasons;
-    nvmlDeviceGetUtilizationRates_fn DeviceGetUtilizationRates;
-    nvmlDeviceGetMemoryInfo_fn DeviceGetMemoryInfo;
-    nvmlDeviceGetMemoryInfo_v2_fn DeviceGetMemoryInfo_v2;
-    nvmlDeviceGetTemperature_fn DeviceGetTemperature;
-    nvmlDeviceGetTemperatureThreshold_fn DeviceGetTemperatureThreshold;
-    nvmlDeviceGetFieldValues_fn DeviceGetFieldValues;
-    nvmlDeviceGetClockInfo_fn DeviceGetClockInfo;
-    nvmlDeviceGetTotalEccErrors_fn DeviceGetTotalEccErrors;
-    nvmlDeviceGetRetiredPages_fn DeviceGetRetiredPages;
-    nvmlDeviceGetRemappedRows_fn DeviceGetRemappedRows;
-    nvmlDeviceGetRunningProcesses_fn DeviceGetComputeProcs, DeviceGetGraphicsProcs;
-    nvmlDeviceGetMigMode_fn DeviceGetMigMode;
-    nvmlEventSetCreate_fn EventSetCreate;
-    nvmlDeviceRegisterEvents_fn DeviceRegisterEvents;
-    nvmlEventSetWait_v2_fn EventSetWait;
-    nvmlEventSetFree_fn EventSetFree;
-
-    struct nvml_ident ident[NVML_MAX_GPUS];
-    size_t nident;
-
-    /* XID listener */
-    pthread_t ev_thread;
-    atomic_bool ev_running; /* thread started and not yet joined */
-    atomic_bool ev_stop;
-    atomic_bool ev_exited;  /* set by the thread as its last act */
-    bool ev_detached;       /* a stuck listener was abandoned: never unload */
-    nvmlEventSet_t ev_set;
-    size_t ev_count;
-    struct nvml_event_dev ev_devs[NVML_MAX_GPUS];
-    pna_nvml_xid_fn ev_fn;
-    void *ev_arg;
-};
-
-static const char *nvml_err(const struct pna_nvml *nv, nvmlReturn_t rc)
+const char *pna_nvml_strerror(const struct pna_nvml *nv, nvmlReturn_t rc)
 {
     const char *s = nv->ErrorString ? nv->ErrorString(rc) : NULL;
     return s ? s : "NVML error";
@@ -185,7 +115,7 @@ int pna_nvml_open(const char *library, struct pna_nvml **out, char *err, size_t 
     }
     nvmlReturn_t rc = nv->Init();
     if (rc != NVML_SUCCESS) {
-        snprintf(err, errlen, "nvmlInit_v2: %s (%d)", nvml_err(nv, rc), rc);
+        snprintf(err, errlen, "nvmlInit_v2: %s (%d)", pna_nvml_strerror(nv, rc), rc);
         dlclose(nv->lib);
         free(nv);
         /* No kernel driver or no GPU: a node without NVIDIA GPUs. */
@@ -215,15 +145,7 @@ int pna_nvml_close(struct pna_nvml *nv)
 
 /* --- one GPU ---------------------------------------------------------- */
 
-/* The result of one optional call: true when the value is valid.  A lost GPU
- * is remembered so the remaining calls are skipped. */
-struct dev_read {
-    struct pna_nvml *nv;
-    nvmlDevice_t dev;
-    bool lost;
-};
-
-static bool ok(struct dev_read *r, nvmlReturn_t rc)
+bool pna_nvml_ok(struct dev_read *r, nvmlReturn_t rc)
 {
     if (rc == NVML_ERROR_GPU_IS_LOST)
         r->lost = true;
@@ -233,7 +155,7 @@ static bool ok(struct dev_read *r, nvmlReturn_t rc)
 static bool get_uint(struct dev_read *r, nvmlDeviceGetUInt_fn fn, uint32_t *out)
 {
     unsigned int v = 0;
-    if (r->lost || !fn || !ok(r, fn(r->dev, &v)))
+    if (r->lost || !fn || !pna_nvml_ok(r, fn(r->dev, &v)))
         return false;
     *out = v;
     return true;
@@ -242,17 +164,17 @@ static bool get_uint(struct dev_read *r, nvmlDeviceGetUInt_fn fn, uint32_t *out)
 static bool get_ull(struct dev_read *r, nvmlDeviceGetULL_fn fn, uint64_t *out)
 {
     unsigned long long v = 0;
-    if (r->lost || !fn || !ok(r, fn(r->dev, &v)))
+    if (r->lost || !fn || !pna_nvml_ok(r, fn(r->dev, &v)))
         return false;
     *out = v;
     return true;
 }
 
-static void get_str(struct dev_read *r, nvmlDeviceGetStr_fn fn, char *buf, size_t cap)
+void pna_nvml_get_str(struct dev_read *r, nvmlDeviceGetStr_fn fn, char *buf, size_t cap)
 {
     char tmp[128] = "";
     buf[0] = '\0';
-    if (r->lost || !fn || !ok(r, fn(r->dev, tmp, sizeof tmp)))
+    if (r->lost || !fn || !pna_nvml_ok(r, fn(r->dev, tmp, sizeof tmp)))
         return;
     tmp[sizeof tmp - 1] = '\0';
     pna_strlcpy(buf, tmp, cap);
@@ -261,10 +183,10 @@ static void get_str(struct dev_read *r, nvmlDeviceGetStr_fn fn, char *buf, size_
 static void read_identity(struct dev_read *r, struct pna_gpu *g)
 {
     struct pna_nvml *nv = r->nv;
-    get_str(r, nv->DeviceGetName, g->name, sizeof g->name);
-    get_str(r, nv->DeviceGetUUID, g->uuid, sizeof g->uuid);
-    get_str(r, nv->DeviceGetSerial, g->serial, sizeof g->serial);
-    get_str(r, nv->DeviceGetVbiosVersion, g->vbios, sizeof g->vbios);
+    pna_nvml_get_str(r, nv->DeviceGetName, g->name, sizeof g->name);
+    pna_nvml_get_str(r, nv->DeviceGetUUID, g->uuid, sizeof g->uuid);
+    pna_nvml_get_str(r, nv->DeviceGetSerial, g->serial, sizeof g->serial);
+    pna_nvml_get_str(r, nv->DeviceGetVbiosVersion, g->vbios, sizeof g->vbios);
     g->has_minor = get_uint(r, nv->DeviceGetMinorNumber, &g->minor);
 }
 
@@ -277,7 +199,7 @@ static void read_memory(struct dev_read *r, struct pna_gpu *g)
      * nvidia-smi shows; v1's used includes the reservation. */
     if (nv->DeviceGetMemoryInfo_v2) {
         nvmlMemory_v2_t m = { .version = nvmlMemory_v2 };
-        if (ok(r, nv->DeviceGetMemoryInfo_v2(r->dev, &m))) {
+        if (pna_nvml_ok(r, nv->DeviceGetMemoryInfo_v2(r->dev, &m))) {
             g->has_mem_total = g->has_mem_used = g->has_mem_free = true;
             g->mem_total_bytes = m.total;
             g->mem_used_bytes = m.used;
@@ -287,7 +209,7 @@ static void read_memory(struct dev_read *r, struct pna_gpu *g)
     }
     if (!r->lost && nv->DeviceGetMemoryInfo) {
         nvmlMemory_t m;
-        if (ok(r, nv->DeviceGetMemoryInfo(r->dev, &m))) {
+        if (pna_nvml_ok(r, nv->DeviceGetMemoryInfo(r->dev, &m))) {
             g->has_mem_total = g->has_mem_used = g->has_mem_free = true;
             g->mem_total_bytes = m.total;
             g->mem_used_bytes = m.used;
@@ -301,17 +223,17 @@ static void read_thermal(struct dev_read *r, struct pna_gpu *g)
     struct pna_nvml *nv = r->nv;
     unsigned int v;
     if (!r->lost && nv->DeviceGetTemperature &&
-        ok(r, nv->DeviceGetTemperature(r->dev, NVML_TEMPERATURE_GPU, &v))) {
+        pna_nvml_ok(r, nv->DeviceGetTemperature(r->dev, NVML_TEMPERATURE_GPU, &v))) {
         g->has_temp = true;
         g->temp_c = (int32_t)v;
     }
     if (!r->lost && nv->DeviceGetTemperatureThreshold &&
-        ok(r, nv->DeviceGetTemperatureThreshold(r->dev, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v))) {
+        pna_nvml_ok(r, nv->DeviceGetTemperatureThreshold(r->dev, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v))) {
         g->has_temp_slowdown = true;
         g->temp_slowdown_c = (int32_t)v;
     }
     if (!r->lost && nv->DeviceGetTemperatureThreshold &&
-        ok(r, nv->DeviceGetTemperatureThreshold(r->dev, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &v))) {
+        pna_nvml_ok(r, nv->DeviceGetTemperatureThreshold(r->dev, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &v))) {
         g->has_temp_shutdown = true;
         g->temp_shutdown_c = (int32_t)v;
     }
@@ -320,7 +242,7 @@ static void read_thermal(struct dev_read *r, struct pna_gpu *g)
         nvmlFieldValue_t fv;
         memset(&fv, 0, sizeof fv);
         fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
-        if (ok(r, nv->DeviceGetFieldValues(r->dev, 1, &fv)) && fv.nvmlReturn == NVML_SUCCESS) {
+        if (pna_nvml_ok(r, nv->DeviceGetFieldValues(r->dev, 1, &fv)) && fv.nvmlReturn == NVML_SUCCESS) {
             long long t;
             switch (fv.valueType) {
             case NVML_VALUE_TYPE_UNSIGNED_INT: t = fv.value.uiVal; break;
@@ -345,9 +267,9 @@ static void read_ecc(struct dev_read *r, struct pna_gpu *g)
     struct pna_nvml *nv = r->nv;
     unsigned long long c, u;
     if (!r->lost && nv->DeviceGetTotalEccErrors &&
-        ok(r, nv->DeviceGetTotalEccErrors(r->dev, NVML_MEMORY_ERROR_TYPE_CORRECTED,
+        pna_nvml_ok(r, nv->DeviceGetTotalEccErrors(r->dev, NVML_MEMORY_ERROR_TYPE_CORRECTED,
                                           NVML_AGGREGATE_ECC, &c)) &&
-        ok(r, nv->DeviceGetTotalEccErrors(r->dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+        pna_nvml_ok(r, nv->DeviceGetTotalEccErrors(r->dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
                                           NVML_AGGREGATE_ECC, &u))) {
         g->has_ecc = true;
         g->ecc_corrected = c;
@@ -363,8 +285,8 @@ static void read_ecc(struct dev_read *r, struct pna_gpu *g)
                                     r->dev, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &dbe,
                                     NULL)
                               : r1;
-        ok(r, r1);
-        ok(r, r2);
+        pna_nvml_ok(r, r1);
+        pna_nvml_ok(r, r2);
         if ((r1 == NVML_SUCCESS || r1 == NVML_ERROR_INSUFFICIENT_SIZE) &&
             (r2 == NVML_SUCCESS || r2 == NVML_ERROR_INSUFFICIENT_SIZE)) {
             g->has_retired_pages = true;
@@ -374,7 +296,7 @@ static void read_ecc(struct dev_read *r, struct pna_gpu *g)
     }
     unsigned int corr, unc, pending, failed;
     if (!r->lost && nv->DeviceGetRemappedRows &&
-        ok(r, nv->DeviceGetRemappedRows(r->dev, &corr, &unc, &pending, &failed))) {
+        pna_nvml_ok(r, nv->DeviceGetRemappedRows(r->dev, &corr, &unc, &pending, &failed))) {
         g->has_remapped_rows = true;
         g->remapped_rows_corr = corr;
         g->remapped_rows_unc = unc;
@@ -396,7 +318,7 @@ static unsigned add_procs(struct dev_read *r, nvmlDeviceGetRunningProcesses_fn f
         return npids;
     }
     if (rc != NVML_ERROR_INSUFFICIENT_SIZE) {
-        ok(r, rc);
+        pna_nvml_ok(r, rc);
         return npids;
     }
     /* Processes may start between the two calls: leave room. */
@@ -406,7 +328,7 @@ static unsigned add_procs(struct dev_read *r, nvmlDeviceGetRunningProcesses_fn f
         return npids;
     count = room;
     rc = fn(r->dev, &count, info);
-    if (ok(r, rc)) {
+    if (pna_nvml_ok(r, rc)) {
         *okp = true;
         for (unsigned i = 0; i < count && i < room; i++) {
             bool seen = false;
@@ -432,7 +354,7 @@ static void read_work(struct dev_read *r, struct pna_gpu *g)
         g->process_count = n;
     }
     unsigned int cur, pend;
-    if (!r->lost && nv->DeviceGetMigMode && ok(r, nv->DeviceGetMigMode(r->dev, &cur, &pend))) {
+    if (!r->lost && nv->DeviceGetMigMode && pna_nvml_ok(r, nv->DeviceGetMigMode(r->dev, &cur, &pend))) {
         g->has_mig = true;
         g->mig_enabled = cur != 0;
     }
@@ -443,7 +365,7 @@ static void read_metrics(struct dev_read *r, struct pna_gpu *g)
     struct pna_nvml *nv = r->nv;
     nvmlUtilization_t u;
     if (!r->lost && nv->DeviceGetUtilizationRates &&
-        ok(r, nv->DeviceGetUtilizationRates(r->dev, &u))) {
+        pna_nvml_ok(r, nv->DeviceGetUtilizationRates(r->dev, &u))) {
         g->has_util_gpu = g->has_util_mem = true;
         g->util_gpu_pct = u.gpu;
         g->util_mem_pct = u.memory;
@@ -455,12 +377,12 @@ static void read_metrics(struct dev_read *r, struct pna_gpu *g)
     g->has_energy = get_ull(r, nv->DeviceGetTotalEnergyConsumption, &g->energy_mj);
     unsigned int mhz;
     if (!r->lost && nv->DeviceGetClockInfo &&
-        ok(r, nv->DeviceGetClockInfo(r->dev, NVML_CLOCK_SM, &mhz))) {
+        pna_nvml_ok(r, nv->DeviceGetClockInfo(r->dev, NVML_CLOCK_SM, &mhz))) {
         g->has_clock_sm = true;
         g->clock_sm_mhz = mhz;
     }
     if (!r->lost && nv->DeviceGetClockInfo &&
-        ok(r, nv->DeviceGetClockInfo(r->dev, NVML_CLOCK_MEM, &mhz))) {
+        pna_nvml_ok(r, nv->DeviceGetClockInfo(r->dev, NVML_CLOCK_MEM, &mhz))) {
         g->has_clock_mem = true;
         g->clock_mem_mhz = mhz;
     }
@@ -472,7 +394,7 @@ static void read_metrics(struct dev_read *r, struct pna_gpu *g)
     g->has_pcie_width_max = get_uint(r, nv->DeviceGetMaxPcieLinkWidth, &g->pcie_width_max);
     int pstate;
     if (!r->lost && nv->DeviceGetPerformanceState &&
-        ok(r, nv->DeviceGetPerformanceState(r->dev, &pstate)) && pstate >= 0 && pstate <= 15) {
+        pna_nvml_ok(r, nv->DeviceGetPerformanceState(r->dev, &pstate)) && pstate >= 0 && pstate <= 15) {
         g->has_perf_state = true;
         g->perf_state = (uint32_t)pstate;
     }
@@ -516,11 +438,11 @@ static void copy_identity(struct pna_gpu *dst, const struct pna_gpu *src)
 }
 
 /* Identity from the PCI info; returns false when the GPU did not answer. */
-static bool read_pci(struct dev_read *r, struct pna_gpu *g)
+bool pna_nvml_read_pci(struct dev_read *r, struct pna_gpu *g)
 {
     nvmlPciInfo_t pci;
     memset(&pci, 0, sizeof pci);
-    if (!ok(r, r->nv->DeviceGetPciInfo(r->dev, &pci)))
+    if (!pna_nvml_ok(r, r->nv->DeviceGetPciInfo(r->dev, &pci)))
         return false;
     char busid[64];
     /* busId is "%08X:%02X:%02X.0"; the numeric fields are authoritative. */
@@ -577,7 +499,7 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
     unsigned int count = 0;
     nvmlReturn_t rc = nv->DeviceGetCount(&count);
     if (rc != NVML_SUCCESS) {
-        snprintf(err, errlen, "nvmlDeviceGetCount_v2: %s (%d)", nvml_err(nv, rc), rc);
+        snprintf(err, errlen, "nvmlDeviceGetCount_v2: %s (%d)", pna_nvml_strerror(nv, rc), rc);
         return -1;
     }
     if (count > NVML_MAX_GPUS)
@@ -593,10 +515,10 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
         tmp.has_vendor_index = true;
         tmp.vendor_index = i;
         rc = nv->DeviceGetHandleByIndex(i, &r.dev);
-        if (!ok(&r, rc) && !r.lost)
+        if (!pna_nvml_ok(&r, rc) && !r.lost)
             continue; /* not a GPU we can name: skip it, not the whole poll */
         struct nvml_ident *known = r.lost ? NULL : ident_find(nv, r.dev);
-        bool have = !r.lost && read_pci(&r, &tmp);
+        bool have = !r.lost && pna_nvml_read_pci(&r, &tmp);
         if (!have) {
             /* Lost before it could name itself: keep the row it had.  Any
              * other failure: skip this GPU, not the whole poll. */
@@ -629,125 +551,4 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
         *g = tmp;
     }
     return 0;
-}
-
-/* --- XID listener ----------------------------------------------------- */
-
-static const struct pna_nvml_xid *event_ident(const struct pna_nvml *nv, nvmlDevice_t dev)
-{
-    for (size_t i = 0; i < nv->ev_count; i++)
-        if (nv->ev_devs[i].dev == dev)
-            return &nv->ev_devs[i].ident;
-    return NULL;
-}
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-static void *event_main(void *arg)
-{
-    struct pna_nvml *nv = arg;
-    while (!atomic_load(&nv->ev_stop)) {
-        nvmlEventData_t data;
-        memset(&data, 0, sizeof data);
-        /* Short slices so a stop request is seen within half a second. */
-        nvmlReturn_t rc = nv->EventSetWait(nv->ev_set, &data, 500);
-        if (rc == NVML_SUCCESS) {
-            if (!(data.eventType & nvmlEventTypeXidCriticalError))
-                continue;
-            const struct pna_nvml_xid *id = event_ident(nv, data.device);
-            struct pna_nvml_xid x;
-            memset(&x, 0, sizeof x);
-            if (id)
-                x = *id;
-            x.xid = data.eventData;
-            nv->ev_fn(&x, nv->ev_arg);
-        } else if (rc != NVML_ERROR_TIMEOUT) {
-            /* GPU lost or driver trouble: the poller reports it; do not spin. */
-            sleep_ms(1000);
-        }
-    }
-    atomic_store(&nv->ev_exited, true);
-    return NULL;
-}
-
-int pna_nvml_events_start(struct pna_nvml *nv, pna_nvml_xid_fn fn, void *arg, char *err,
-                          size_t errlen)
-{
-    if (atomic_load(&nv->ev_running) || nv->ev_detached)
-        return 0;
-    if (!nv->EventSetCreate || !nv->DeviceRegisterEvents || !nv->EventSetWait || !nv->EventSetFree)
-        return 0; /* an NVML without the event API: no XID notifications */
-    nvmlReturn_t rc = nv->EventSetCreate(&nv->ev_set);
-    if (rc != NVML_SUCCESS) {
-        snprintf(err, errlen, "nvmlEventSetCreate: %s (%d)", nvml_err(nv, rc), rc);
-        return -1;
-    }
-    unsigned int count = 0;
-    nv->ev_count = 0;
-    if (nv->DeviceGetCount(&count) == NVML_SUCCESS) {
-        for (unsigned i = 0; i < count && nv->ev_count < NVML_MAX_GPUS; i++) {
-            struct dev_read r = { .nv = nv };
-            struct pna_gpu g;
-            memset(&g, 0, sizeof g);
-            if (nv->DeviceGetHandleByIndex(i, &r.dev) != NVML_SUCCESS || !read_pci(&r, &g))
-                continue;
-            get_str(&r, nv->DeviceGetUUID, g.uuid, sizeof g.uuid);
-            if (nv->DeviceRegisterEvents(r.dev, nvmlEventTypeXidCriticalError, nv->ev_set) !=
-                NVML_SUCCESS)
-                continue; /* this GPU cannot report XIDs */
-            struct nvml_event_dev *d = &nv->ev_devs[nv->ev_count++];
-            memset(d, 0, sizeof *d);
-            d->dev = r.dev;
-            d->ident.index = g.index;
-            pna_strlcpy(d->ident.pci_bus_id, g.pci_bus_id, sizeof d->ident.pci_bus_id);
-            pna_strlcpy(d->ident.uuid, g.uuid, sizeof d->ident.uuid);
-        }
-    }
-    if (nv->ev_count == 0) {
-        nv->EventSetFree(nv->ev_set);
-        nv->ev_set = NULL;
-        return 0;
-    }
-    nv->ev_fn = fn;
-    nv->ev_arg = arg;
-    atomic_store(&nv->ev_stop, false);
-    atomic_store(&nv->ev_exited, false);
-    int e = pthread_create(&nv->ev_thread, NULL, event_main, nv);
-    if (e != 0) {
-        snprintf(err, errlen, "cannot start the XID listener: %s", strerror(e));
-        nv->EventSetFree(nv->ev_set);
-        nv->ev_set = NULL;
-        return -1;
-    }
-    atomic_store(&nv->ev_running, true);
-    return 0;
-}
-
-void pna_nvml_events_stop(struct pna_nvml *nv)
-{
-    if (!atomic_load(&nv->ev_running))
-        return;
-    atomic_store(&nv->ev_stop, true);
-    /* The listener wakes every 500 ms; give it a few slices. */
-    for (int i = 0; i < 40 && !atomic_load(&nv->ev_exited); i++)
-        sleep_ms(50);
-    if (atomic_load(&nv->ev_exited)) {
-        pthread_join(nv->ev_thread, NULL);
-        nv->EventSetFree(nv->ev_set);
-        nv->ev_set = NULL;
-    } else {
-        pthread_detach(nv->ev_thread); /* stuck in the driver */
-        nv->ev_detached = true;
-    }
-    atomic_store(&nv->ev_running, false);
-}
-
-int pna_nvml_events_running(const struct pna_nvml *nv)
-{
-    return nv && atomic_load(&nv->ev_running);
 }
