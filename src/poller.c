@@ -192,10 +192,14 @@ static void *poller_main(void *arg)
 {
     struct poller *p = arg;
     bool ready = false;
+    int64_t next_init = 0;
     for (;;) {
         int64_t started = pna_mono_ms();
-        if (!ready) {
+        if (!ready && started >= next_init) {
             ready = init_source(p);
+            /* Once per interval: a kick (SIGHUP) polls a source that is
+             * there, it does not hurry the search for one that is not. */
+            next_init = started + p->info.interval_ms;
             pthread_mutex_lock(&p->lock);
             bool off = p->info.status == PNA_POLLER_OFF && !p->awaiting_source;
             pthread_mutex_unlock(&p->lock);
@@ -205,7 +209,7 @@ static void *poller_main(void *arg)
         if (ready)
             run_once(p);
         pthread_mutex_lock(&p->lock);
-        wait_until(p, started + p->info.interval_ms);
+        wait_until(p, ready ? started + p->info.interval_ms : next_init);
         bool stop = p->stop;
         pthread_mutex_unlock(&p->lock);
         if (stop)

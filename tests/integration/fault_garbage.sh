@@ -99,7 +99,10 @@ error_of $P_CONTAINERS | grep -q docker ||
 [ "$(snmp_value $OBJ.8.1.0)" -ge 1 ] || fail "containerd rows lost while dockerd misbehaves"
 echo "   poller kubelet: last error: '$(error_of $P_KUBELET)'"
 echo "   poller containers: last error: '$(error_of $P_CONTAINERS)'"
-error_of $P_KUBELET | grep -qi "json\|pods\|parse" || fail "kubelet error does not say what is wrong: $(error_of $P_KUBELET)"
+# Either endpoint may be the one that fails to parse first: the error names it
+# and where (/pods or /stats/summary: line N: ...).
+error_of $P_KUBELET | grep -Eqi "^/(pods|stats/summary): (line [0-9]+|not a JSON|no )" ||
+    fail "kubelet error does not say what is wrong: $(error_of $P_KUBELET)"
 error_of $P_CONTAINERS | grep -qi "docker" || fail "containers error does not name docker: $(error_of $P_CONTAINERS)"
 [ "$(snmp_value "$OBJ.10.1.0")" = "$node_name" ] || fail "Kubernetes data lost on malformed JSON"
 snmp_answers "malformed JSON"
