@@ -734,8 +734,13 @@ def agent_dashboard():
                         [("scrape_duration_seconds{%s}" % I, "{{instance}} {{job}}"),
                          ("snmp_scrape_pdus_returned{%s}" % I, "{{instance}} PDUs")]),
                    unit="s", lo=0),
+                ts("Events by type", "Events per second by primusEventType (port down/up, OOM "
+                   "kill, XID, thermal, GPU lost, pause storm, poller failed/recovered).",
+                   both([("rate(primus_events_total{%s}%s) > 0" % (I, RI), "{{instance}} {{type}}")],
+                        None),
+                   lo=0),
                 table("Recent events", "The agent's event table (snmp_exporter only: the bridge "
-                      "serves the counters, not the rows).",
+                      "serves the rows as JSON at /events, which Prometheus does not scrape).",
                       both(None,
                            [("max by (instance, primusEventIndex) (primusEventTime{%s}) * 1000" % I, ""),
                             ("max by (instance, primusEventIndex, primusEventType) (primusEventType_info{%s})" % I, ""),
