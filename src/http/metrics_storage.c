@@ -11,6 +11,8 @@
 #include "model/storage.h"
 #include "http/render.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 static const char *storage_source_name(uint8_t s)
@@ -79,6 +81,39 @@ static void node_storage(struct pna_prom *p, const struct pna_http_view *v,
     pna_prom_fixed(p, nl, 1, s->usage_percent_x100, 2);
 }
 
+/* The per-pod gauges, labelled pod_uid, pod, namespace; absent figures have
+ * no series. */
+struct pod_value {
+    bool present;
+    uint64_t value;
+};
+static struct pod_value pod_used(const struct pna_pod *p)
+{
+    return (struct pod_value){ p->has_ephemeral, p->ephemeral_used_bytes };
+}
+static struct pod_value pod_limit(const struct pna_pod *p)
+{
+    return (struct pod_value){ p->ephemeral_limit_bytes != 0, p->ephemeral_limit_bytes };
+}
+static struct pod_value pod_gpus(const struct pna_pod *p)
+{
+    return (struct pod_value){ true, p->gpus_requested };
+}
+
+static const struct {
+    const char *name;
+    struct pod_value (*get)(const struct pna_pod *pod);
+    const char *help;
+} pod_gauges[] = {
+    { "primus_pod_ephemeral_storage_used_bytes", pod_used,
+      "Ephemeral storage the pod uses: writable layers, logs, emptyDir (primusPodStorageUsed)." },
+    { "primus_pod_ephemeral_storage_limit_bytes", pod_limit,
+      "Sum of the pod's containers' ephemeral-storage limits; absent when none is set "
+      "(primusPodStorageLimit)." },
+    { "primus_pod_gpus_requested", pod_gpus,
+      "GPUs the pod's containers request (nvidia.com/gpu, amd.com/gpu)." },
+};
+
 static void pods(struct pna_prom *p, const struct pna_http_view *v)
 {
     const struct pna_pod_set *set = &v->kubelet->pods;
@@ -92,38 +127,18 @@ static void pods(struct pna_prom *p, const struct pna_http_view *v)
         };
         pna_prom_u64(p, l, 4, 1);
     }
-    pna_prom_family(p, "primus_pod_ephemeral_storage_used_bytes", PNA_PROM_GAUGE,
-                    "Ephemeral storage the pod uses: writable layers, logs, emptyDir "
-                    "(primusPodStorageUsed).");
-    for (size_t i = 0; i < set->count; i++) {
-        const struct pna_pod *pod = &set->rows[i];
-        if (!pod->has_ephemeral)
-            continue;
-        const struct pna_prom_label l[] = {
-            { "pod_uid", pod->uid }, { "pod", pod->name }, { "namespace", pod->namespace_ },
-        };
-        pna_prom_u64(p, l, 3, pod->ephemeral_used_bytes);
-    }
-    pna_prom_family(p, "primus_pod_ephemeral_storage_limit_bytes", PNA_PROM_GAUGE,
-                    "Sum of the pod's containers' ephemeral-storage limits; absent when "
-                    "none is set (primusPodStorageLimit).");
-    for (size_t i = 0; i < set->count; i++) {
-        const struct pna_pod *pod = &set->rows[i];
-        if (!pod->ephemeral_limit_bytes)
-            continue;
-        const struct pna_prom_label l[] = {
-            { "pod_uid", pod->uid }, { "pod", pod->name }, { "namespace", pod->namespace_ },
-        };
-        pna_prom_u64(p, l, 3, pod->ephemeral_limit_bytes);
-    }
-    pna_prom_family(p, "primus_pod_gpus_requested", PNA_PROM_GAUGE,
-                    "GPUs the pod's containers request (nvidia.com/gpu, amd.com/gpu).");
-    for (size_t i = 0; i < set->count; i++) {
-        const struct pna_pod *pod = &set->rows[i];
-        const struct pna_prom_label l[] = {
-            { "pod_uid", pod->uid }, { "pod", pod->name }, { "namespace", pod->namespace_ },
-        };
-        pna_prom_u64(p, l, 3, pod->gpus_requested);
+    for (size_t c = 0; c < sizeof pod_gauges / sizeof pod_gauges[0]; c++) {
+        pna_prom_family(p, pod_gauges[c].name, PNA_PROM_GAUGE, pod_gauges[c].help);
+        for (size_t i = 0; i < set->count; i++) {
+            const struct pna_pod *pod = &set->rows[i];
+            struct pod_value val = pod_gauges[c].get(pod);
+            if (!val.present)
+                continue;
+            const struct pna_prom_label l[] = {
+                { "pod_uid", pod->uid }, { "pod", pod->name }, { "namespace", pod->namespace_ },
+            };
+            pna_prom_u64(p, l, 3, val.value);
+        }
     }
     pna_prom_family(p, "pod_ephemeral_storage_usage_bytes", PNA_PROM_GAUGE,
                     "Pod ephemeral storage usage in bytes");
