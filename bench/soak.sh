@@ -22,8 +22,7 @@ export PNA_VALGRIND=1
 
 MINUTES=${1:-${SOAK_MINUTES:-10}}
 command -v valgrind >/dev/null || fail "valgrind not installed"
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
-[ -f "$FAKE_NVML" ] || fail "$FAKE_NVML not built (make check builds it)"
+need_fake_nvml
 
 GEN="$WORK/gen"
 python3 "$top_srcdir/bench/gen_node.py" --fixtures "$PNA_FIXTURES" --out "$GEN" \

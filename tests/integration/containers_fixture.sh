@@ -11,39 +11,7 @@
 require_containers_wired
 
 R="$WORK/root" S="$WORK/sys" P="$WORK/proc" D="$WORK/dev"
-TASKS="$R/run/containerd/io.containerd.runtime.v2.task"
-ID=5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
-CG="$S/fs/cgroup/kubepods.slice/pod-llm/ctr-trainer"
-mkdir -p "$TASKS/k8s.io/$ID" "$P/4242" "$CG" "$D/dri" "$R/var/lib/kubelet" \
-    "$S/class/drm/renderD128/device" "$S/class/infiniband_verbs/uverbs0"
-fake_procfs "$P"
-echo "cpu memory pids" > "$S/fs/cgroup/cgroup.controllers"
-for f in memory.current memory.max memory.events; do
-    cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$CG/$f"
-done
-chmod u+w "$CG"/*
-echo "0::/kubepods.slice/pod-llm/ctr-trainer" > "$P/4242/cgroup"
-echo 4242 > "$TASKS/k8s.io/$ID/init.pid"
-printf 'DRIVER=amdgpu\nPCI_SLOT_NAME=0000:c1:00.0\n' > "$S/class/drm/renderD128/device/uevent"
-echo mlx5_0 > "$S/class/infiniband_verbs/uverbs0/ibdev"
-# A spec shaped as containerd's CRI plugin writes it, with secrets that must
-# never reach the MIB.
-spec() {  # NAME POD DEVICE-PATH
-cat <<JSON
-{"ociVersion":"1.1.0",
- "process":{"args":["python","train.py","--token=TOPSECRET"],"env":["HF_TOKEN=TOPSECRET"],"cwd":"/"},
- "root":{"path":"rootfs"},
- "annotations":{"io.kubernetes.cri.container-type":"container",
-   "io.kubernetes.cri.container-name":"$1","io.kubernetes.cri.sandbox-name":"$2",
-   "io.kubernetes.cri.sandbox-namespace":"ml","io.kubernetes.cri.sandbox-uid":"uid-$2",
-   "io.kubernetes.cri.image-name":"registry.local/train:1.2","vendor.example/secret":"TOPSECRET"},
- "linux":{"cgroupsPath":"kubepods-pod.slice:cri-containerd:$1",
-   "resources":{"memory":{"limit":4294967296},"devices":[{"allow":false,"access":"rwm"}]},
-   "devices":[{"path":"$3","type":"c","major":226,"minor":128,"fileMode":438,"uid":0,"gid":0},
-              {"path":"/dev/infiniband/uverbs0","type":"c","major":231,"minor":192}]}}
-JSON
-}
-spec trainer llm-0 /dev/dri/renderD128 > "$TASKS/k8s.io/$ID/config.json"
+trainer_task "$R" "$S" "$P" "$D"
 
 cat > "$WORK/agent.conf" <<CONF
 pollInterval containers 1
@@ -88,7 +56,7 @@ ok "device table: renderD128 -> GPU 0000:c1:00.0, uverbs0 -> mlx5_0"
 # Bundles come and go; the living row keeps its index.
 ID2=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 mkdir -p "$TASKS/k8s.io/$ID2"
-spec loader llm-1 /dev/dri/renderD129 > "$TASKS/k8s.io/$ID2/config.json.tmp"
+trainer_spec loader llm-1 /dev/dri/renderD129 > "$TASKS/k8s.io/$ID2/config.json.tmp"
 mv "$TASKS/k8s.io/$ID2/config.json.tmp" "$TASKS/k8s.io/$ID2/config.json"
 t0=$(now_ms)
 wait_until 10 sh -c "snmpget $V2 -On -Oqv $TARGET $CONTAINERS.1.0 | grep -qx 2" || fail "new bundle: no second row"

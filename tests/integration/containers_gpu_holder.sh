@@ -20,8 +20,7 @@
 require_containers_wired
 grep -q 'pna_gpu_poller' "$top_srcdir/src/pollers.c" ||
     skip "the gpu poller is not wired into this build yet"
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
-[ -f "$FAKE_NVML" ] || fail "$FAKE_NVML not built (make check builds it)"
+need_fake_nvml
 command -v python3 >/dev/null || skip "python3 not installed (decodes string indexes)"
 
 GPU_ENTRY="$OBJ.5.10.1"

@@ -39,3 +39,47 @@ fake_procfs() {
     done
     uname -m > "$d/sys/kernel/arch"
 }
+
+# trainer_spec NAME POD DEVICE-PATH: a spec shaped as containerd's CRI plugin
+# writes it (pod POD in namespace ml, DEVICE-PATH and uverbs0 passed in), with
+# secrets in args, env and a foreign annotation that must never reach the MIB
+# or the bridge.
+trainer_spec() {
+cat <<JSON
+{"ociVersion":"1.1.0",
+ "process":{"args":["python","train.py","--token=TOPSECRET"],"env":["HF_TOKEN=TOPSECRET"],"cwd":"/"},
+ "root":{"path":"rootfs"},
+ "annotations":{"io.kubernetes.cri.container-type":"container",
+   "io.kubernetes.cri.container-name":"$1","io.kubernetes.cri.sandbox-name":"$2",
+   "io.kubernetes.cri.sandbox-namespace":"ml","io.kubernetes.cri.sandbox-uid":"uid-$2",
+   "io.kubernetes.cri.image-name":"registry.local/train:1.2","vendor.example/secret":"TOPSECRET"},
+ "linux":{"cgroupsPath":"kubepods-pod.slice:cri-containerd:$1",
+   "resources":{"memory":{"limit":4294967296},"devices":[{"allow":false,"access":"rwm"}]},
+   "devices":[{"path":"$3","type":"c","major":226,"minor":128,"fileMode":438,"uid":0,"gid":0},
+              {"path":"/dev/infiniband/uverbs0","type":"c","major":231,"minor":192}]}}
+JSON
+}
+
+# trainer_task ROOT SYS PROC DEV: one running containerd task, "trainer" of
+# pod llm-0 (pid 4242, cgroup v2 memory files from the telegraf fixture),
+# given an AMD render node at 0000:c1:00.0 and uverbs0 of mlx5_0.  Sets ID,
+# TASKS and CG.
+trainer_task() {
+    local r=$1 s=$2 p=$3 d=$4 f
+    TASKS="$r/run/containerd/io.containerd.runtime.v2.task"
+    ID=5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
+    CG="$s/fs/cgroup/kubepods.slice/pod-llm/ctr-trainer"
+    mkdir -p "$TASKS/k8s.io/$ID" "$p/4242" "$CG" "$d/dri" "$r/var/lib/kubelet" \
+        "$s/class/drm/renderD128/device" "$s/class/infiniband_verbs/uverbs0"
+    fake_procfs "$p"
+    echo "cpu memory pids" > "$s/fs/cgroup/cgroup.controllers"
+    for f in memory.current memory.max memory.events; do
+        cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$CG/$f"
+    done
+    chmod u+w "$CG"/*
+    echo "0::/kubepods.slice/pod-llm/ctr-trainer" > "$p/4242/cgroup"
+    echo 4242 > "$TASKS/k8s.io/$ID/init.pid"
+    printf 'DRIVER=amdgpu\nPCI_SLOT_NAME=0000:c1:00.0\n' > "$s/class/drm/renderD128/device/uevent"
+    echo mlx5_0 > "$s/class/infiniband_verbs/uverbs0/ibdev"
+    trainer_spec trainer llm-0 /dev/dri/renderD128 > "$TASKS/k8s.io/$ID/config.json"
+}

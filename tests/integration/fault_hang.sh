@@ -35,14 +35,7 @@ mkfifo "$NODE/proc/meminfo"
 exec 3<>"$NODE/proc/meminfo"      # a writer that holds the pipe open and never writes
 wait_status $P_GPU 3 15 || fail "gpu poller not timedOut(3) while NVML hangs: $(status_of $P_GPU)"
 wait_status $P_KUBELET 2 15 || fail "kubelet poller not failing(2) on a stalled kubelet: $(status_of $P_KUBELET)"
-# dockerd runs its containers through containerd, whose tasks are read
-# fresh: the containers poller stays ok(1), counts the docker error and shows it.
-for _ in $(seq 75); do error_of $P_CONTAINERS | grep -q docker && break; sleep 0.2; done
-error_of $P_CONTAINERS | grep -q docker ||
-    fail "containers poller does not show the docker error on a stalled dockerd: '$(error_of $P_CONTAINERS)'"
-[ "$(status_of $P_CONTAINERS)" = 1 ] ||
-    fail "containers poller $(status_of $P_CONTAINERS), want ok(1): containerd's rows are fresh"
-[ "$(snmp_value $OBJ.8.1.0)" -ge 1 ] || fail "containerd rows lost while dockerd misbehaves"
+expect_docker_error_shown "a stalled dockerd"
 wait_status $P_NODE 2 15 || fail "node poller not failing(2) on a FIFO meminfo: $(status_of $P_NODE)"
 for p in $P_GPU $P_KUBELET $P_CONTAINERS $P_NODE; do
     echo "   poller $(snmp_value $POLLER.2.$p): status $(status_of $p), errors $(errors_of $p), last error: $(error_of $p)"

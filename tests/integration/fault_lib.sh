@@ -7,7 +7,6 @@ command -v python3 >/dev/null || skip "python3 not installed (generates the node
 
 NODE="$WORK/node"
 POLLER="$OBJ.4.10.1"                 # primusPollerEntry
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
 # primusPollerIndex of each poller (fixed, see src/collect/*_poller.c)
 P_NODE=1 P_GPU=2 P_IB=3 P_PFC=4 P_CONTAINERS=5 P_KUBELET=6 P_STORAGE=7
 
@@ -92,4 +91,17 @@ start_stub() {
         --port-file "$WORK/stub.port" --unix "$NODE/root/run/docker.sock" 2>"$WORK/stub.log" &
     PIDS+=("$!")
     wait_for "HTTP stub" test -s "$WORK/stub.port"
+}
+
+# expect_docker_error_shown WHAT: dockerd misbehaves (WHAT, for the message).
+# It runs its containers through containerd, whose tasks are read fresh: the
+# containers poller stays ok(1), counts the docker error and shows it, and the
+# containerd rows stay.
+expect_docker_error_shown() {
+    for _ in $(seq 75); do error_of $P_CONTAINERS | grep -q docker && break; sleep 0.2; done
+    error_of $P_CONTAINERS | grep -q docker ||
+        fail "containers poller does not show the docker error on $1: '$(error_of $P_CONTAINERS)'"
+    [ "$(status_of $P_CONTAINERS)" = 1 ] ||
+        fail "containers poller $(status_of $P_CONTAINERS), want ok(1): containerd's rows are fresh"
+    [ "$(snmp_value $OBJ.8.1.0)" -ge 1 ] || fail "containerd rows lost while dockerd misbehaves"
 }

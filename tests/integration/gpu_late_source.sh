@@ -6,8 +6,7 @@
 # turns ok and the XID listener is armed.
 . "$(dirname "$0")/lib.sh"
 
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
-[ -f "$FAKE_NVML" ] || fail "$FAKE_NVML not built (make check builds it)"
+need_fake_nvml
 export PNA_FAKE_NVML_XML="$PNA_FIXTURES/nvidia/h100-nvidia-smi-q-x.xml"
 POLLER="$OBJ.4.10.1"   # primusPollerEntry; the gpu poller is row 2
 GPU="$OBJ.5"

@@ -11,8 +11,7 @@
 grep -q 'pna_gpu_poller' "$top_srcdir/src/pollers.c" &&
     grep -q 'pna_gpu_table_register' "$top_srcdir/src/snmp/agent.c" ||
     skip "the gpu poller / primusGpuTable are not wired into this build yet"
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
-[ -f "$FAKE_NVML" ] || fail "$FAKE_NVML not built (make check builds it)"
+need_fake_nvml
 command -v xmllint >/dev/null || skip "xmllint not installed (Debian: libxml2-utils)"
 
 GPU="$OBJ.5"

@@ -167,7 +167,6 @@ sort -u -o "$WORK/names-snmp.txt" "$WORK/names-snmp.txt"
 [ "$(wc -l < "$WORK/names-snmp.txt")" -gt 200 ] || fail "too few metric names read from snmp.yml"
 
 # ---- the agent on fixture trees, with the HTTP bridge -------------------------------------
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
 [ -f "$FAKE_NVML" ] || skip "$FAKE_NVML not built (make check builds it)"
 grep -q 'pna_containers_poller' "$top_srcdir/src/pollers.c" && grep -q 'pna_gpu_poller' "$top_srcdir/src/pollers.c" ||
     skip "the gpu / containers pollers are not in this build's registry"

@@ -15,7 +15,6 @@ command -v promtool >/dev/null || skip "promtool not installed (Debian: promethe
 command -v jq >/dev/null || skip "jq not installed (Debian: jq)"
 grep -q 'pna_gpu_poller' "$top_srcdir/src/pollers.c" && grep -q 'pna_ib_poller' "$top_srcdir/src/pollers.c" ||
     skip "the gpu and ib pollers are not in this build's registry"
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
 [ -f "$FAKE_NVML" ] || skip "$FAKE_NVML not built (make check builds it)"
 
 
@@ -184,32 +183,7 @@ done
 if grep -q 'pna_containers_poller' "$top_srcdir/src/pollers.c"; then
     . "$(dirname "$0")/containers_lib.sh"
     R="$WORK/root" S="$WORK/csys" P="$WORK/proc" D="$WORK/cdev"
-    TASKS="$R/run/containerd/io.containerd.runtime.v2.task"
-    ID=5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
-    CG="$S/fs/cgroup/kubepods.slice/pod-llm/ctr-trainer"
-    mkdir -p "$TASKS/k8s.io/$ID" "$P/4242" "$CG" "$D/dri" "$R/var/lib/kubelet" \
-        "$S/class/drm/renderD128/device" "$S/class/infiniband_verbs/uverbs0"
-    fake_procfs "$P"
-    echo "cpu memory pids" > "$S/fs/cgroup/cgroup.controllers"
-    for f in memory.current memory.max memory.events; do cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$CG/$f"; done
-    echo "0::/kubepods.slice/pod-llm/ctr-trainer" > "$P/4242/cgroup"
-    echo 4242 > "$TASKS/k8s.io/$ID/init.pid"
-    printf 'DRIVER=amdgpu\nPCI_SLOT_NAME=0000:c1:00.0\n' > "$S/class/drm/renderD128/device/uevent"
-    echo mlx5_0 > "$S/class/infiniband_verbs/uverbs0/ibdev"
-    # secrets in args, env and a foreign annotation must reach no label and no JSON
-    cat > "$TASKS/k8s.io/$ID/config.json" <<'JSON'
-{"ociVersion":"1.1.0",
- "process":{"args":["python","train.py","--token=TOPSECRET"],"env":["HF_TOKEN=TOPSECRET"],"cwd":"/"},
- "root":{"path":"rootfs"},
- "annotations":{"io.kubernetes.cri.container-type":"container",
-   "io.kubernetes.cri.container-name":"trainer","io.kubernetes.cri.sandbox-name":"llm-0",
-   "io.kubernetes.cri.sandbox-namespace":"ml","io.kubernetes.cri.sandbox-uid":"uid-llm-0",
-   "io.kubernetes.cri.image-name":"registry.local/train:1.2","vendor.example/secret":"TOPSECRET"},
- "linux":{"cgroupsPath":"kubepods-pod.slice:cri-containerd:trainer",
-   "resources":{"memory":{"limit":4294967296}},
-   "devices":[{"path":"/dev/dri/renderD128","type":"c","major":226,"minor":128},
-              {"path":"/dev/infiniband/uverbs0","type":"c","major":231,"minor":192}]}}
-JSON
+    trainer_task "$R" "$S" "$P" "$D"   # secrets in its spec must reach no label and no JSON
     HTTP_PORT=$(free_tcp_port)
     HTTP_BASE="http://127.0.0.1:$HTTP_PORT"
     echo "pollInterval containers 1" > "$WORK/agent.conf"

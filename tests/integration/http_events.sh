@@ -6,8 +6,7 @@
 # and /metrics' primus_events_total{type} must count every event by type.
 . "$(dirname "$0")/http_lib.sh"
 command -v jq >/dev/null || skip "jq not installed (Debian: jq)"
-FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
-[ -f "$FAKE_NVML" ] || fail "$FAKE_NVML not built (make check builds it)"
+need_fake_nvml
 
 export PNA_FAKE_NVML_XML="$PNA_FIXTURES/nvidia/h100-nvidia-smi-q-x.xml"
 export PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"

@@ -175,6 +175,10 @@ wait_until() {
     return 1
 }
 
+# The test NVML library (tests/nvml/fake_nvml.c), built by make check.
+FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
+need_fake_nvml() { [ -f "$FAKE_NVML" ] || fail "$FAKE_NVML not built (make check builds it)"; }
+
 V2="-v2c -c public -t 2 -r 1"
 V3="-v3 -l authPriv -u $V3_USER -a SHA-256 -A $V3_AUTH -x AES -X $V3_PRIV -t 2 -r 1"
 TARGET="127.0.0.1:$SNMP_PORT"
