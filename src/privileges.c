@@ -74,7 +74,8 @@ int pna_drop_privileges(char *why, size_t whylen)
     /* The bounding set first: dropping from it needs CAP_SETPCAP, which the
      * capset below gives up.  EINVAL: a capability this kernel lacks. */
     if (permitted & (UINT64_C(1) << CAP_SETPCAP)) {
-        for (int cap = 0; cap <= last_cap(); cap++) {
+        int last = last_cap();
+        for (int cap = 0; cap <= last; cap++) {
             if (keep & (UINT64_C(1) << cap))
                 continue;
             if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
