@@ -39,9 +39,9 @@
 #include <unistd.h>
 
 #include "collect/ib_poller.h"
-#include "config.h"
-#include "events.h"
-#include "poller.h"
+#include "core/config.h"
+#include "core/events.h"
+#include "core/poller.h"
 
 struct strv {
     char **v;

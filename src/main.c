@@ -4,12 +4,12 @@
  * a bad config line stops here with file, line and reason.  Then logging, the
  * event queue, net-snmp (subagent or standalone), and last the poller threads,
  * so nothing they report can arrive before the front end is ready. */
-#include "config.h"
-#include "events.h"
+#include "core/config.h"
+#include "core/events.h"
 #include "http/http.h"
-#include "log.h"
-#include "poller.h"
-#include "privileges.h"
+#include "core/log.h"
+#include "core/poller.h"
+#include "core/privileges.h"
 #include "snmp/agent.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* pollers.c -- the poller registry: adding a source is one file plus one line
  * here.  The order is the config slot order; primusPollerIndex comes from each
  * poller's own fixed index, so reordering never renumbers rows. */
-#include "config.h"
-#include "poller.h"
+#include "core/config.h"
+#include "core/poller.h"
 #include "collect/containers_poller.h"
 #include "collect/gpu_poller.h"
 #include "collect/ib_poller.h"

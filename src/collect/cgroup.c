@@ -1,8 +1,8 @@
 /* cgroup.c -- memory usage, limit, OOM-kill count and freezer state of a
  * container's cgroup, v1 and v2 (see cgroup.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/cgroup.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "util/fileio.h"
 
 #include <errno.h>

@@ -1,10 +1,10 @@
 /* containerd.c -- containerd tasks from the bundles of its v2 runtime
  * (see containerd.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/containerd.h"
 #include "collect/cgroup.h"
 #include "collect/oci_spec.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "util/fileio.h"
 
 #include <dirent.h>

@@ -7,16 +7,16 @@
  * containers to re-inspect, forwards "oom" to the OOM watch).  Both only touch
  * thread-safe entry points (pna_oom_watch_*, pna_docker_invalidate,
  * pna_event_post, the poller wake-up). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/containers_poller.h"
 #include "collect/cgroup.h"
 #include "collect/containerd.h"
 #include "collect/devmap.h"
 #include "collect/docker.h"
 #include "collect/oom_watch.h"
-#include "events.h"
+#include "core/events.h"
 #include "model/containers.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "util/fileio.h"
 
 #include <stdatomic.h>

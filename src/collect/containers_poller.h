@@ -3,7 +3,7 @@
 #ifndef PNA_COLLECT_CONTAINERS_POLLER_H
 #define PNA_COLLECT_CONTAINERS_POLLER_H
 
-#include "poller.h"
+#include "core/poller.h"
 
 extern const struct pna_poller_ops pna_containers_poller;
 extern const struct pna_poller_ops pna_kubelet_poller;

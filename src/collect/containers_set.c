@@ -1,7 +1,7 @@
 /* containers_set.c -- the container record set every container source fills:
  * growth, per-container device bounds, sorting by id, and row indexes that stay
  * the same while a container lives (see model/containers.h). */
-#include "config.h"
+#include "core/config.h"
 #include "model/containers.h"
 #include "model/storage.h"
 

@@ -1,5 +1,5 @@
 /* counter.c -- 32-bit wrap widening, saturation and rates (see counter.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/counter.h"
 
 #define TWO_POW_32 (UINT64_C(1) << 32)

@@ -1,8 +1,8 @@
 /* devmap.c -- classify container device nodes as GPU, RDMA or other (see devmap.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/devmap.h"
 #include "model/gpu.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "util/fileio.h"
 
 #include <ctype.h>

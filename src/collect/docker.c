@@ -1,10 +1,10 @@
 /* docker.c -- Docker containers and events through the Engine API (see docker.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/docker.h"
 #include "collect/containerd.h"
 #include "collect/devmap.h"
 #include "collect/httpc.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "util/fileio.h"
 
 #include <ctype.h>

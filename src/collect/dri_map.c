@@ -1,6 +1,6 @@
 /* collect/dri_map.c -- GPU to /dev/dri node names from /dev/dri/by-path
  * (see dri_map.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/dri_map.h"
 #include "util/fileio.h"
 

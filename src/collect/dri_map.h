@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "model/gpu.h"
-#include "roots.h"
+#include "core/roots.h"
 
 struct pna_dri_entry {
     uint32_t key;              /* PCI key, as struct pna_gpu.index */

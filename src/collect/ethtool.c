@@ -10,7 +10,7 @@
  * added).  So the buffers get headroom, the counts the kernel returns are
  * checked against the one the names were read for, and the sequence is
  * retried when they differ. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ethtool.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "model/gpu.h"
-#include "roots.h"
+#include "core/roots.h"
 
 /* Number of DRM cards bound to the amdgpu driver under ROOTS->sysfs. */
 int pna_amd_sysfs_count(const struct pna_roots *roots);

@@ -8,7 +8,7 @@
  * at all, hwmon without labels.  The render node comes from device/drm/ when
  * sysfs has it, else from the KFD topology (drm_render_minor of the node at
  * the same PCI location). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_amd.h"
 #include "util/fileio.h"
 

@@ -5,7 +5,7 @@
  * answering NVML_ERROR_NOT_SUPPORTED leaves that figure absent.  The
  * versioned names (_v2, _v3) are the ones the library exports.  The XID
  * listener is in gpu_nvml_xid.c. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_nvml_priv.h"
 #include "util/fileio.h"
 

@@ -1,7 +1,7 @@
 /* collect/gpu_nvml_xid.c -- the XID listener (see gpu_nvml.h): a thread of
  * its own waits on an NVML event set in half-second slices, so that a stop
  * request is seen soon, and hands each XID to the poller's callback. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_nvml_priv.h"
 #include "util/fileio.h"
 

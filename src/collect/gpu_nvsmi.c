@@ -5,7 +5,7 @@
  * with its whole process group when the deadline passes: a wedged driver makes
  * nvidia-smi hang in the kernel, and that must cost the poller nothing but the
  * deadline.  The XML is parsed with libxml2 without network or DTD loading. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_nvsmi.h"
 #include "util/fileio.h"
 

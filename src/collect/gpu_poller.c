@@ -12,14 +12,14 @@
  * the overrun and keeps serving the last snapshot.  A failure of any source
  * fails the whole poll, so a GPU never looks "gone" because its vendor's
  * source had a bad moment. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_poller.h"
 #include "collect/dri_map.h"
 #include "collect/gpu_amd.h"
 #include "collect/gpu_nvml.h"
 #include "collect/gpu_nvsmi.h"
-#include "events.h"
-#include "log.h"
+#include "core/events.h"
+#include "core/log.h"
 #include "model/containers.h"
 #include "util/fileio.h"
 

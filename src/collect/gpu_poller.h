@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "model/gpu.h"
-#include "poller.h"
+#include "core/poller.h"
 
 extern const struct pna_poller_ops pna_gpu_poller;
 

@@ -6,7 +6,7 @@
  * microwatts, temperatures in millidegrees, clocks in hertz, energy in
  * counter ticks of a reported resolution (microjoules per tick). */
 #include "pna_autoconf.h"
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_amd.h"
 #include "util/fileio.h"
 

@@ -1,5 +1,5 @@
 /* httpc.c -- bounded HTTP GETs and line streams over libcurl (see httpc.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/httpc.h"
 
 #include <curl/curl.h>

@@ -10,7 +10,7 @@
  * shows the unicast/multicast files and 64-bit data counters: nothing to add.)
  *
  * Thread ownership: the ib poller thread only. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_mad.h"
 
 #include <dirent.h>

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "model/ib.h"
-#include "roots.h"
+#include "core/roots.h"
 
 /* The PortCountersExtended data and packet counters, as the PMA counts them
  * (data in 4-octet words, like the sysfs files). */

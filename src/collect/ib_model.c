@@ -2,7 +2,7 @@
  * and the work done on a freshly read IB model before it is published:
  * widening wrapping hw_counters, the named RoCE congestion view, and the
  * per-port rates computed against the previous poll (see model/ib.h). */
-#include "config.h"
+#include "core/config.h"
 #include "model/ib.h"
 
 #include <stdlib.h>

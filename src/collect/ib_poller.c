@@ -6,18 +6,18 @@
  * Thread ownership: everything here runs on the ib poller thread; the state
  * (last snapshot built, last known port states) is touched by no other thread.
  * The snapshots it publishes are read-only for everyone once published. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_poller.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "collect/ib_mad.h"
 #include "collect/ib_sysfs.h"
 #include "collect/ib_verbs.h"
-#include "events.h"
+#include "core/events.h"
 #include "model/ib.h"
 #include "util/fileio.h"
 

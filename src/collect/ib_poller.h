@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "poller.h"
+#include "core/poller.h"
 
 extern const struct pna_poller_ops pna_ib_poller;
 extern const struct pna_poller_ops pna_pfc_poller;

@@ -11,7 +11,7 @@
  * Kernel quirks handled: "N: TEXT" state files (only the number is trusted),
  * "N/A (no PMA)" counters (iWARP: absent), data counters in 4-octet words,
  * trailing blank lines, files without a final newline. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_sysfs.h"
 
 #include <dirent.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "model/ib.h"
-#include "roots.h"
+#include "core/roots.h"
 
 /* Bounds on what one poll reads: a tree beyond them is cut, and that is
  * reported as a problem (a real node has a handful of devices and ports). */

@@ -8,7 +8,7 @@
  * while it stays; one that disappears is closed and forgotten.
  *
  * Thread ownership: the ib poller thread only. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_verbs.h"
 
 #include <stdbool.h>

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "model/ib.h"
-#include "roots.h"
+#include "core/roots.h"
 
 struct pna_ib_port_attr {
     uint32_t active_mtu_octets;  /* 256..4096; 0 unknown */

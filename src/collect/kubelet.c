@@ -1,6 +1,6 @@
 /* kubelet.c -- pods, ephemeral storage and GPU requests from the kubelet API
  * (see kubelet.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/kubelet.h"
 #include "collect/httpc.h"
 #include "model/containers.h"

@@ -1,7 +1,7 @@
 /* kubelet_poller.c -- the "kubelet" poller: pods, pod ephemeral storage, the
  * kubelet's node filesystem figures and the Kubernetes GPU allocation rate.
  * Off unless kubeletUrl is configured. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/containers_poller.h"
 #include "collect/devmap.h"
 #include "collect/httpc.h"

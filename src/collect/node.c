@@ -4,7 +4,7 @@
  * Everything the seed system-info exporter reports: hostname, OS, kernel, CPU
  * model, physical cores, threads, CPU usage over the last interval, memory
  * total/used/available/usage and uptime; plus load averages and swap. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/node.h"
 #include "util/fileio.h"
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "model/node.h"
-#include "roots.h"
+#include "core/roots.h"
 
 /* Fill OUT from the files under ROOTS.  PREV (may be NULL) is the previous
  * reading, for CPU usage over the interval.  Returns 0, or -1 with ERR set

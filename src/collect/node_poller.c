@@ -1,8 +1,8 @@
 /* collect/node_poller.c -- the "node" poller: node identity, CPU and memory. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/node.h"
 #include "collect/node_poller.h"
-#include "poller.h"
+#include "core/poller.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
 #ifndef PNA_NODE_POLLER_H
 #define PNA_NODE_POLLER_H
 
-#include "cache.h"
+#include "core/cache.h"
 #include "model/node.h"
-#include "poller.h"
+#include "core/poller.h"
 
 struct pna_node_snap {
     struct pna_snap snap; /* first: the cache handles it as a struct pna_snap */

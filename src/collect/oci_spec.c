@@ -1,9 +1,9 @@
 /* oci_spec.c -- read a container's identity and devices from its OCI runtime
  * spec with jansson (see oci_spec.h for what is, and is not, read). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/oci_spec.h"
 #include "collect/devmap.h"
-#include "roots.h"
+#include "core/roots.h"
 
 #include <jansson.h>
 #include <stdio.h>

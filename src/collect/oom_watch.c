@@ -4,7 +4,7 @@
  * (sync, dirs, observe, poke) and the watch thread, under `lock`.  Kernel
  * objects (inotify watches, eventfds) are created and removed under the same
  * lock, so an event is never matched against a freed entry. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/oom_watch.h"
 #include "util/fileio.h"
 

@@ -1,6 +1,6 @@
 /* pfc_names.c -- driver statistic names to the pause/PFC model, pause-frame
  * totals, rates and storm detection (see pfc_names.h and model/pfc.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/pfc_names.h"
 
 #include <stdlib.h>

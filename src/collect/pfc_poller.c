@@ -6,7 +6,7 @@
  * The ioctl works in the agent's network namespace: in a container the agent
  * needs the host's network namespace to see the host's interfaces.
  * Thread ownership: runs on the pfc poller thread only. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_poller.h"
 
 #include <errno.h>
@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "collect/ethtool.h"
 #include "collect/pfc_names.h"
-#include "events.h"
+#include "core/events.h"
 #include "model/ib.h"
 #include "model/pfc.h"
 #include "util/fileio.h"

@@ -1,9 +1,9 @@
 /* storage.c -- node ephemeral storage: statvfs() of the kubelet root, and the
  * rules that turn capacity/available/used into the usage ratio (see
  * collect/storage.h and model/storage.h). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/storage.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "util/fileio.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* storage_poller.c -- the "storage" poller: statvfs() of the kubelet root, the
  * node ephemeral storage figures when no kubelet answers (see
  * pna_node_storage_pick()). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/containers_poller.h"
 #include "collect/storage.h"
 #include "model/storage.h"

@@ -1,5 +1,5 @@
 /* http/buf.c -- the growable response buffer (see buf.h). */
-#include "config.h"
+#include "core/config.h"
 #include "http/buf.h"
 
 #include <stdarg.h>

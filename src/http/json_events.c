@@ -10,8 +10,8 @@
  * event's notification carries (the poller, port, container or GPU).  The
  * events come from a copy taken under the event history's lock, not from the
  * cache view: the main thread keeps them. */
-#include "config.h"
-#include "events.h"
+#include "core/config.h"
+#include "core/events.h"
 #include "http/render.h"
 
 #include <stdlib.h>

@@ -13,8 +13,8 @@
  *                   the hw_* figures as JSON (the exporter's legacy format).
  *   /node           everything known about the node (identity, CPU, memory, GPUs).
  * /metrics/json and /node answer 503 until the node poller has run. */
-#include "config.h"
-#include "health.h"
+#include "core/config.h"
+#include "core/health.h"
 #include "model/node.h"
 #include "http/render.h"
 

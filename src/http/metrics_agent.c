@@ -6,8 +6,8 @@
  *
  * primusEventTable's rows are kept by the main thread (events.h): /metrics
  * shows the event counters, /events (json_events.c) a copy of the rows. */
-#include "config.h"
-#include "health.h"
+#include "core/config.h"
+#include "core/health.h"
 #include "http/render.h"
 
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * Series carry interface ("ens1f0np0") and, per priority, priority ("0".."7").
  * Durations are microseconds in the model and seconds here.  A counter the
  * driver does not offer is absent. */
-#include "config.h"
+#include "core/config.h"
 #include "model/pfc.h"
 #include "http/render.h"
 

@@ -18,9 +18,9 @@
 
 #include <jansson.h>
 
-#include "cache.h"
-#include "events.h"
-#include "poller.h"
+#include "core/cache.h"
+#include "core/events.h"
+#include "core/poller.h"
 #include "http/buf.h"
 #include "http/prom.h"
 

@@ -8,9 +8,9 @@
  * are blocked in the library's threads: SIGTERM/SIGINT/SIGHUP belong to the
  * main thread.  Logging goes through pna_log(), which queues lines for the
  * main thread; nothing here calls net-snmp. */
-#include "config.h"
-#include "cache.h"
-#include "log.h"
+#include "core/config.h"
+#include "core/cache.h"
+#include "core/log.h"
 #include "http/http.h"
 #include "http/render.h"
 

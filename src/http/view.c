@@ -5,9 +5,9 @@
  * Thread ownership: runs on HTTP threads.  It reads the cache (references),
  * the poller counters (copied under their lock) and the event counters; it
  * never touches net-snmp or a source. */
-#include "config.h"
-#include "events.h"
-#include "health.h"
+#include "core/config.h"
+#include "core/events.h"
+#include "core/health.h"
 #include "model/node.h"
 #include "model/gpu.h"
 #include "model/ib.h"

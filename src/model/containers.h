@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "core/cache.h"
 
 /* primusContainerRuntime */
 enum pna_ctr_runtime {

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "core/cache.h"
 
 /* (Named apart from snmp/oids.h's PNA_GPU_VENDOR_*, the MIB's own enum,
  * which a table file includes next to this header.) */

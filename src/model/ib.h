@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "core/cache.h"
 
 /* One counter value.  PRESENT is false when the source has no such counter
  * or cannot read it ("N/A (no PMA)" on iWARP): absent is not zero.

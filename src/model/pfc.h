@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "model/ib.h"   /* struct pna_counter */
 
 #define PNA_PFC_PRIOS 8

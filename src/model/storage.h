@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "core/cache.h"
 
 /* primusNodeStorageSource */
 enum pna_storage_source {

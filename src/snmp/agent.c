@@ -4,15 +4,15 @@
  * loop is net-snmp's own agent_check_and_process(); the event queue's wake-up
  * pipe is registered as an external read fd, and a one-second alarm runs the
  * poller watchdog, so pollers never call into net-snmp. */
-#include "config.h"
+#include "core/config.h"
 #include "snmp/agent.h"
 #include "snmp/container_tables.h"
 #include "snmp/gpu_table.h"
 #include "snmp/notify.h"
 #include "snmp/rdma_tables.h"
-#include "events.h"
-#include "log.h"
-#include "poller.h"
+#include "core/events.h"
+#include "core/log.h"
+#include "core/poller.h"
 
 #include <signal.h>
 #include <stdlib.h>

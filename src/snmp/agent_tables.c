@@ -1,11 +1,11 @@
 /* snmp/agent_tables.c -- primusAgent: the agent's own scalars, the poller
  * table and the event table.  These read agent-internal state (the poller
  * counters and the event history) rather than a cache snapshot. */
-#include "config.h"
-#include "cache.h"
-#include "events.h"
-#include "health.h"
-#include "poller.h"
+#include "core/config.h"
+#include "core/cache.h"
+#include "core/events.h"
+#include "core/health.h"
+#include "core/poller.h"
 #include "snmp/agent.h"
 #include "snmp/oids.h"
 #include "snmp/table.h"

@@ -6,13 +6,13 @@
  * Containers are indexed by their full ID and pods by their UID (strings), so
  * a living row keeps its OID whatever else comes and goes.  Figures a source
  * did not give are absent cells, never zero.  Main thread only (net-snmp). */
-#include "config.h"
+#include "core/config.h"
 #include "snmp/container_tables.h"
 
 #include <limits.h>
 #include <string.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "model/containers.h"
 #include "model/storage.h"
 #include "snmp/oids.h"

@@ -4,11 +4,11 @@
  * Every notification ends with primusEventSeverity and primusEventText of the
  * event-table row the event became, so an NMS that missed the trap can read it
  * back by the same index. */
-#include "config.h"
+#include "core/config.h"
 #include "snmp/notify.h"
 #include "snmp/oids.h"
 #include "snmp/table.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
 #ifndef PNA_SNMP_NOTIFY_H
 #define PNA_SNMP_NOTIFY_H
 
-#include "events.h"
+#include "core/events.h"
 
 /* An event sink for pna_events_drain(): sends EV's notification.  A subagent
  * hands it to the master (AgentX Notify), which sends traps or informs to its

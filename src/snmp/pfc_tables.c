@@ -6,12 +6,12 @@
  * A statistic appears in exactly one place: in a named column when one takes
  * it, otherwise in primusEthtoolCounterTable.  Counters a driver does not offer
  * are absent cells.  Main thread only (net-snmp). */
-#include "config.h"
+#include "core/config.h"
 #include "snmp/rdma_tables.h"
 
 #include <string.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "collect/pfc_names.h"
 #include "model/pfc.h"
 #include "snmp/oids.h"

@@ -6,12 +6,12 @@
  * model order; the table engine sorts them by index once per snapshot.
  * Counters a port does not offer are absent cells, never zero.
  * Main thread only (net-snmp). */
-#include "config.h"
+#include "core/config.h"
 #include "snmp/rdma_tables.h"
 
 #include <string.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "model/ib.h"
 #include "snmp/oids.h"
 #include "snmp/table.h"

@@ -1,6 +1,6 @@
 /* snmp/system_scalars.c -- primusSystem, primusCpu and primusMemory: the node
  * snapshot as scalars. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/node_poller.h"
 #include "snmp/agent.h"
 #include "snmp/oids.h"

@@ -9,9 +9,9 @@
  * not the order a collector keeps (length comes first).  The first request
  * after a new snapshot sorts row numbers by index once; every later request is
  * a binary search over that permutation, with no allocation. */
-#include "config.h"
+#include "core/config.h"
 #include "snmp/table.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <stdlib.h>
 #include <string.h>

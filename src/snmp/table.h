@@ -21,7 +21,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "cache.h"
+#include "core/cache.h"
 
 /* Sub-identifiers in one row index: an OID has at most 128 (MAX_OID_LEN), and
  * the deepest table's entry.column prefix takes 14 of them. */

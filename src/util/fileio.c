@@ -1,5 +1,5 @@
 /* fileio.c -- bounded, non-blocking reads of small kernel files (see fileio.h). */
-#include "config.h"
+#include "core/config.h"
 #include "util/fileio.h"
 
 #include <ctype.h>

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "roots.h"
+#include "core/roots.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
  * sys/module/amdgpu/version, proc/sys/kernel/osrelease and
  * root/usr/share/misc/pci.ids (the name of a card without product_name).
  * Both entry points run: the count and the collect. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_amd.h"
 #include "fuzz.h"
 

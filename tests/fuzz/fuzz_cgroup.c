@@ -4,7 +4,7 @@
  * and the oom_kill line of memory.events / memory.oom_control.  The input is
  * given to each of them as text, and to the path ones with small buffers too
  * (the length checks are part of what is tested). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/cgroup.h"
 #include "fuzz.h"
 

@@ -1,14 +1,14 @@
 /* fuzz_config.c -- libFuzzer harness for the agent's config file parser
- * (pna_config_load, src/config.c).  The input is written to a scratch file
+ * (pna_config_load, src/core/config.c).  The input is written to a scratch file
  * and loaded over the defaults; the net-snmp lines handed over are counted,
  * and everything the load kept is freed again.
  *
  * config.c looks poller names up in the registry of src/pollers.c, which
  * would bring every collector along; this file defines a registry with the
  * same names instead (only the names are read while parsing). */
-#include "config.h"
+#include "core/config.h"
 #include "fuzz.h"
-#include "poller.h"
+#include "core/poller.h"
 
 static const struct pna_poller_ops node = { .name = "node" }, gpu = { .name = "gpu" },
                                    ib = { .name = "ib" }, pfc = { .name = "pfc" },

@@ -11,7 +11,7 @@
  *   sys/dev/char/MAJ:MIN/uevent, sys/class/drm/..., proc/driver/nvidia/gpus/...
  * The scan runs as the containers poller runs it; then the set is sorted,
  * merged, numbered and the OOM-kill file of every row is read. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/cgroup.h"
 #include "collect/containerd.h"
 #include "collect/devmap.h"

@@ -9,7 +9,7 @@
  * follow from the first byte, with a line bound of 512 bytes (the agent uses
  * 64 KiB) so that over-long lines are dropped often.  The whole of httpc.c
  * comes along; nothing else may then link httpc.o. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/docker.h"
 #include "fuzz.h"
 

@@ -3,7 +3,7 @@
  * collect/docker.c): state, pid, StartedAt (RFC 3339), OOMKilled, the memory
  * limit, HostConfig.Devices and the GPU ids of DeviceRequests.  The input is
  * the response body. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/docker.h"
 #include "fuzz.h"
 

@@ -2,7 +2,7 @@
  * GET /containers/json answer (pna_docker_parse_list, collect/docker.c).
  * The input is the response body; the containers it yields are sorted,
  * merged and numbered as the poller does. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/docker.h"
 #include "fuzz.h"
 

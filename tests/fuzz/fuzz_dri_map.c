@@ -4,7 +4,7 @@
  * links under dev/dri/by-path/; every entry read is then looked up again by
  * its address in upper case, and the map applied to GPUs at those addresses,
  * as the GPU poller applies it. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/dri_map.h"
 #include "fuzz.h"
 

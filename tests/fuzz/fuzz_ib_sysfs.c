@@ -9,7 +9,7 @@
  * when the input's last byte is odd) and dated 1 + size % 10007 ms earlier,
  * is the previous poll of pna_ib_derive(), so widening, the congestion view
  * and the rates run on the parsed values. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_sysfs.h"
 #include "fuzz.h"
 

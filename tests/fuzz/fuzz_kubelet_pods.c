@@ -4,7 +4,7 @@
  * limits (Kubernetes quantities).  The input is the response body; the pods
  * are sorted and numbered as the poller does, and the allocation scalar is
  * computed from the GPUs found. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/kubelet.h"
 #include "fuzz.h"
 

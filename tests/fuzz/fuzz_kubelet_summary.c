@@ -5,7 +5,7 @@
  * the first time every pod is new, the second time each one joins the row
  * the first pass made (by uid, else by name and namespace), as the summary
  * joins the /pods rows in the agent. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/kubelet.h"
 #include "fuzz.h"
 

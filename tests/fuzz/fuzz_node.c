@@ -5,7 +5,7 @@
  * osrelease,arch} and root/etc/os-release.  pna_node_collect() reads it twice,
  * the second time against the first reading, as the poller does, so the CPU
  * usage computation sees the parsed counters too. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/node.h"
 #include "fuzz.h"
 

@@ -2,7 +2,7 @@
  * (pna_nvsmi_parse, collect/gpu_nvsmi.c), every schema generation's element
  * names included.  The input is the command's output; the GPUs found are
  * sorted as the GPU poller sorts them. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_nvsmi.h"
 #include "fuzz.h"
 

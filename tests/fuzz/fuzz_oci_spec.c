@@ -7,7 +7,7 @@
  * and "task-b", so the set has rows to sort and number), allow-list entries
  * are resolved against an empty sysfs tree, and the parsed cgroupsPath goes
  * through pna_cgroup_path_from_spec() as the containerd source does. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/cgroup.h"
 #include "collect/oci_spec.h"
 #include "fuzz.h"

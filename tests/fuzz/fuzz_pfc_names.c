@@ -10,7 +10,7 @@
  * Names are copied as collect/ethtool.c copies them; the statistics fill one
  * interface, a second interface with the same names and smaller (or larger)
  * values is the previous poll, and pna_pfc_derive() computes rates and storms. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/pfc_names.h"
 #include "fuzz.h"
 

@@ -1,7 +1,7 @@
 /* fuzz_rfc3339.c -- libFuzzer harness for pna_parse_rfc3339_ms()
  * (collect/docker.c), which reads Docker's State.StartedAt times
  * ("2018-06-14T05:48:53.266176036Z", offsets allowed).  The input is the text. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/docker.h"
 #include "fuzz.h"
 

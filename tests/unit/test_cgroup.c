@@ -1,9 +1,9 @@
 /* test_cgroup.c -- memory usage, limit and OOM-kill count from cgroup v1 and v2
  * files, the freezer state (paused containers), hierarchy detection, and the
  * cgroup path of a process or a spec. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/cgroup.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 
 static char tmp[] = "/tmp/pna-cgroup-XXXXXX";

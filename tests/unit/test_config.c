@@ -1,7 +1,7 @@
 /* test_config.c -- the config parser: every kind of token, net-snmp
  * pass-through, and errors with file, line and reason. */
-#include "config.h"
-#include "poller.h"
+#include "core/config.h"
+#include "core/poller.h"
 #include "unit.h"
 
 #include <unistd.h>

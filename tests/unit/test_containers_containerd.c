@@ -1,10 +1,10 @@
 /* test_containers_containerd.c -- containerd tasks from bundle trees: records,
  * states, cgroup figures, bundles coming and going, stable indexes, Docker and
  * containerd rows folded together, and memory that does not grow under churn. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/cgroup.h"
 #include "collect/containerd.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 
 #include <fcntl.h>

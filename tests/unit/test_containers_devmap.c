@@ -1,9 +1,9 @@
 /* test_containers_devmap.c -- device nodes classified as GPU, RDMA or other,
  * numbers resolved through sysfs, and the node's GPUs counted from /dev. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/devmap.h"
 #include "model/gpu.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 
 static char tmp[] = "/tmp/pna-devmap-XXXXXX";

@@ -11,12 +11,12 @@
  *     one put in a snapshot directly is not shown nor counted;
  *   - pods whose UID is missing or over 64 characters are not shown.
  * Every table is walked with GETNEXT and each index is decoded and checked. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/containerd.h"
 #include "collect/kubelet.h"
 #include "model/containers.h"
 #include "model/storage.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "snmp/container_tables.h"
 #include "snmp/oids.h"
 #include "util/fileio.h"

@@ -2,9 +2,9 @@
  * v2 memory.events through inotify on temp files, cgroup v1 through a real
  * memory cgroup and eventfd where this host allows it, counts from polls and
  * runtime notices de-duplicated, directory changes noticed. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/oom_watch.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 
 #include <fcntl.h>

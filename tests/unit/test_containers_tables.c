@@ -3,9 +3,9 @@
  * tables (primusContainerTable, primusContainerDeviceTable,
  * primusPodStorageTable, the container, storage and Kubernetes scalars), and
  * an OOM kill turned into one primusContainerOomKill event. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/containers_poller.h"
-#include "events.h"
+#include "core/events.h"
 #include "model/containers.h"
 #include "model/gpu.h"
 #include "model/storage.h"

@@ -2,10 +2,10 @@
  * Engine API responses, and the client against a stub dockerd on a unix socket
  * (malformed JSON, a stalled and a closed connection, a chunked /events stream
  * with an OOM event, and a daemon restart). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/docker.h"
 #include "collect/httpc.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 #include "httpstub.h"
 

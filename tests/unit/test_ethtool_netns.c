@@ -4,7 +4,7 @@
  *
  * Needs root, `ip` (iproute2) and `ethtool`; skips (exit 77) with the reason
  * otherwise.  The namespace is removed on every exit path. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ethtool.h"
 
 #include <errno.h>

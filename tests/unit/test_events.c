@@ -1,7 +1,7 @@
 /* test_events.c -- the event queue: order, history bound, sequence numbers,
  * the wake-up pipe, and posting from many threads at once. */
-#include "config.h"
-#include "events.h"
+#include "core/config.h"
+#include "core/events.h"
 #include "unit.h"
 
 #include <poll.h>

@@ -3,8 +3,8 @@
  * NVIDIA and AMD GPUs land in one snapshot in PCI order with /dev/dri names;
  * thermal crossings, lost and vanished GPUs and XIDs each post one event. */
 #include "collect/gpu_poller.h"
-#include "config.h"
-#include "events.h"
+#include "core/config.h"
+#include "core/events.h"
 #include "unit.h"
 
 #include <stdbool.h>

@@ -4,7 +4,7 @@
  * against values the test reads from the same files; the seeds' metric names and
  * label sets; the JSON shapes (parsed back with jansson); and, where promtool is
  * installed, a lint-clean exposition of every domain at once. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/gpu_nvsmi.h"
 #include "collect/ib_sysfs.h"
 #include "collect/pfc_names.h"

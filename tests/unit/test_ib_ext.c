@@ -6,7 +6,7 @@
  * serving port failing: absent, then retried after 2, 4... polls), which
  * devices verbs opens (once), and the ib poller using neither library on a
  * tree that is not the host's own /sys. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_mad.h"
 #include "collect/ib_verbs.h"
 
@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "collect/ib_poller.h"
 #include "collect/ib_sysfs.h"
-#include "events.h"
+#include "core/events.h"
 #include "model/ib.h"
 #include "snmp/oids.h"
 #include "snmp/rdma_tables.h"

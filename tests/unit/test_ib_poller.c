@@ -3,7 +3,7 @@
  * transition, none for a passing read error), 32-bit hw counter widening
  * across polls, rates, and the PFC poller following the IB snapshot's RoCE
  * netdevs and the configured ones. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_poller.h"
 
 #include <limits.h>
@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "events.h"
+#include "core/cache.h"
+#include "core/events.h"
 #include "model/ib.h"
 #include "model/pfc.h"
 #include "unit.h"

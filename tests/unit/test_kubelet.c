@@ -2,11 +2,11 @@
  * (node and pod ephemeral storage, GPU allocation), quantities, malformed
  * input, and the client against a stub kubelet on 127.0.0.1 (bearer token
  * sent and never echoed, strict deadline, malformed body). */
-#include "config.h"
+#include "core/config.h"
 #include "collect/devmap.h"
 #include "collect/httpc.h"
 #include "collect/kubelet.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 #include "httpstub.h"
 

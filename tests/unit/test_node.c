@@ -1,5 +1,5 @@
 /* test_node.c -- the node collector on a temp procfs tree and on this machine. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/node.h"
 #include "unit.h"
 

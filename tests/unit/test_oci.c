@@ -1,9 +1,9 @@
 /* test_oci.c -- OCI runtime spec (config.json) to container record: identity
  * from the CRI annotations only, devices from linux.devices and the cgroup
  * allow-list, and nothing from env, args or other annotations. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/oci_spec.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 
 #include <jansson.h>

@@ -9,16 +9,16 @@
  * the event; the NIC's own storm counters (tx_pause_storm_warning_events,
  * tx_pause_storm_error_events) trigger it too, the error one with severity
  * error; a reader failure is no storm. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/ib_poller.h"
 
 #include <limits.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "collect/ethtool.h"
-#include "events.h"
+#include "core/events.h"
 #include "model/pfc.h"
 #include "util/fileio.h"
 #include "unit.h"

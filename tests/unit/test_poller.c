@@ -1,9 +1,9 @@
 /* test_poller.c -- the poller core with pollers that succeed, fail, hang and
  * are disabled: snapshots, error counts, deadlines, events, stale data. */
-#include "config.h"
-#include "cache.h"
-#include "events.h"
-#include "poller.h"
+#include "core/config.h"
+#include "core/cache.h"
+#include "core/events.h"
+#include "core/poller.h"
 #include "unit.h"
 
 #include <stdatomic.h>

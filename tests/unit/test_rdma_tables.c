@@ -3,12 +3,12 @@
  * GETNEXT hooks (no snmpd): every served cell equals the model, rows come in
  * SNMP index order, absent counters are skipped, saturation bits, and each
  * ethtool statistic is served exactly once (named column or generic table). */
-#include "config.h"
+#include "core/config.h"
 #include "snmp/rdma_tables.h"
 
 #include <limits.h>
 
-#include "cache.h"
+#include "core/cache.h"
 #include "collect/ib_sysfs.h"
 #include "collect/pfc_names.h"
 #include "model/ib.h"

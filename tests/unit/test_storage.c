@@ -1,9 +1,9 @@
 /* test_storage.c -- node ephemeral storage from statvfs() (checked against
  * df(1) on the same directory), the usage ratio rules, and which source the
  * node figures come from. */
-#include "config.h"
+#include "core/config.h"
 #include "collect/storage.h"
-#include "roots.h"
+#include "core/roots.h"
 #include "containers_testutil.h"
 
 static char tmp[] = "/tmp/pna-storage-XXXXXX";

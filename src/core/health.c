@@ -1,7 +1,7 @@
-/* health.c -- the agent's health rule (see health.h). */
-#include "config.h"
-#include "health.h"
-#include "cache.h"
+/* core/health.c -- the agent's health rule (see health.h). */
+#include "core/config.h"
+#include "core/health.h"
+#include "core/cache.h"
 
 bool pna_poller_stale(const struct pna_poller_info *p, int64_t now_ms)
 {

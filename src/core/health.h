@@ -1,4 +1,4 @@
-/* health.h -- the one rule for "is the agent healthy", shared by the SNMP
+/* core/health.h -- the one rule for "is the agent healthy", shared by the SNMP
  * front end (primusAgentStatus) and the HTTP bridge (/health, /metrics).
  *
  * A poller degrades the agent when its last run failed or timed out, or when
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "poller.h"
+#include "core/poller.h"
 
 /* The data P serves is older than its poller's schedule allows at NOW_MS. */
 bool pna_poller_stale(const struct pna_poller_info *p, int64_t now_ms);

@@ -1,4 +1,4 @@
-/* config.c -- the config file parser (net-snmp style) and defaults.
+/* core/config.c -- the config file parser (net-snmp style) and defaults.
  *
  * One directive per line: TOKEN VALUE...  Tokens are matched without regard to
  * case, as net-snmp does.  Every agent token is validated here and a bad line
@@ -6,8 +6,8 @@
  * (access control, trap sinks, AgentX settings) are checked to be known and
  * handed over untouched; anything else is an error, so a typo never silently
  * leaves a setting at its default. */
-#include "config.h"
-#include "poller.h"
+#include "core/config.h"
+#include "core/poller.h"
 #include "util/fileio.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* privileges.c -- drop the capabilities the agent does not need (see
+/* core/privileges.c -- drop the capabilities the agent does not need (see
  * privileges.h).  Raw capget/capset, so the agent needs no libcap.
  *
  * Kept, and why:
@@ -9,8 +9,8 @@
  * Everything else (DAC_OVERRIDE, SYS_ADMIN, NET_ADMIN, NET_RAW, SETUID, KILL,
  * SYS_MODULE...) goes.  The AgentX socket snmpd makes is root's (agentXPerms
  * sets its group and mode), so reconnecting needs no override. */
-#include "config.h"
-#include "privileges.h"
+#include "core/config.h"
+#include "core/privileges.h"
 
 #include <errno.h>
 #include <linux/capability.h>

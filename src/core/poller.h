@@ -1,4 +1,4 @@
-/* poller.h -- the poller core: one thread per source, scheduling, deadlines,
+/* core/poller.h -- the poller core: one thread per source, scheduling, deadlines,
  * error counting and state-change events, written once for every collector.
  *
  * A source is one `struct pna_poller_ops` (usually in src/collect/<x>_poller.c)
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
+#include "core/cache.h"
 
 struct pna_config;
 struct pna_roots;

@@ -1,6 +1,6 @@
-/* cache.c -- per-domain current snapshots, swapped atomically (see cache.h). */
-#include "config.h"
-#include "cache.h"
+/* core/cache.c -- per-domain current snapshots, swapped atomically (see cache.h). */
+#include "core/config.h"
+#include "core/cache.h"
 
 #include <pthread.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-/* events.c -- the event queue between pollers and the main thread, and the
+/* core/events.c -- the event queue between pollers and the main thread, and the
  * history behind primusEventTable (see events.h).
  *
  * Two stores: a bounded inbox filled by any thread under a mutex, and the
@@ -7,9 +7,9 @@
  * history_lock, which the main thread takes only to write).  A self-pipe wakes
  * the main loop; it is non-blocking on both ends, and a full pipe simply means
  * a wake-up is already pending. */
-#include "config.h"
-#include "events.h"
-#include "cache.h"
+#include "core/config.h"
+#include "core/events.h"
+#include "core/cache.h"
 
 #include <errno.h>
 #include <stdatomic.h>

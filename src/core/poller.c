@@ -1,4 +1,4 @@
-/* poller.c -- scheduling, deadlines, error counting and poller state events,
+/* core/poller.c -- scheduling, deadlines, error counting and poller state events,
  * written once for every collector (see poller.h).
  *
  * Each enabled poller gets one thread.  The thread owns the collector's state
@@ -8,10 +8,10 @@
  * it is the one that is stuck.  A stuck poll keeps the last good snapshot in
  * the cache; after `staleAfter` seconds without a success that snapshot is
  * dropped so nobody is shown data older than the operator allows. */
-#include "config.h"
-#include "poller.h"
-#include "events.h"
-#include "log.h"
+#include "core/config.h"
+#include "core/poller.h"
+#include "core/events.h"
+#include "core/log.h"
 #include "util/fileio.h"
 
 #include <errno.h>

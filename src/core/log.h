@@ -1,4 +1,4 @@
-/* log.h -- logging from any thread.
+/* core/log.h -- logging from any thread.
  *
  * net-snmp's logging is not thread-safe and rule 1 keeps net-snmp on the main
  * thread, so poller threads hand their lines to a queue that the main loop

@@ -1,4 +1,4 @@
-/* privileges.h -- giving up what the agent does not need once it is up. */
+/* core/privileges.h -- giving up what the agent does not need once it is up. */
 #ifndef PNA_PRIVILEGES_H
 #define PNA_PRIVILEGES_H
 

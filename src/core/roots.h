@@ -1,4 +1,4 @@
-/* roots.h -- the directories every collector reads under.
+/* core/roots.h -- the directories every collector reads under.
  *
  * Nothing in the agent opens an absolute host path directly: it joins one of these
  * roots with the kernel's usual relative path (see pna_path()).  In a container

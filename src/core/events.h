@@ -1,4 +1,4 @@
-/* events.h -- one path for every state change that becomes a notification.
+/* core/events.h -- one path for every state change that becomes a notification.
  *
  * Pollers call pna_event_post() from their own threads; it copies the event into
  * a bounded queue and wakes the main thread through a pipe registered in the

@@ -1,7 +1,7 @@
-/* log.c -- thread-safe logging that reaches net-snmp only on the main thread. */
-#include "config.h"
-#include "log.h"
-#include "events.h"
+/* core/log.c -- thread-safe logging that reaches net-snmp only on the main thread. */
+#include "core/config.h"
+#include "core/log.h"
+#include "core/events.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* config.h -- the agent's configuration: command line plus config file.
+/* core/config.h -- the agent's configuration: command line plus config file.
  *
  * The file is in net-snmp's style: one directive per line, a token followed by
  * its value, '#' comments.  The agent's own tokens are parsed here and checked
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "roots.h"
+#include "core/roots.h"
 
 #define PNA_MAX_POLLERS 16
 #define PNA_MAX_NAMES 32

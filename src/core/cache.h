@@ -1,4 +1,4 @@
-/* cache.h -- the one in-memory cache every front end reads.
+/* core/cache.h -- the one in-memory cache every front end reads.
  *
  * The cache holds, per domain, the newest complete snapshot a poller built.  A
  * poller builds a whole new snapshot off to the side and publishes it with one
