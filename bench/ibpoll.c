@@ -23,6 +23,8 @@
  * Prints one line: MODE polls=N files=F forks=K cpu_us_per_poll=X
  * wall_us_per_poll=Y values=V, where CPU time is user+system of this process
  * and its children (getrusage), measured around the N polls only. */
+#include "pna_autoconf.h"
+#include "core/config.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,8 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/ib_poller.h"
-#include "core/config.h"
+#include "pollers/pollers.h"
 #include "core/events.h"
 #include "core/poller.h"
 
@@ -231,7 +232,7 @@ static size_t agent_polls(const char *sysfs, long polls, double *cpu, double *wa
     double c0 = cpu_us(), w0 = wall_us();
     for (long i = 0; i < polls; i++) {
         struct pna_snap *out = NULL;
-        if (pna_ib_poller.collect(st, prev, &out, err, sizeof err) != 0) {
+        if (pna_ib_poller.collect(st, prev, NULL, &out, err, sizeof err) != 0) {
             fprintf(stderr, "ibpoll: ib poll: %s\n", err);
             exit(2);
         }

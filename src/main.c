@@ -4,6 +4,7 @@
  * a bad config line stops here with file, line and reason.  Then logging, the
  * event queue, net-snmp (subagent or standalone), and last the poller threads,
  * so nothing they report can arrive before the front end is ready. */
+#include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/events.h"
 #include "http/http.h"
@@ -147,10 +148,13 @@ static int load_config(struct pna_config *cfg, const struct cli *cli)
         path = PNA_DEFAULT_CONFIG;
     }
     char err[512];
+    const char *pollers[PNA_MAX_POLLERS];
+    size_t npollers = pna_poller_names(pollers, PNA_MAX_POLLERS);
     cfg->config_file = path;
     /* -x on the command line beats agentXSocket in the file. */
     cfg->agentx_socket = cli->agentx_socket;
-    if (pna_config_load(cfg, path, pna_agent_remember_line, NULL, err, sizeof err) != 0) {
+    if (pna_config_load(cfg, path, pollers, npollers, pna_agent_remember_line, NULL, err,
+                        sizeof err) != 0) {
         fprintf(stderr, APP_NAME ": %s\n", err);
         return -1;
     }

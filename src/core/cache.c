@@ -1,5 +1,5 @@
 /* core/cache.c -- per-domain current snapshots, swapped atomically (see cache.h). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/cache.h"
 
 #include <pthread.h>
@@ -15,6 +15,13 @@ void pna_snap_init(struct pna_snap *snap, void (*destroy)(struct pna_snap *))
     snap->generation = 0;
     snap->taken_ms = pna_now_ms();
     snap->destroy = destroy;
+}
+
+struct pna_snap *pna_snap_retain(struct pna_snap *snap)
+{
+    if (snap)
+        atomic_fetch_add_explicit(&snap->refs, 1, memory_order_relaxed);
+    return snap;
 }
 
 void pna_snap_release(struct pna_snap *snap)

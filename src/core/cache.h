@@ -36,6 +36,10 @@ struct pna_snap {
 /* Start a snapshot with one reference (the builder's). */
 void pna_snap_init(struct pna_snap *snap, void (*destroy)(struct pna_snap *));
 
+/* Take one more reference to SNAP, which the caller already holds one of (a
+ * poller keeping the snapshot it publishes); returns SNAP.  NULL is allowed. */
+struct pna_snap *pna_snap_retain(struct pna_snap *snap);
+
 /* Give up one reference; the last one destroys the snapshot. NULL is allowed. */
 void pna_snap_release(struct pna_snap *snap);
 

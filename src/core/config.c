@@ -6,8 +6,8 @@
  * (access control, trap sinks, AgentX settings) are checked to be known and
  * handed over untouched; anything else is an error, so a typo never silently
  * leaves a setting at its default. */
+#include "pna_autoconf.h"
 #include "core/config.h"
-#include "core/poller.h"
 #include "util/fileio.h"
 
 #include <ctype.h>
@@ -41,14 +41,6 @@ void pna_config_defaults(struct pna_config *cfg)
     cfg->kubelet_root = "var/lib/kubelet";
 }
 
-int pna_config_poller_slot(const char *name)
-{
-    for (size_t i = 0; i < pna_poller_registry_len; i++)
-        if (strcasecmp(pna_poller_registry[i]->name, name) == 0)
-            return (int)i;
-    return -1;
-}
-
 /* ---- parsing state ------------------------------------------------------ */
 
 struct parse {
@@ -57,7 +49,19 @@ struct parse {
     unsigned line;
     char *err;
     size_t errlen;
+    const char *const *poller_names;   /* the pollers a line may name */
+    size_t n_pollers;
 };
+
+/* Position of poller NAME in the caller's list (= its slot in cfg->pollers),
+ * or -1. */
+static int poller_slot(const struct parse *ps, const char *name)
+{
+    for (size_t i = 0; i < ps->n_pollers && i < PNA_MAX_POLLERS; i++)
+        if (ps->poller_names[i] && strcasecmp(ps->poller_names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
 
 static int fail(struct parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parse *ps, const char *fmt, ...)
@@ -219,7 +223,7 @@ static int apply_poller_token(struct parse *ps, const char *token, char *rest)
     char *value = next_word(&rest);
     if (!name || !value || next_word(&rest))
         return fail(ps, "%s: expected '%s POLLER VALUE'", token, token);
-    int slot = pna_config_poller_slot(name);
+    int slot = poller_slot(ps, name);
     if (slot < 0)
         return fail(ps, "%s: no poller named '%s'", token, name);
     struct pna_poller_cfg *pc = &ps->cfg->pollers[slot];
@@ -343,10 +347,11 @@ static void strip_comment_and_newline(char *line)
 }
 
 int pna_config_load(struct pna_config *cfg, const char *path,
+                    const char *const *poller_names, size_t n_pollers,
                     void (*remember)(const char *line, void *arg), void *arg,
                     char *err, size_t errlen)
 {
-    struct parse ps = { cfg, path, 0, err, errlen };
+    struct parse ps = { cfg, path, 0, err, errlen, poller_names, n_pollers };
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));

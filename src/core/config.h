@@ -9,10 +9,6 @@
 #ifndef PNA_CONFIG_H
 #define PNA_CONFIG_H
 
-/* Every source file includes this header first; it brings the build's
- * feature macros (HAVE_ROCM_SMI, HAVE_IBVERBS, PACKAGE_VERSION...) too. */
-#include "pna_autoconf.h"
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +18,9 @@
 #define PNA_MAX_POLLERS 16
 #define PNA_MAX_NAMES 32
 
-/* Per-poller settings; index in the array = position in the registry. */
+/* Per-poller settings; index in the array = position of the poller's name in
+ * the list given to pna_config_load() (the registry's order, see
+ * pna_poller_names()). */
 struct pna_poller_cfg {
     bool set_enabled, enabled;
     unsigned interval_ms;   /* 0 = the poller's default */
@@ -81,15 +79,16 @@ struct pna_config {
 /* Fill CFG with defaults. */
 void pna_config_defaults(struct pna_config *cfg);
 
-/* Parse PATH into CFG.  Lines that belong to net-snmp are passed to
- * REMEMBER (may be NULL) as "token value".  Returns 0, or -1 after writing
- * "FILE:LINE: reason" into ERR. */
+/* Parse PATH into CFG.  POLLER_NAMES (N_POLLERS of them, at most
+ * PNA_MAX_POLLERS) are the pollers "poller NAME on|off", "pollInterval NAME
+ * SECONDS" and "pollTimeout NAME SECONDS" may name; the settings of
+ * POLLER_NAMES[i] go to cfg->pollers[i], any other name is an error.  Lines
+ * that belong to net-snmp are passed to REMEMBER (may be NULL) as "token
+ * value".  Returns 0, or -1 after writing "FILE:LINE: reason" into ERR. */
 int pna_config_load(struct pna_config *cfg, const char *path,
+                    const char *const *poller_names, size_t n_pollers,
                     void (*remember)(const char *line, void *arg), void *arg,
                     char *err, size_t errlen);
-
-/* Position of poller NAME in the registry, or -1. */
-int pna_config_poller_slot(const char *name);
 
 /* Free what pna_config_load() allocated. */
 void pna_config_free(struct pna_config *cfg);

@@ -7,7 +7,7 @@
  * history_lock, which the main thread takes only to write).  A self-pipe wakes
  * the main loop; it is non-blocking on both ends, and a full pipe simply means
  * a wake-up is already pending. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/events.h"
 #include "core/cache.h"
 

@@ -1,5 +1,5 @@
 /* core/health.c -- the agent's health rule (see health.h). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/health.h"
 #include "core/cache.h"
 

@@ -1,5 +1,5 @@
 /* core/log.c -- thread-safe logging that reaches net-snmp only on the main thread. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/log.h"
 #include "core/events.h"
 

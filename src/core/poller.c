@@ -8,8 +8,9 @@
  * it is the one that is stuck.  A stuck poll keeps the last good snapshot in
  * the cache; after `staleAfter` seconds without a success that snapshot is
  * dropped so nobody is shown data older than the operator allows. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/poller.h"
+#include "core/config.h"
 #include "core/events.h"
 #include "core/log.h"
 #include "util/fileio.h"
@@ -105,11 +106,47 @@ static void record_partial(struct poller *p, const char *err)
     pna_strlcpy(p->info.last_error, err, sizeof p->info.last_error);
 }
 
+const struct pna_snap *pna_poller_input(const struct pna_poller_inputs *in,
+                                        enum pna_domain domain)
+{
+    if (!in || domain < 0 || domain >= PNA_DOM_COUNT || !(in->declared & PNA_DOM_BIT(domain)))
+        return NULL;
+    return in->snap[domain];
+}
+
+/* Take a reference to the current snapshot of every domain OPS declares. */
+static void acquire_inputs(const struct pna_poller_ops *ops, struct pna_poller_inputs *in)
+{
+    memset(in, 0, sizeof *in);
+    in->declared = ops->inputs;
+    for (int d = 0; d < PNA_DOM_COUNT; d++)
+        if (ops->inputs & PNA_DOM_BIT(d))
+            in->snap[d] = pna_cache_acquire((enum pna_domain)d);
+}
+
+static void release_inputs(struct pna_poller_inputs *in)
+{
+    for (int d = 0; d < PNA_DOM_COUNT; d++)
+        pna_snap_release((struct pna_snap *)in->snap[d]);
+    memset(in, 0, sizeof *in);
+}
+
+int pna_poller_collect(const struct pna_poller_ops *ops, void *state, struct pna_snap **out,
+                       char *err, size_t errlen)
+{
+    struct pna_poller_inputs in;
+    struct pna_snap *prev = pna_cache_acquire(ops->domain);
+    acquire_inputs(ops, &in);
+    int rc = ops->collect(state, prev, &in, out, err, errlen);
+    release_inputs(&in);
+    pna_snap_release(prev);
+    return rc;
+}
+
 static void run_once(struct poller *p)
 {
     char err[160] = "";
     struct pna_snap *out = NULL;
-    struct pna_snap *prev = pna_cache_acquire(p->ops->domain);
     int64_t start = pna_mono_ms();
 
     pthread_mutex_lock(&p->lock);
@@ -117,8 +154,7 @@ static void run_once(struct poller *p)
     p->overrun_counted = false;
     pthread_mutex_unlock(&p->lock);
 
-    int rc = p->ops->collect(p->state, prev, &out, err, sizeof err);
-    pna_snap_release(prev);
+    int rc = pna_poller_collect(p->ops, p->state, &out, err, sizeof err);
     int64_t took = pna_mono_ms() - start;
 
     if (rc == 0 && out) {
@@ -240,6 +276,14 @@ static void setup_poller(struct poller *p, const struct pna_poller_ops *ops, siz
     p->info.interval_ms = pc->interval_ms ? pc->interval_ms : ops->default_interval_ms;
     p->info.timeout_ms = pc->timeout_ms ? pc->timeout_ms : ops->default_timeout_ms;
     p->info.status = PNA_POLLER_PENDING;
+}
+
+size_t pna_poller_names(const char **names, size_t max)
+{
+    size_t n = 0;
+    for (; n < pna_poller_registry_len && n < max; n++)
+        names[n] = pna_poller_registry[n]->name;
+    return n;
 }
 
 int pna_pollers_start(const struct pna_config *cfg)

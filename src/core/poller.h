@@ -1,9 +1,9 @@
 /* core/poller.h -- the poller core: one thread per source, scheduling, deadlines,
  * error counting and state-change events, written once for every collector.
  *
- * A source is one `struct pna_poller_ops` (usually in src/collect/<x>_poller.c)
- * plus one line in src/pollers.c.  The core runs collect() on the poller's own
- * thread every interval; a successful run publishes the new snapshot to the
+ * A source is one `struct pna_poller_ops` (src/pollers/<x>_poller.c) plus one
+ * line in src/pollers/registry.c and one in src/pollers/pollers.h.  The core
+ * runs collect() on the poller's own thread every interval; a successful run publishes the new snapshot to the
  * cache, a failed or overdue one keeps the last good snapshot, counts the error
  * and posts PNA_EV_POLLER_FAILED once (and PNA_EV_POLLER_RECOVERED when it
  * works again). */
@@ -28,10 +28,29 @@ struct pna_roots;
  * once it succeeds. */
 #define PNA_POLLER_ABSENT 2
 
+/* A set of domains, one bit per enum pna_domain. */
+#define PNA_DOM_BIT(d) (1u << (unsigned)(d))
+
+/* What collect() reads of other domains: for each domain named in the
+ * poller's `inputs`, the cache's current snapshot (NULL until that domain's
+ * first poll), with one reference the core holds for the length of the call.
+ * Read them with pna_poller_input(). */
+struct pna_poller_inputs {
+    uint32_t declared;                          /* the poller's ops->inputs */
+    const struct pna_snap *snap[PNA_DOM_COUNT];
+};
+
+/* Input DOMAIN of IN, or NULL: IN is NULL, DOMAIN has no snapshot yet, or the
+ * poller did not declare it (an undeclared domain is never handed out). */
+const struct pna_snap *pna_poller_input(const struct pna_poller_inputs *in,
+                                        enum pna_domain domain);
+
 struct pna_poller_ops {
     const char *name;              /* config token and primusPollerName */
     uint32_t index;                /* primusPollerIndex: fixed, never reused */
     enum pna_domain domain;        /* the cache slot it publishes */
+    uint32_t inputs;               /* PNA_DOM_BIT(PNA_DOM_x) for each other domain
+                                      collect() reads (see struct pna_poller_inputs) */
     unsigned default_interval_ms;
     unsigned default_timeout_ms;   /* deadline for one collect() */
 
@@ -41,13 +60,15 @@ struct pna_poller_ops {
     int (*init)(void **state, const struct pna_config *cfg, char *err, size_t errlen);
 
     /* Build a new snapshot.  PREV is the last published one (or NULL), for
-     * rates and counter-wrap handling.  On success return 0 with *OUT set
+     * rates and counter-wrap handling; IN holds the declared inputs (may be
+     * NULL: none).  A poller reads another domain only through IN.  On success return 0 with *OUT set
      * (one reference, the core publishes it); on failure return -1 with ERR
      * filled (one line, no newline).  A success that had to leave something
      * out (an unreadable file, one of two runtimes not answering) returns 0
      * with ERR filled: the snapshot is published, the problem is counted and
      * shown in the poller's row, and the status stays ok. */
-    int (*collect)(void *state, const struct pna_snap *prev, struct pna_snap **out,
+    int (*collect)(void *state, const struct pna_snap *prev,
+                   const struct pna_poller_inputs *in, struct pna_snap **out,
                    char *err, size_t errlen);
 
     /* Optional: free STATE at shutdown. */
@@ -78,9 +99,21 @@ struct pna_poller_info {
     int64_t data_taken_ms;       /* age reference of the snapshot served, 0 = none */
 };
 
-/* The registry (src/pollers.c). */
+/* The registry (src/pollers/registry.c). */
 extern const struct pna_poller_ops *const pna_poller_registry[];
 extern const size_t pna_poller_registry_len;
+
+/* The names of the registry's pollers, in registry order, into NAMES (at most
+ * MAX); returns how many.  The config loader takes them (pna_config_load()):
+ * the settings of NAMES[i] are cfg->pollers[i]. */
+size_t pna_poller_names(const char **names, size_t max);
+
+/* One poll of OPS with STATE, as the core runs it but without publishing:
+ * the previous snapshot of OPS->domain and the declared inputs are taken from
+ * the cache for the call and released after.  Returns what collect() did.
+ * The core's threads use it; so do tests that drive a poller by hand. */
+int pna_poller_collect(const struct pna_poller_ops *ops, void *state, struct pna_snap **out,
+                       char *err, size_t errlen);
 
 /* Start a thread for every enabled poller in the registry. */
 int pna_pollers_start(const struct pna_config *cfg);

@@ -9,7 +9,7 @@
  * Everything else (DAC_OVERRIDE, SYS_ADMIN, NET_ADMIN, NET_RAW, SETUID, KILL,
  * SYS_MODULE...) goes.  The AgentX socket snmpd makes is root's (agentXPerms
  * sets its group and mode), so reconnecting needs no override. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/privileges.h"
 
 #include <errno.h>

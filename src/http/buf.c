@@ -1,5 +1,5 @@
 /* http/buf.c -- the growable response buffer (see buf.h). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "http/buf.h"
 
 #include <stdarg.h>

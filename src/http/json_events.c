@@ -10,7 +10,7 @@
  * event's notification carries (the poller, port, container or GPU).  The
  * events come from a copy taken under the event history's lock, not from the
  * cache view: the main thread keeps them. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/events.h"
 #include "http/render.h"
 

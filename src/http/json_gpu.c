@@ -10,7 +10,7 @@
  * and the GPU summary embedded in /metrics/json and /node.  With no GPU data
  * yet (or none on the node) the lists are empty, as the seed answers on a CPU
  * node.  Device paths are the host's /dev/dri names. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/gpu.h"
 #include "http/render.h"
 

@@ -13,7 +13,7 @@
  *                   the hw_* figures as JSON (the exporter's legacy format).
  *   /node           everything known about the node (identity, CPU, memory, GPUs).
  * /metrics/json and /node answer 503 until the node poller has run. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/health.h"
 #include "model/node.h"
 #include "http/render.h"

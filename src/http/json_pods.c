@@ -9,7 +9,7 @@
  * address, uuid its UUID.  An infiniband entry is a uverbs node: name is its RDMA
  * device, id the uverbs number, uuid the device's node GUID.  Shared nodes
  * (/dev/kfd, nvidiactl, rdma_cm) are not listed, as in the seed. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/containers.h"
 #include "model/gpu.h"
 #include "model/ib.h"

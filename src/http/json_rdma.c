@@ -5,7 +5,7 @@
  * one entry per RDMA device in name order (if_index is that position, as the
  * seed numbered ibv_devinfo's list).  GUIDs are printed as eight colon-separated
  * bytes, as the seed does; port_guid and link_layer are the first port's. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/ib.h"
 #include "http/render.h"
 

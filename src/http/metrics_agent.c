@@ -6,7 +6,7 @@
  *
  * primusEventTable's rows are kept by the main thread (events.h): /metrics
  * shows the event counters, /events (json_events.c) a copy of the rows. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/health.h"
 #include "http/render.h"
 

@@ -9,7 +9,7 @@
  * index), container (its name), pod and namespace (empty outside Kubernetes).
  * Only identity and resource figures exist in the model: nothing from a
  * container's environment, command line or annotations reaches a label. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/containers.h"
 #include "model/gpu.h"
 #include "http/render.h"

@@ -6,7 +6,7 @@
  * Every primus_gpu_* series carries gpu (the vendor tool's GPU number, as the
  * seeds use it), pci_bus_id (the stable identity, primusGpuIndex's source) and
  * uuid.  A figure the GPU does not offer is absent, as in the MIB, never 0. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/gpu.h"
 #include "model/containers.h"
 #include "http/render.h"

@@ -6,7 +6,7 @@
  * Units: the model keeps shares in hundredths of a percent; primus_*_ratio
  * metrics are 0..1 (the Prometheus base unit) and the seed's *_percent ones
  * 0..100, both printed exactly from the integer. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/node.h"
 #include "http/render.h"
 

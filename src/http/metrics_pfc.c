@@ -5,7 +5,7 @@
  * Series carry interface ("ens1f0np0") and, per priority, priority ("0".."7").
  * Durations are microseconds in the model and seconds here.  A counter the
  * driver does not offer is absent. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/pfc.h"
 #include "http/render.h"
 

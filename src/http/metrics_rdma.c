@@ -9,7 +9,7 @@
  * already octets in the model (the kernel's 4-octet words multiplied).  The
  * seed names are served untyped: they are counters without "_total", which
  * the linter refuses for a typed counter. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/ib.h"
 #include "http/render.h"
 

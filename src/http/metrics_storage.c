@@ -7,7 +7,7 @@
  * The node figures come from the kubelet while its snapshot is fresh, else from
  * statvfs of the kubelet root: pna_node_storage_pick(), the same choice the
  * SNMP scalars make. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/storage.h"
 #include "http/render.h"
 

@@ -1,5 +1,5 @@
 /* http/prom.c -- the Prometheus text writer (see prom.h). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "http/prom.h"
 
 #include <inttypes.h>

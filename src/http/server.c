@@ -8,6 +8,7 @@
  * are blocked in the library's threads: SIGTERM/SIGINT/SIGHUP belong to the
  * main thread.  Logging goes through pna_log(), which queues lines for the
  * main thread; nothing here calls net-snmp. */
+#include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/cache.h"
 #include "core/log.h"

@@ -5,7 +5,7 @@
  * Thread ownership: runs on HTTP threads.  It reads the cache (references),
  * the poller counters (copied under their lock) and the event counters; it
  * never touches net-snmp or a source. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/events.h"
 #include "core/health.h"
 #include "model/node.h"
@@ -14,7 +14,7 @@
 #include "model/pfc.h"
 #include "model/containers.h"
 #include "model/storage.h"
-#include "collect/node_poller.h"
+#include "model/node.h"
 #include "http/render.h"
 
 #include <stdio.h>

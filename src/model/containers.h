@@ -1,4 +1,4 @@
-/* containers.h -- the containers domain: one record per container the node
+/* model/containers.h -- the containers domain: one record per container the node
  * runs (containerd tasks and Docker containers), the devices each one was given,
  * and the snapshot the containers poller publishes.
  *
@@ -132,7 +132,7 @@ struct pna_containers_snap {
     uint64_t oom_kills;        /* kills those notifications covered (primusContainerOomKillsTotal) */
 };
 
-/* Set management (src/collect/containers_set.c). */
+/* Set management (src/model/containers.c). */
 void pna_container_set_init(struct pna_container_set *set);
 void pna_container_set_free(struct pna_container_set *set);
 void pna_container_set_clear(struct pna_container_set *set);   /* keeps the memory */

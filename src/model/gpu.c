@@ -1,5 +1,7 @@
 /* model/gpu.c -- helpers shared by every GPU collector and reader: PCI
- * address parsing into the row key, and the sorted GPU list. */
+ * address parsing into the row key, the sorted GPU list, and the thermal
+ * threshold rule (with its hysteresis) the GPU notifications follow. */
+#include "pna_autoconf.h"
 #include "model/gpu.h"
 
 #include <ctype.h>
@@ -157,4 +159,24 @@ const char *pna_gpu_vendor_name(enum pna_gpu_vendor vendor)
     case PNA_GPU_VND_AMD: return "amd";
     }
     return "unknown";
+}
+
+int pna_gpu_thermal_state(const struct pna_gpu *g, int32_t threshold_c, bool was_hot,
+                          int32_t *limit_c)
+{
+    int32_t h = was_hot ? PNA_GPU_THERMAL_HYSTERESIS_C : 0;
+    if (g->lost)
+        return -1;
+    if (threshold_c > 0 || g->has_temp_slowdown) {
+        if (!g->has_temp)
+            return -1;
+        *limit_c = threshold_c > 0 ? threshold_c : g->temp_slowdown_c;
+        return g->temp_c >= *limit_c - h;
+    }
+    if (g->has_tlimit) {
+        /* the margin shrinks as the GPU heats */
+        *limit_c = g->temp_slowdown_tlimit_c;
+        return g->temp_tlimit_c <= *limit_c + h;
+    }
+    return -1;
 }

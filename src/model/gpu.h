@@ -1,8 +1,8 @@
 /* model/gpu.h -- what the GPU collectors know about each GPU on the node.
  *
- * Plain data filled by collect/gpu_nvml.c (NVML), collect/gpu_nvsmi.c
- * (nvidia-smi -q -x), collect/gpu_rocm.c (rocm-smi-lib) and
- * collect/gpu_amd_sysfs.c (amdgpu sysfs), plus collect/dri_map.c for the
+ * Plain data filled by sources/gpu/nvml.c (NVML), sources/gpu/nvsmi.c
+ * (nvidia-smi -q -x), sources/gpu/rocm.c (rocm-smi-lib) and
+ * sources/gpu/amd_sysfs.c (amdgpu sysfs), plus sources/gpu/dri_map.c for the
  * /dev/dri names; read by the SNMP table and the HTTP bridge.
  *
  * Invariants:
@@ -164,7 +164,7 @@ struct pna_gpu {
     bool has_mig;
     bool mig_enabled;            /* current MIG mode */
 
-    /* /dev/dri names (collect/dri_map.c), empty when unknown */
+    /* /dev/dri names (sources/gpu/dri_map.c), empty when unknown */
     char drm_card[16];           /* "card0" */
     char drm_render[16];         /* "renderD128" */
     bool has_drm_card_id;
@@ -221,5 +221,15 @@ const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uin
 
 const char *pna_gpu_source_name(enum pna_gpu_source src);
 const char *pna_gpu_vendor_name(enum pna_gpu_vendor vendor);
+
+/* Whether G is at or above its thermal threshold: THRESHOLD_C when > 0, else
+ * the GPU's own slowdown temperature (or T.Limit margin).  A GPU already hot
+ * stays hot until it is HYSTERESIS_C below the threshold, so one crossing is
+ * one notification.  Returns -1 when no threshold is known, else 0/1 and
+ * *LIMIT_C (the absolute threshold, or the margin for T.Limit readings). */
+int pna_gpu_thermal_state(const struct pna_gpu *g, int32_t threshold_c, bool was_hot,
+                          int32_t *limit_c);
+
+#define PNA_GPU_THERMAL_HYSTERESIS_C 2
 
 #endif

@@ -1,9 +1,9 @@
-/* ib.h -- the InfiniBand / RoCE model: RDMA devices, their ports, the standard
- * port counters, hardware (driver) counters, RoCE congestion counters and the
- * per-port figures derived from two successive polls.
+/* model/ib.h -- the InfiniBand / RoCE model: RDMA devices, their ports, the
+ * standard port counters, hardware (driver) counters, RoCE congestion counters
+ * and the per-port figures derived from two successive polls.
  *
- * Filled by src/collect/ib_sysfs.c (from /sys/class/infiniband), completed by
- * pna_ib_derive() (src/collect/ib_model.c) against the previous poll, read by
+ * Filled by src/sources/rdma/ib_sysfs.c (from /sys/class/infiniband), completed by
+ * pna_ib_derive() (src/model/ib.c) against the previous poll, read by
  * the SNMP and HTTP front ends.  Plain data: nothing here knows sysfs or SNMP.
  *
  * Ordering invariants (the front ends rely on them for stable indexes):
@@ -24,7 +24,7 @@
  * (IB PMA error counters) and no longer counts.  FROM_EXT: the value came from
  * a 64-bit source (counters_ext/<name>_64) rather than the PortCounters file.
  * FROM_PMA: it came from the PMA's PortCountersExtended through libibmad
- * (src/collect/ib_mad.c). */
+ * (src/sources/rdma/ib_mad.c). */
 struct pna_counter {
     uint64_t value;
     bool present;
@@ -61,7 +61,7 @@ enum pna_ib_ctr {
     PNA_IBC_COUNT
 };
 
-/* What is known of each standard counter (table in src/collect/ib_model.c). */
+/* What is known of each standard counter (table in src/model/ib.c). */
 struct pna_ib_ctr_desc {
     const char *file;        /* name under ports/<n>/counters/ */
     const char *ext_file;    /* name under ports/<n>/counters_ext/, or NULL */
@@ -74,7 +74,7 @@ extern const struct pna_ib_ctr_desc pna_ib_ctr_descs[PNA_IBC_COUNT];
 /* A hardware counter (hw_counters/<name>), name discovered at run time.
  * RAW is what the file said; VALUE is RAW widened to 64 bits when the counter
  * is known to wrap at 32 bits (WRAPS32), and in any case kept from going
- * backwards across a driver reload (see src/collect/counter.h). */
+ * backwards across a driver reload (see src/model/counter.h). */
 struct pna_hw_counter {
     char name[64];
     uint64_t raw;
@@ -84,7 +84,7 @@ struct pna_hw_counter {
 };
 
 /* Named RoCE congestion and retransmission counters: a view of the port's
- * hw_counters under stable names (driver aliases resolved, see ib_model.c). */
+ * hw_counters under stable names (driver aliases resolved, see model/ib.c). */
 enum pna_roce_cc {
     PNA_CC_NP_ECN_MARKED_ROCE_PACKETS, /* ECN-marked RoCE packets received (notification point) */
     PNA_CC_NP_CNP_SENT,                /* CNPs sent in answer to them */
@@ -150,7 +150,7 @@ struct pna_ib_port {
     uint64_t port_guid;
     char netdev[32];              /* RoCE: the Ethernet interface of the port */
     int32_t ifindex;              /* its IF-MIB ifIndex, 0 unknown */
-    uint32_t active_mtu;          /* octets, from libibverbs (src/collect/ib_verbs.c); 0 unknown */
+    uint32_t active_mtu;          /* octets, from libibverbs (src/sources/rdma/ib_verbs.c); 0 unknown */
     uint32_t max_mtu;             /* largest MTU the port supports, octets; 0 unknown */
 
     struct pna_counter ctr[PNA_IBC_COUNT];
@@ -198,7 +198,7 @@ struct pna_ib_snap {
     struct pna_ib_model m;
 };
 
-/* src/collect/ib_model.c */
+/* src/model/ib.c */
 void pna_ib_model_free(struct pna_ib_model *m);
 const struct pna_ib_device *pna_ib_find_device(const struct pna_ib_model *m, const char *name);
 const struct pna_ib_port *pna_ib_find_port(const struct pna_ib_device *d, uint32_t num);

@@ -1,10 +1,13 @@
 /* model/node.h -- what the node collector knows about the machine itself:
- * identity, CPU and memory.  Plain data; filled by collect/node.c. */
+ * identity, CPU and memory, and the node domain's snapshot.  Plain data;
+ * filled by sources/node/procfs.c. */
 #ifndef PNA_MODEL_NODE_H
 #define PNA_MODEL_NODE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "core/cache.h"
 
 /* Jiffies from the "cpu" line of /proc/stat (all CPUs summed). */
 struct pna_cpu_times {
@@ -38,6 +41,12 @@ struct pna_node {
 
     uint64_t uptime_s;
     uint64_t boot_time_s;    /* seconds since the epoch ("btime") */
+};
+
+/* The node domain's snapshot in the cache (PNA_DOM_NODE). */
+struct pna_node_snap {
+    struct pna_snap snap; /* first: the cache handles it as a struct pna_snap */
+    struct pna_node node;
 };
 
 #endif

@@ -1,10 +1,11 @@
-/* pfc.h -- the pause / PFC model: per Ethernet interface, IEEE 802.3x global
+/* model/pfc.h -- the pause / PFC model: per Ethernet interface, IEEE 802.3x global
  * pause and 802.1Qbb per-priority (0-7) flow-control counters, plus every
  * other ethtool statistic the driver offers, kept under its own name.
  *
- * Filled from the kernel's ethtool statistics (src/collect/ethtool.c) through
- * the driver-specific name mapping of src/collect/pfc_names.c; read by the SNMP
- * and HTTP front ends.  Plain data.
+ * Filled from the kernel's ethtool statistics (src/sources/pfc/ethtool.c)
+ * through the driver-specific name mapping of src/sources/pfc/pfc_names.c;
+ * completed by the rules of src/model/pfc.c; read by the SNMP and HTTP front
+ * ends.  Plain data.
  *
  * Ordering invariants: interfaces ascend by name (strcmp); each interface's
  * statistics keep the driver's own order (the ethtool string-set order, stable
@@ -59,8 +60,16 @@ enum pna_pfc_prio_field {
 extern const char *const pna_pfc_if_field_names[PNA_PFC_IF_COUNT];
 extern const char *const pna_pfc_prio_field_names[PNA_PFCP_COUNT];
 
-/* One driver statistic.  MAP_* say which field above it fills (see
- * collect/pfc_names.h: kind 0 = none, 1 = interface field, 2 = priority field). */
+/* Which field of the model a driver statistic fills (the mapping itself is
+ * sources/pfc/pfc_names.c). */
+enum pna_pfc_map_kind {
+    PNA_PFC_MAP_NONE = 0,   /* not a pause/PFC counter we know: generic list */
+    PNA_PFC_MAP_IF = 1,     /* the field is an enum pna_pfc_if_field */
+    PNA_PFC_MAP_PRIO = 2,   /* the field is an enum pna_pfc_prio_field, for priority 0..7 */
+};
+
+/* One driver statistic.  MAP_* say which field above it fills (kind: enum
+ * pna_pfc_map_kind). */
 struct pna_eth_stat {
     char name[33];                  /* ETH_GSTRING_LEN (32) octets, not always NUL-ended, + NUL */
     uint8_t map_kind, map_field, map_prio;
@@ -105,11 +114,23 @@ struct pna_pfc_snap {
     struct pna_pfc_model m;
 };
 
-/* src/collect/pfc_names.c */
+/* src/model/pfc.c */
 void pna_pfc_model_free(struct pna_pfc_model *m);
 void pna_pfc_if_clear(struct pna_pfc_if *pif);   /* frees STATS, zeroes counters */
 /* Number the statistics of all interfaces as one list (first_stat, total_stats). */
 void pna_pfc_model_index(struct pna_pfc_model *m);
 const struct pna_pfc_if *pna_pfc_find_if(const struct pna_pfc_model *m, const char *ifname);
+
+/* All pause frames received (TX false) or sent (TX true), global and PFC:
+ * the physical-port total where the driver has it, else the global count plus
+ * the PFC count (total, or the sum over priorities).  False when none exists. */
+bool pna_pfc_pause_frames(const struct pna_pfc_if *pif, bool tx, uint64_t *frames);
+
+/* Rates and storm detection for CUR against PREV (the same interface in the
+ * previous poll, or NULL) over INTERVAL_MS.  A storm is a pause-frame rate in
+ * either direction above STORM_PPS (0: rate check off), or an increase of the
+ * driver's own pause-storm event counters. */
+void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64_t interval_ms,
+                    uint64_t storm_pps);
 
 #endif

@@ -1,5 +1,5 @@
-/* storage.h -- Kubernetes and storage domains: node ephemeral storage, per-pod
- * ephemeral storage, and the Kubernetes GPU allocation of the node.
+/* model/storage.h -- Kubernetes and storage domains: node ephemeral storage,
+ * per-pod ephemeral storage, and the Kubernetes GPU allocation of the node.
  *
  * Two snapshots carry them: the kubelet poller's (PNA_DOM_KUBELET: pods, the
  * kubelet's view of the node filesystem, GPU allocation) and the storage poller's

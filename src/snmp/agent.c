@@ -4,8 +4,9 @@
  * loop is net-snmp's own agent_check_and_process(); the event queue's wake-up
  * pipe is registered as an external read fd, and a one-second alarm runs the
  * poller watchdog, so pollers never call into net-snmp. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/agent.h"
+#include "core/config.h"
 #include "snmp/container_tables.h"
 #include "snmp/gpu_table.h"
 #include "snmp/notify.h"

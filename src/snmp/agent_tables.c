@@ -1,7 +1,7 @@
 /* snmp/agent_tables.c -- primusAgent: the agent's own scalars, the poller
  * table and the event table.  These read agent-internal state (the poller
  * counters and the event history) rather than a cache snapshot. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/cache.h"
 #include "core/events.h"
 #include "core/health.h"

@@ -6,7 +6,7 @@
  * Containers are indexed by their full ID and pods by their UID (strings), so
  * a living row keeps its OID whatever else comes and goes.  Figures a source
  * did not give are absent cells, never zero.  Main thread only (net-snmp). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/container_tables.h"
 
 #include <limits.h>

@@ -5,7 +5,7 @@
  * the GPU or its source does not offer is absent from the row; a GPU that
  * fell off the bus keeps only its identity columns.  The DRM and holder
  * columns are the MIB's "empty when none" strings. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "model/gpu.h"
 #include "snmp/gpu_table.h"
 #include "snmp/oids.h"

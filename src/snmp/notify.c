@@ -4,7 +4,7 @@
  * Every notification ends with primusEventSeverity and primusEventText of the
  * event-table row the event became, so an NMS that missed the trap can read it
  * back by the same index. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/notify.h"
 #include "snmp/oids.h"
 #include "snmp/table.h"

@@ -6,13 +6,13 @@
  * A statistic appears in exactly one place: in a named column when one takes
  * it, otherwise in primusEthtoolCounterTable.  Counters a driver does not offer
  * are absent cells.  Main thread only (net-snmp). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/rdma_tables.h"
 
 #include <string.h>
 
 #include "core/cache.h"
-#include "collect/pfc_names.h"
+#include "sources/pfc/pfc_names.h"
 #include "model/pfc.h"
 #include "snmp/oids.h"
 #include "snmp/table.h"

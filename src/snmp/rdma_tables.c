@@ -6,7 +6,7 @@
  * model order; the table engine sorts them by index once per snapshot.
  * Counters a port does not offer are absent cells, never zero.
  * Main thread only (net-snmp). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/rdma_tables.h"
 
 #include <string.h>

@@ -1,7 +1,7 @@
 /* snmp/system_scalars.c -- primusSystem, primusCpu and primusMemory: the node
  * snapshot as scalars. */
-#include "core/config.h"
-#include "collect/node_poller.h"
+#include "pna_autoconf.h"
+#include "model/node.h"
 #include "snmp/agent.h"
 #include "snmp/oids.h"
 #include "snmp/table.h"

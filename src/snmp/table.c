@@ -9,7 +9,7 @@
  * not the order a collector keeps (length comes first).  The first request
  * after a new snapshot sorts row numbers by index once; every later request is
  * a binary search over that permutation, with no allocation. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/table.h"
 #include "core/log.h"
 

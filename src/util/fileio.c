@@ -1,5 +1,6 @@
-/* fileio.c -- bounded, non-blocking reads of small kernel files (see fileio.h). */
-#include "core/config.h"
+/* util/fileio.c -- bounded, non-blocking reads of small kernel files (see
+ * fileio.h). */
+#include "pna_autoconf.h"
 #include "util/fileio.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* fileio.h -- small, bounded, non-blocking reads of sysfs/procfs style files.
+/* util/fileio.h -- small, bounded, non-blocking reads of sysfs/procfs style files.
  *
  * Every collector reads its sources through these helpers so that the same rules
  * hold everywhere: a path is always built under a configurable root, a read never

@@ -1,5 +1,5 @@
 /* fuzz_amdgpu_sysfs.c -- libFuzzer harness for the amdgpu sysfs reader
- * (collect/gpu_amd_sysfs.c).
+ * (sources/gpu/amd_sysfs.c).
  *
  * The input is a file tree (see fuzz.h): sys/class/drm/cardN/device/ (uevent,
  * product_name, unique_id, gpu_busy_percent, mem_info_vram_*, link speeds and
@@ -8,8 +8,8 @@
  * sys/module/amdgpu/version, proc/sys/kernel/osrelease and
  * root/usr/share/misc/pci.ids (the name of a card without product_name).
  * Both entry points run: the count and the collect. */
-#include "core/config.h"
-#include "collect/gpu_amd.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/amd.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,11 +1,11 @@
 /* fuzz_cgroup.c -- libFuzzer harness for the cgroup text parsers
- * (collect/cgroup.c) that need no files: /proc/PID/cgroup in both hierarchy
+ * (sources/containers/cgroup.c) that need no files: /proc/PID/cgroup in both hierarchy
  * modes, an OCI linux.cgroupsPath (plain and systemd "slice:prefix:name"),
  * and the oom_kill line of memory.events / memory.oom_control.  The input is
  * given to each of them as text, and to the path ones with small buffers too
  * (the length checks are part of what is tested). */
-#include "core/config.h"
-#include "collect/cgroup.h"
+#include "pna_autoconf.h"
+#include "sources/containers/cgroup.h"
 #include "fuzz.h"
 
 #include <stdlib.h>

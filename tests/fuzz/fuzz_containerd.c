@@ -1,5 +1,5 @@
 /* fuzz_containerd.c -- libFuzzer harness for the containerd source end to
- * end: task bundles (collect/containerd.c, oci_spec.c), the cgroup memory
+ * end: task bundles (sources/containers/containerd.c, oci_spec.c), the cgroup memory
  * figures of each task (cgroup.c) and the device owners (devmap.c).
  *
  * The input is a file tree (see fuzz.h):
@@ -11,10 +11,10 @@
  *   sys/dev/char/MAJ:MIN/uevent, sys/class/drm/..., proc/driver/nvidia/gpus/...
  * The scan runs as the containers poller runs it; then the set is sorted,
  * merged, numbered and the OOM-kill file of every row is read. */
-#include "core/config.h"
-#include "collect/cgroup.h"
-#include "collect/containerd.h"
-#include "collect/devmap.h"
+#include "pna_autoconf.h"
+#include "sources/containers/cgroup.h"
+#include "sources/containers/containerd.h"
+#include "sources/containers/devmap.h"
 #include "fuzz.h"
 
 static void read_oom_files(const struct pna_cgroup_env *env, const struct pna_container_set *set)

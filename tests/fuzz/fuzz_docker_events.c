@@ -1,7 +1,7 @@
 /* fuzz_docker_events.c -- libFuzzer harness for the Docker /events stream:
  * the line splitter that libcurl's write callback runs on the body
- * (collect/httpc.c) and the event parser each line goes to
- * (pna_docker_parse_event, collect/docker.c).
+ * (transport/http_client.c) and the event parser each line goes to
+ * (pna_docker_parse_event, sources/containers/docker.c).
  *
  * The splitter is a static function of httpc.c, so this file includes
  * httpc.c and feeds on_stream() directly, the way libcurl would: the input
@@ -9,11 +9,11 @@
  * follow from the first byte, with a line bound of 512 bytes (the agent uses
  * 64 KiB) so that over-long lines are dropped often.  The whole of httpc.c
  * comes along; nothing else may then link httpc.o. */
-#include "core/config.h"
-#include "collect/docker.h"
+#include "pna_autoconf.h"
+#include "sources/containers/docker.h"
 #include "fuzz.h"
 
-#include "collect/httpc.c"
+#include "transport/http_client.c"
 
 #define LINE_MAX_BYTES 512
 

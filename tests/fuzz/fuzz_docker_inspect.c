@@ -1,10 +1,10 @@
 /* fuzz_docker_inspect.c -- libFuzzer harness for the Docker Engine API's
  * GET /containers/{id}/json answer (pna_docker_parse_inspect,
- * collect/docker.c): state, pid, StartedAt (RFC 3339), OOMKilled, the memory
+ * sources/containers/docker.c): state, pid, StartedAt (RFC 3339), OOMKilled, the memory
  * limit, HostConfig.Devices and the GPU ids of DeviceRequests.  The input is
  * the response body. */
-#include "core/config.h"
-#include "collect/docker.h"
+#include "pna_autoconf.h"
+#include "sources/containers/docker.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

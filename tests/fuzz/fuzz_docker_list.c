@@ -1,9 +1,9 @@
 /* fuzz_docker_list.c -- libFuzzer harness for the Docker Engine API's
- * GET /containers/json answer (pna_docker_parse_list, collect/docker.c).
+ * GET /containers/json answer (pna_docker_parse_list, sources/containers/docker.c).
  * The input is the response body; the containers it yields are sorted,
  * merged and numbered as the poller does. */
-#include "core/config.h"
-#include "collect/docker.h"
+#include "pna_autoconf.h"
+#include "sources/containers/docker.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,11 +1,11 @@
 /* fuzz_dri_map.c -- libFuzzer harness for the /dev/dri/by-path reader
- * (collect/dri_map.c): udev's pci-DDDD:BB:DD.F-{card,render} links to
+ * (sources/gpu/dri_map.c): udev's pci-DDDD:BB:DD.F-{card,render} links to
  * ../cardN and ../renderDN.  The input is a file tree (see fuzz.h), normally
  * links under dev/dri/by-path/; every entry read is then looked up again by
  * its address in upper case, and the map applied to GPUs at those addresses,
  * as the GPU poller applies it. */
-#include "core/config.h"
-#include "collect/dri_map.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/dri_map.h"
 #include "fuzz.h"
 
 #include <ctype.h>

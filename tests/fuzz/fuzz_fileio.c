@@ -2,7 +2,7 @@
  * the input as text, and the bounded readers (pna_read_text, pna_read_u64,
  * pna_read_alloc) on a file holding the input, with bounds picked from its
  * first byte so that "exactly full", "one byte over" and tiny buffers occur. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "fuzz.h"
 #include "util/fileio.h"
 

@@ -1,5 +1,5 @@
 /* fuzz_ib_sysfs.c -- libFuzzer harness for the RDMA sysfs reader
- * (collect/ib_sysfs.c) and what the poller computes from it (ib_model.c).
+ * (sources/rdma/ib_sysfs.c) and what the poller computes from it (model/ib.c).
  *
  * The input is a file tree (see fuzz.h), normally under
  * sys/class/infiniband/<dev>/ and sys/class/net/<if>/: node_type, GUIDs,
@@ -9,8 +9,8 @@
  * when the input's last byte is odd) and dated 1 + size % 10007 ms earlier,
  * is the previous poll of pna_ib_derive(), so widening, the congestion view
  * and the rates run on the parsed values. */
-#include "core/config.h"
-#include "collect/ib_sysfs.h"
+#include "pna_autoconf.h"
+#include "sources/rdma/ib_sysfs.h"
 #include "fuzz.h"
 
 static uint64_t earlier(uint64_t v, bool reset)

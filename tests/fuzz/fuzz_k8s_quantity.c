@@ -1,8 +1,8 @@
 /* fuzz_k8s_quantity.c -- libFuzzer harness for pna_k8s_quantity_milli()
- * (collect/kubelet.c): Kubernetes resource quantities ("2", "500m", "1Ki",
+ * (sources/kubernetes/kubelet.c): Kubernetes resource quantities ("2", "500m", "1Ki",
  * "0.5", "10Gi") in thousandths.  The input is the text. */
-#include "core/config.h"
-#include "collect/kubelet.h"
+#include "pna_autoconf.h"
+#include "sources/kubernetes/kubelet.h"
 #include "fuzz.h"
 
 #include <stdlib.h>

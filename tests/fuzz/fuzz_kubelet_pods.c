@@ -1,11 +1,11 @@
 /* fuzz_kubelet_pods.c -- libFuzzer harness for the kubelet's GET /pods answer
- * (pna_kubelet_parse_pods, collect/kubelet.c): pod identity, phase, GPU
+ * (pna_kubelet_parse_pods, sources/kubernetes/kubelet.c): pod identity, phase, GPU
  * requests and limits of containers and init containers, ephemeral-storage
  * limits (Kubernetes quantities).  The input is the response body; the pods
  * are sorted and numbered as the poller does, and the allocation scalar is
  * computed from the GPUs found. */
-#include "core/config.h"
-#include "collect/kubelet.h"
+#include "pna_autoconf.h"
+#include "sources/kubernetes/kubelet.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

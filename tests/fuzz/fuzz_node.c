@@ -1,12 +1,12 @@
-/* fuzz_node.c -- libFuzzer harness for the node collector (collect/node.c).
+/* fuzz_node.c -- libFuzzer harness for the node collector (sources/node/procfs.c).
  *
  * The input is a file tree (see fuzz.h) under the procfs and rootfs roots:
  * proc/{stat,meminfo,cpuinfo,loadavg,uptime}, proc/sys/kernel/{hostname,
  * osrelease,arch} and root/etc/os-release.  pna_node_collect() reads it twice,
  * the second time against the first reading, as the poller does, so the CPU
  * usage computation sees the parsed counters too. */
-#include "core/config.h"
-#include "collect/node.h"
+#include "pna_autoconf.h"
+#include "sources/node/procfs.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,9 +1,9 @@
 /* fuzz_nvsmi.c -- libFuzzer harness for the `nvidia-smi -q -x` XML parser
- * (pna_nvsmi_parse, collect/gpu_nvsmi.c), every schema generation's element
+ * (pna_nvsmi_parse, sources/gpu/nvsmi.c), every schema generation's element
  * names included.  The input is the command's output; the GPUs found are
  * sorted as the GPU poller sorts them. */
-#include "core/config.h"
-#include "collect/gpu_nvsmi.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/nvsmi.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

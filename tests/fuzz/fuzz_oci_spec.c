@@ -1,5 +1,5 @@
 /* fuzz_oci_spec.c -- libFuzzer harness for the OCI runtime spec reader
- * (collect/oci_spec.c): a task bundle's config.json as containerd's runtime
+ * (sources/containers/oci_spec.c): a task bundle's config.json as containerd's runtime
  * writes it, with the CRI annotations, linux.cgroupsPath, the memory limit,
  * linux.devices and the linux.resources.devices allow-list.
  *
@@ -7,9 +7,9 @@
  * and "task-b", so the set has rows to sort and number), allow-list entries
  * are resolved against an empty sysfs tree, and the parsed cgroupsPath goes
  * through pna_cgroup_path_from_spec() as the containerd source does. */
-#include "core/config.h"
-#include "collect/cgroup.h"
-#include "collect/oci_spec.h"
+#include "pna_autoconf.h"
+#include "sources/containers/cgroup.h"
+#include "sources/containers/oci_spec.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

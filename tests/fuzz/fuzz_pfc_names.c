@@ -1,5 +1,5 @@
 /* fuzz_pfc_names.c -- libFuzzer harness for the ethtool statistic names and
- * the pause/PFC figures derived from them (collect/pfc_names.c).
+ * the pause/PFC figures derived from them (sources/pfc/pfc_names.c).
  *
  * The kernel hands the driver's statistics over as ETH_SS_STATS strings
  * (ETH_GSTRING_LEN = 32 octets each, NUL-padded, not NUL-ended at full length)
@@ -7,11 +7,11 @@
  *   byte 0        bit 0: the previous poll's counters look like a reset
  *   bytes 1..8    pause-storm threshold, frames/s (little endian)
  *   then records  32 name octets + 8 value octets (little endian)
- * Names are copied as collect/ethtool.c copies them; the statistics fill one
+ * Names are copied as sources/pfc/ethtool.c copies them; the statistics fill one
  * interface, a second interface with the same names and smaller (or larger)
  * values is the previous poll, and pna_pfc_derive() computes rates and storms. */
-#include "core/config.h"
-#include "collect/pfc_names.h"
+#include "pna_autoconf.h"
+#include "sources/pfc/pfc_names.h"
 #include "fuzz.h"
 
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* fuzz_rfc3339.c -- libFuzzer harness for pna_parse_rfc3339_ms()
- * (collect/docker.c), which reads Docker's State.StartedAt times
+ * (util/rfc3339.c), which reads Docker's State.StartedAt times
  * ("2018-06-14T05:48:53.266176036Z", offsets allowed).  The input is the text. */
-#include "core/config.h"
-#include "collect/docker.h"
+#include "pna_autoconf.h"
+#include "util/rfc3339.h"
 #include "fuzz.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * such a link starts in a directory with no link above it and climbs no
  * higher than the tree, and the names after it only enter other links of the
  * same kind: whatever a collector opens stays inside the tree. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "fuzz.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
  *
  * Arguments, when given, are files or directories to replay instead (to check
  * a crash file from a fuzzing run: tests/fuzz/replay_<name> crash-...). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "fuzz.h"
 
 #include <dirent.h>

@@ -19,7 +19,7 @@ for t in snmpd snmptrapd snmpbulkwalk snmptable; do
 done
 rc=0
 
-# 1. The ABI the agent declares itself (src/collect/nvml_api.h) against nvml.h.
+# 1. The ABI the agent declares itself (src/sources/gpu/nvml_api.h) against nvml.h.
 hdr=""
 for d in /usr/local/cuda/include /usr/local/cuda/targets/x86_64-linux/include /usr/include; do
     [ -f "$d/nvml.h" ] && { hdr=$d; break; }

@@ -1,6 +1,6 @@
 /* tests/hardware/nvml_abi.c -- prints the sizes, member offsets and constants
  * of the NVML ABI the agent relies on.  Built twice, once against the agent's
- * own declarations (src/collect/nvml_api.h) and once against NVIDIA's nvml.h
+ * own declarations (src/sources/gpu/nvml_api.h) and once against NVIDIA's nvml.h
  * (-DPNA_REAL_NVML_H), on a machine that has the CUDA toolkit; the two
  * outputs must be identical (tests/hardware/nvidia_compare.sh diffs them). */
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <nvml.h>
 typedef nvmlProcessInfo_t pna_proc_t;   /* what the _v3 functions fill */
 #else
-#include "collect/nvml_api.h"
+#include "sources/gpu/nvml_api.h"
 typedef nvmlProcessInfo_t pna_proc_t;
 #endif
 

@@ -7,7 +7,7 @@ command -v python3 >/dev/null || skip "python3 not installed (generates the node
 
 NODE="$WORK/node"
 POLLER="$OBJ.4.10.1"                 # primusPollerEntry
-# primusPollerIndex of each poller (fixed, see src/collect/*_poller.c)
+# primusPollerIndex of each poller (fixed, see src/pollers/*_poller.c)
 P_NODE=1 P_GPU=2 P_IB=3 P_PFC=4 P_CONTAINERS=5 P_KUBELET=6 P_STORAGE=7
 
 # gen_node [gen_node.py options]: a small node under $NODE.

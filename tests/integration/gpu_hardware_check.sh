@@ -1,6 +1,6 @@
 #!/bin/bash
 # The real-GPU check's parts that run anywhere: the ABI printer built against
-# src/collect/nvml_api.h prints every size, offset and constant it names, and
+# src/sources/gpu/nvml_api.h prints every size, offset and constant it names, and
 # nvidia_compare.sh answers 77 (skip) without starting anything where no
 # NVIDIA GPU is present.
 . "$(dirname "$0")/lib.sh"

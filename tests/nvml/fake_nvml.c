@@ -32,10 +32,10 @@
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
 
-#include "collect/nvml_api.h"
+#include "sources/gpu/nvml_api.h"
 
 /* The exported functions, each declared with the pointer type the agent
- * resolves it as (collect/nvml_api.h): a signature that differs from what
+ * resolves it as (sources/gpu/nvml_api.h): a signature that differs from what
  * the agent calls does not compile. */
 #define PROTO(type, name) __attribute__((visibility("default"))) extern __typeof__(*(type)0) name
 PROTO(nvmlInit_v2_fn, nvmlInit_v2);

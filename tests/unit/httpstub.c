@@ -1,5 +1,6 @@
 /* httpstub.c -- a small HTTP/1.1 server serving recorded responses for tests
  * (see httpstub.h).  Test code: simple over clever, bounded everywhere. */
+#include "pna_autoconf.h"
 #include "httpstub.h"
 
 #include <arpa/inet.h>

@@ -1,8 +1,8 @@
 /* test_cgroup.c -- memory usage, limit and OOM-kill count from cgroup v1 and v2
  * files, the freezer state (paused containers), hierarchy detection, and the
  * cgroup path of a process or a spec. */
-#include "core/config.h"
-#include "collect/cgroup.h"
+#include "pna_autoconf.h"
+#include "sources/containers/cgroup.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 

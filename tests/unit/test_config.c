@@ -1,7 +1,7 @@
 /* test_config.c -- the config parser: every kind of token, net-snmp
  * pass-through, and errors with file, line and reason. */
+#include "pna_autoconf.h"
 #include "core/config.h"
-#include "core/poller.h"
 #include "unit.h"
 
 #include <unistd.h>
@@ -25,12 +25,17 @@ static void remember(const char *line, void *arg)
         snprintf(remembered[nremembered++], sizeof remembered[0], "%s", line);
 }
 
+/* The pollers a config line may name: the loader is given them, it does not
+ * look for them. */
+static const char *const pollers[] = { "gpu", "node", "ib" };
+#define NPOLLERS (sizeof pollers / sizeof pollers[0])
+
 static int load(struct pna_config *cfg, const char *text, char *err, size_t errlen)
 {
     write_conf(text);
     pna_config_defaults(cfg);
     nremembered = 0;
-    return pna_config_load(cfg, path, remember, NULL, err, errlen);
+    return pna_config_load(cfg, path, pollers, NPOLLERS, remember, NULL, err, errlen);
 }
 
 static void test_good(void)
@@ -63,8 +68,7 @@ static void test_good(void)
     CHECK_STR(cfg.roots.sysfs, "/host/sys");
     CHECK_STR(cfg.roots.procfs, "/host/proc");
     CHECK_STR(cfg.roots.devfs, "/dev");
-    int slot = pna_config_poller_slot("node");
-    CHECK(slot >= 0);
+    int slot = 1; /* "node": its position in the names given */
     CHECK_INT(cfg.pollers[slot].interval_ms, 7000);
     CHECK_INT(cfg.pollers[slot].timeout_ms, 2000);
     CHECK(cfg.pollers[slot].set_enabled && !cfg.pollers[slot].enabled);
@@ -102,6 +106,8 @@ static void test_errors(void)
 {
     expect_error("eventHistory 5\nbogus 1\n", "2: unknown token 'bogus'");
     expect_error("\n\npollInterval nosuch 5\n", "3: pollInterval: no poller named 'nosuch'");
+    /* a real poller's name, but not one of those given to the loader */
+    expect_error("poller storage off\n", "1: poller: no poller named 'storage'");
     expect_error("pollInterval node\n", "1: pollInterval: expected 'pollInterval POLLER VALUE'");
     expect_error("eventHistory -1\n", "1: eventHistory: '-1' is not a number");
     expect_error("eventHistory 0\n", "1: eventHistory: 0 is out of range");
@@ -122,7 +128,8 @@ static void test_errors(void)
     struct pna_config cfg;
     char err[512] = "";
     pna_config_defaults(&cfg);
-    CHECK_INT(pna_config_load(&cfg, "/nonexistent/pna.conf", NULL, NULL, err, sizeof err), -1);
+    CHECK_INT(pna_config_load(&cfg, "/nonexistent/pna.conf", pollers, NPOLLERS, NULL, NULL, err,
+                              sizeof err), -1);
     CHECK(strstr(err, "/nonexistent/pna.conf: cannot open") != NULL);
 }
 

@@ -1,9 +1,9 @@
 /* test_containers_containerd.c -- containerd tasks from bundle trees: records,
  * states, cgroup figures, bundles coming and going, stable indexes, Docker and
  * containerd rows folded together, and memory that does not grow under churn. */
-#include "core/config.h"
-#include "collect/cgroup.h"
-#include "collect/containerd.h"
+#include "pna_autoconf.h"
+#include "sources/containers/cgroup.h"
+#include "sources/containers/containerd.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 

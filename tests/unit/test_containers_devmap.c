@@ -1,7 +1,7 @@
 /* test_containers_devmap.c -- device nodes classified as GPU, RDMA or other,
  * numbers resolved through sysfs, and the node's GPUs counted from /dev. */
-#include "core/config.h"
-#include "collect/devmap.h"
+#include "pna_autoconf.h"
+#include "sources/containers/devmap.h"
 #include "model/gpu.h"
 #include "core/roots.h"
 #include "containers_testutil.h"

@@ -11,9 +11,9 @@
  *     one put in a snapshot directly is not shown nor counted;
  *   - pods whose UID is missing or over 64 characters are not shown.
  * Every table is walked with GETNEXT and each index is decoded and checked. */
-#include "core/config.h"
-#include "collect/containerd.h"
-#include "collect/kubelet.h"
+#include "pna_autoconf.h"
+#include "sources/containers/containerd.h"
+#include "sources/kubernetes/kubelet.h"
 #include "model/containers.h"
 #include "model/storage.h"
 #include "core/roots.h"

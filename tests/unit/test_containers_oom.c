@@ -2,8 +2,8 @@
  * v2 memory.events through inotify on temp files, cgroup v1 through a real
  * memory cgroup and eventfd where this host allows it, counts from polls and
  * runtime notices de-duplicated, directory changes noticed. */
-#include "core/config.h"
-#include "collect/oom_watch.h"
+#include "pna_autoconf.h"
+#include "watchers/oom_watch.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 

@@ -3,8 +3,9 @@
  * tables (primusContainerTable, primusContainerDeviceTable,
  * primusPodStorageTable, the container, storage and Kubernetes scalars), and
  * an OOM kill turned into one primusContainerOomKill event. */
+#include "pna_autoconf.h"
 #include "core/config.h"
-#include "collect/containers_poller.h"
+#include "pollers/pollers.h"
 #include "core/events.h"
 #include "model/containers.h"
 #include "model/gpu.h"
@@ -156,9 +157,8 @@ static void on_event(const struct pna_event *ev, void *arg)
 static int run_collect(const struct pna_poller_ops *ops, void *state)
 {
     char err[160] = "";
-    struct pna_snap *prev = pna_cache_acquire(ops->domain), *out = NULL;
-    int rc = ops->collect(state, prev, &out, err, sizeof err);
-    pna_snap_release(prev);
+    struct pna_snap *out = NULL;
+    int rc = pna_poller_collect(ops, state, &out, err, sizeof err);
     if (rc == 0)
         pna_cache_publish(ops->domain, out);
     else

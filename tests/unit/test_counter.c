@@ -1,5 +1,6 @@
 /* test_counter.c -- 32-bit widening, saturation and rate helpers. */
-#include "collect/counter.h"
+#include "pna_autoconf.h"
+#include "model/counter.h"
 
 #include "unit.h"
 

@@ -2,10 +2,13 @@
  * Engine API responses, and the client against a stub dockerd on a unix socket
  * (malformed JSON, a stalled and a closed connection, a chunked /events stream
  * with an OOM event, and a daemon restart). */
-#include "core/config.h"
-#include "collect/docker.h"
-#include "collect/httpc.h"
+#include "pna_autoconf.h"
 #include "core/roots.h"
+#include "sources/containers/docker.h"
+#include "sources/containers/docker_api.h"
+#include "transport/http_client.h"
+#include "util/rfc3339.h"
+#include "watchers/docker_events.h"
 #include "containers_testutil.h"
 #include "httpstub.h"
 

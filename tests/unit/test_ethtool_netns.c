@@ -4,8 +4,8 @@
  *
  * Needs root, `ip` (iproute2) and `ethtool`; skips (exit 77) with the reason
  * otherwise.  The namespace is removed on every exit path. */
-#include "core/config.h"
-#include "collect/ethtool.h"
+#include "pna_autoconf.h"
+#include "sources/pfc/ethtool.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* test_events.c -- the event queue: order, history bound, sequence numbers,
  * the wake-up pipe, and posting from many threads at once. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "core/events.h"
 #include "unit.h"
 

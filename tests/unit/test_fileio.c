@@ -1,5 +1,5 @@
 /* test_fileio.c -- bounded, non-blocking reads and path joining. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "util/fileio.h"
 #include "unit.h"
 

@@ -3,7 +3,8 @@
  * card0, an empty unique_id, no `device` file, NUL padding, dumps that are a
  * bare device directory), the pci.ids name lookup, RAS counts and malformed
  * trees; and rocm-smi-lib failing cleanly on a machine without an AMD GPU. */
-#include "collect/gpu_amd.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/amd.h"
 #include "util/fileio.h"
 #include "unit.h"
 

@@ -2,7 +2,8 @@
  * /dev/dri/by-path` outputs (tests/fixtures/amdgpu-sysfs/dev-dri-by-path) are
  * turned back into real symlink trees under a temporary directory; rocm-smi's
  * upper-case bus ids recorded on the same machine must find their nodes. */
-#include "collect/dri_map.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/dri_map.h"
 #include "unit.h"
 
 #include <errno.h>

@@ -1,4 +1,5 @@
 /* test_gpu_model.c -- PCI addresses into GPU row keys, and the sorted GPU list. */
+#include "pna_autoconf.h"
 #include "model/gpu.h"
 #include "unit.h"
 

@@ -7,8 +7,9 @@
  * order, unsupported figures are absent, a lost GPU keeps its identity, a
  * vanished GPU is gone, XID events arrive through the listener thread, and a
  * hung NVML call holds only the caller. */
-#include "collect/gpu_nvml.h"
-#include "collect/gpu_nvsmi.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/nvml.h"
+#include "sources/gpu/nvsmi.h"
 #include "util/fileio.h"
 #include "unit.h"
 

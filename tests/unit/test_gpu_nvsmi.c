@@ -1,7 +1,9 @@
 /* test_gpu_nvsmi.c -- the nvidia-smi -q -x parser on every recorded XML
  * (three DTD versions), cross-checked with the H100 CSV query; the command
  * runner's deadline, exit status and process-group kill; bad input. */
-#include "collect/gpu_nvsmi.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/nvsmi.h"
+#include "transport/process.h"
 #include "util/fileio.h"
 #include "unit.h"
 

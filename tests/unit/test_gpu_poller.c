@@ -2,9 +2,11 @@
  * nvidia-smi and amdgpu fixture trees: a CPU-only node is disabled quietly;
  * NVIDIA and AMD GPUs land in one snapshot in PCI order with /dev/dri names;
  * thermal crossings, lost and vanished GPUs and XIDs each post one event. */
-#include "collect/gpu_poller.h"
+#include "pna_autoconf.h"
 #include "core/config.h"
+#include "pollers/pollers.h"
 #include "core/events.h"
+#include "model/gpu.h"
 #include "unit.h"
 
 #include <stdbool.h>
@@ -111,7 +113,7 @@ static void base_config(struct pna_config *cfg)
 static struct pna_gpu_snap *poll_once(void *state, char *err, size_t errlen)
 {
     struct pna_snap *out = NULL;
-    int rc = pna_gpu_poller.collect(state, NULL, &out, err, errlen);
+    int rc = pna_gpu_poller.collect(state, NULL, NULL, &out, err, errlen);
     return rc == 0 ? (struct pna_gpu_snap *)out : NULL;
 }
 

@@ -2,8 +2,9 @@
  * table engine (no net-snmp agent): a snapshot made by the real collectors
  * from fixtures (nvidia-smi XML for an H100 and an A100, amdgpu sysfs for a
  * Vega 10), published to the cache, read back cell by cell and walked. */
-#include "collect/gpu_amd.h"
-#include "collect/gpu_nvsmi.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/amd.h"
+#include "sources/gpu/nvsmi.h"
 #include "model/gpu.h"
 #include "snmp/gpu_table.h"
 #include "snmp/oids.h"

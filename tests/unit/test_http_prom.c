@@ -2,7 +2,7 @@
  * escaping, HELP/TYPE once per family, the counter "_total" rule, name checks,
  * UTF-8 clean-up, exact number formatting, and a buffer that grows without a
  * fixed limit. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "http/buf.h"
 #include "http/prom.h"
 #include "unit.h"

@@ -4,10 +4,10 @@
  * against values the test reads from the same files; the seeds' metric names and
  * label sets; the JSON shapes (parsed back with jansson); and, where promtool is
  * installed, a lint-clean exposition of every domain at once. */
-#include "core/config.h"
-#include "collect/gpu_nvsmi.h"
-#include "collect/ib_sysfs.h"
-#include "collect/pfc_names.h"
+#include "pna_autoconf.h"
+#include "sources/gpu/nvsmi.h"
+#include "sources/rdma/ib_sysfs.h"
+#include "sources/pfc/pfc_names.h"
 #include "http/render.h"
 #include "model/containers.h"
 #include "model/gpu.h"

@@ -2,6 +2,7 @@
  * base64, the basic-auth file and check, and a real server on loopback asked
  * with libcurl (routing, 404, 405 with Allow, HEAD, 401 with WWW-Authenticate,
  * start-up errors), all without an SNMP agent or pollers. */
+#include "pna_autoconf.h"
 #include "core/config.h"
 #include "http/http.h"
 #include "unit.h"

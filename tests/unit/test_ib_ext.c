@@ -6,9 +6,10 @@
  * serving port failing: absent, then retried after 2, 4... polls), which
  * devices verbs opens (once), and the ib poller using neither library on a
  * tree that is not the host's own /sys. */
+#include "pna_autoconf.h"
 #include "core/config.h"
-#include "collect/ib_mad.h"
-#include "collect/ib_verbs.h"
+#include "sources/rdma/ib_mad.h"
+#include "sources/rdma/ib_verbs.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,8 +18,8 @@
 #include <unistd.h>
 
 #include "core/cache.h"
-#include "collect/ib_poller.h"
-#include "collect/ib_sysfs.h"
+#include "pollers/pollers.h"
+#include "sources/rdma/ib_sysfs.h"
 #include "core/events.h"
 #include "model/ib.h"
 #include "snmp/oids.h"
@@ -531,9 +532,8 @@ static void test_verbs_decisions(void)
 static const struct pna_ib_snap *poll_ib(void *state)
 {
     char err[160] = "";
-    struct pna_snap *prev = pna_cache_acquire(PNA_DOM_IB), *out = NULL;
-    int rc = pna_ib_poller.collect(state, prev, &out, err, sizeof err);
-    pna_snap_release(prev);
+    struct pna_snap *out = NULL;
+    int rc = pna_poller_collect(&pna_ib_poller, state, &out, err, sizeof err);
     CHECK_INT(rc, 0);
     if (rc != 0)
         return NULL;

@@ -3,8 +3,9 @@
  * transition, none for a passing read error), 32-bit hw counter widening
  * across polls, rates, and the PFC poller following the IB snapshot's RoCE
  * netdevs and the configured ones. */
+#include "pna_autoconf.h"
 #include "core/config.h"
-#include "collect/ib_poller.h"
+#include "pollers/pollers.h"
 
 #include <limits.h>
 #include <sys/stat.h>
@@ -55,13 +56,13 @@ static void drain(void)
     pna_events_drain(sink, NULL);
 }
 
-/* One poll the way the poller core does it: prev from the cache, publish. */
+/* One poll the way the poller core does it: prev and inputs from the cache,
+ * publish. */
 static const void *poll_once(const struct pna_poller_ops *ops, void *state)
 {
     char err[160] = "";
-    struct pna_snap *prev = pna_cache_acquire(ops->domain), *out = NULL;
-    int rc = ops->collect(state, prev, &out, err, sizeof err);
-    pna_snap_release(prev);
+    struct pna_snap *out = NULL;
+    int rc = pna_poller_collect(ops, state, &out, err, sizeof err);
     CHECK_INT(rc, 0);
     if (rc != 0 || !out) {
         fprintf(stderr, "  collect: %s\n", err);

@@ -2,8 +2,8 @@
  * mlx4, mlx5; node_exporter: mlx4 with counters_ext, iWARP i40iw) and on
  * broken temp trees.  Expected values are read from the fixture files by the
  * test itself with stdio, independently of util/fileio.c. */
-#include "core/config.h"
-#include "collect/ib_sysfs.h"
+#include "pna_autoconf.h"
+#include "sources/rdma/ib_sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,10 +2,10 @@
  * (node and pod ephemeral storage, GPU allocation), quantities, malformed
  * input, and the client against a stub kubelet on 127.0.0.1 (bearer token
  * sent and never echoed, strict deadline, malformed body). */
-#include "core/config.h"
-#include "collect/devmap.h"
-#include "collect/httpc.h"
-#include "collect/kubelet.h"
+#include "pna_autoconf.h"
+#include "sources/containers/devmap.h"
+#include "transport/http_client.h"
+#include "sources/kubernetes/kubelet.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 #include "httpstub.h"

@@ -1,6 +1,6 @@
 /* test_node.c -- the node collector on a temp procfs tree and on this machine. */
-#include "core/config.h"
-#include "collect/node.h"
+#include "pna_autoconf.h"
+#include "sources/node/procfs.h"
 #include "unit.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* test_oci.c -- OCI runtime spec (config.json) to container record: identity
  * from the CRI annotations only, devices from linux.devices and the cgroup
  * allow-list, and nothing from env, args or other annotations. */
-#include "core/config.h"
-#include "collect/oci_spec.h"
+#include "pna_autoconf.h"
+#include "sources/containers/oci_spec.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 

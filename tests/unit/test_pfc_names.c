@@ -1,8 +1,8 @@
 /* test_pfc_names.c -- pause/PFC name mapping on recorded `ethtool -S` output
  * (mlx5_core ConnectX-4 Lx, ionic Pollara PF and VF), on the documented mlx5
  * per-priority names, and the rate / storm rules. */
-#include "core/config.h"
-#include "collect/pfc_names.h"
+#include "pna_autoconf.h"
+#include "sources/pfc/pfc_names.h"
 
 #include <ctype.h>
 #include <limits.h>

@@ -9,15 +9,16 @@
  * the event; the NIC's own storm counters (tx_pause_storm_warning_events,
  * tx_pause_storm_error_events) trigger it too, the error one with severity
  * error; a reader failure is no storm. */
+#include "pna_autoconf.h"
 #include "core/config.h"
-#include "collect/ib_poller.h"
+#include "pollers/pollers.h"
 
 #include <limits.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/cache.h"
-#include "collect/ethtool.h"
+#include "sources/pfc/ethtool.h"
 #include "core/events.h"
 #include "model/pfc.h"
 #include "util/fileio.h"
@@ -113,10 +114,9 @@ static void sleep_ms(long ms)
 static size_t poll_storms(void *state, const struct pna_pfc_snap **snap)
 {
     char err[160] = "";
-    struct pna_snap *prev = pna_cache_acquire(PNA_DOM_PFC), *out = NULL;
+    struct pna_snap *out = NULL;
     sleep_ms(60);
-    int rc = pna_pfc_poller.collect(state, prev, &out, err, sizeof err);
-    pna_snap_release(prev);
+    int rc = pna_poller_collect(&pna_pfc_poller, state, &out, err, sizeof err);
     CHECK_INT(rc, 0);
     if (rc == 0)
         pna_cache_publish(PNA_DOM_PFC, out);

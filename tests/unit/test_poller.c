@@ -1,5 +1,6 @@
 /* test_poller.c -- the poller core with pollers that succeed, fail, hang and
  * are disabled: snapshots, error counts, deadlines, events, stale data. */
+#include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/cache.h"
 #include "core/events.h"
@@ -32,20 +33,22 @@ static struct pna_snap *make_snap(int value)
 }
 
 /* "good": counts up from its previous snapshot. */
-static int good_collect(void *state, const struct pna_snap *prev, struct pna_snap **out,
+static int good_collect(void *state, const struct pna_snap *prev,
+                        const struct pna_poller_inputs *in, struct pna_snap **out,
                         char *err, size_t errlen)
 {
-    (void)state, (void)err, (void)errlen;
+    (void)state, (void)in, (void)err, (void)errlen;
     *out = make_snap(prev ? ((const struct test_snap *)prev)->value + 1 : 1);
     return 0;
 }
 
 /* "flaky": works until told to fail, then works again. */
 static atomic_int flaky_broken;
-static int flaky_collect(void *state, const struct pna_snap *prev, struct pna_snap **out,
+static int flaky_collect(void *state, const struct pna_snap *prev,
+                         const struct pna_poller_inputs *in, struct pna_snap **out,
                          char *err, size_t errlen)
 {
-    (void)state, (void)prev;
+    (void)state, (void)prev, (void)in;
     if (atomic_load(&flaky_broken)) {
         snprintf(err, errlen, "source said no");
         return -1;
@@ -56,10 +59,11 @@ static int flaky_collect(void *state, const struct pna_snap *prev, struct pna_sn
 
 /* "hang": the second poll never returns until released. */
 static atomic_int hang_release, hang_calls;
-static int hang_collect(void *state, const struct pna_snap *prev, struct pna_snap **out,
+static int hang_collect(void *state, const struct pna_snap *prev,
+                        const struct pna_poller_inputs *in, struct pna_snap **out,
                         char *err, size_t errlen)
 {
-    (void)state, (void)prev, (void)err, (void)errlen;
+    (void)state, (void)prev, (void)in, (void)err, (void)errlen;
     if (atomic_fetch_add(&hang_calls, 1) == 1)
         while (!atomic_load(&hang_release))
             usleep(10000);
@@ -68,10 +72,11 @@ static int hang_collect(void *state, const struct pna_snap *prev, struct pna_sna
 }
 
 /* "partial": succeeds but says what it had to leave out. */
-static int partial_collect(void *state, const struct pna_snap *prev, struct pna_snap **out,
+static int partial_collect(void *state, const struct pna_snap *prev,
+                           const struct pna_poller_inputs *in, struct pna_snap **out,
                            char *err, size_t errlen)
 {
-    (void)state, (void)prev;
+    (void)state, (void)prev, (void)in;
     snprintf(err, errlen, "1 file unreadable");
     *out = make_snap(9);
     return 0;
@@ -97,17 +102,44 @@ static int late_init(void **state, const struct pna_config *cfg, char *err, size
     return PNA_POLLER_ABSENT;
 }
 
-static const struct pna_poller_ops good = { "good", 1, PNA_DOM_NODE, 50, 1000, NULL, good_collect, NULL };
-static const struct pna_poller_ops flaky = { "flaky", 2, PNA_DOM_GPU, 50, 1000, NULL, flaky_collect, NULL };
-static const struct pna_poller_ops hang = { "hang", 3, PNA_DOM_IB, 50, 200, NULL, hang_collect, NULL };
-static const struct pna_poller_ops absent = { "absent", 4, PNA_DOM_PFC, 50, 1000, absent_init, good_collect, NULL };
-static const struct pna_poller_ops partial = { "partial", 5, PNA_DOM_KUBELET, 50, 1000, NULL, partial_collect, NULL };
-static const struct pna_poller_ops late = { "late", 6, PNA_DOM_CONTAINERS, 50, 1000, late_init, good_collect, NULL };
+/* "reader": declares the "good" poller's domain as its input and publishes
+ * what it saw there; it asks for the "flaky" poller's domain too, which it
+ * did not declare and must not be given. */
+static atomic_int reader_undeclared_seen;
+static int reader_collect(void *state, const struct pna_snap *prev,
+                          const struct pna_poller_inputs *in, struct pna_snap **out,
+                          char *err, size_t errlen)
+{
+    (void)state, (void)prev, (void)err, (void)errlen;
+    const struct pna_snap *node = pna_poller_input(in, PNA_DOM_NODE);
+    if (pna_poller_input(in, PNA_DOM_GPU))
+        atomic_fetch_add(&reader_undeclared_seen, 1);
+    *out = make_snap(node ? ((const struct test_snap *)node)->value : 0);
+    return 0;
+}
 
-/* This test's registry replaces the agent's (src/pollers.c is not linked). */
+#define OPS(n, i, dom, tmo, init_fn, collect_fn) \
+    { .name = n, .index = i, .domain = dom, .default_interval_ms = 50, \
+      .default_timeout_ms = tmo, .init = init_fn, .collect = collect_fn }
+static const struct pna_poller_ops good = OPS("good", 1, PNA_DOM_NODE, 1000, NULL, good_collect);
+static const struct pna_poller_ops flaky = OPS("flaky", 2, PNA_DOM_GPU, 1000, NULL, flaky_collect);
+static const struct pna_poller_ops hang = OPS("hang", 3, PNA_DOM_IB, 200, NULL, hang_collect);
+static const struct pna_poller_ops absent = OPS("absent", 4, PNA_DOM_PFC, 1000, absent_init,
+                                                good_collect);
+static const struct pna_poller_ops partial = OPS("partial", 5, PNA_DOM_KUBELET, 1000, NULL,
+                                                 partial_collect);
+static const struct pna_poller_ops late = OPS("late", 6, PNA_DOM_CONTAINERS, 1000, late_init,
+                                              good_collect);
+static const struct pna_poller_ops reader = {
+    .name = "reader", .index = 7, .domain = PNA_DOM_STORAGE,
+    .inputs = PNA_DOM_BIT(PNA_DOM_NODE),
+    .default_interval_ms = 50, .default_timeout_ms = 1000, .collect = reader_collect,
+};
+
+/* This test's registry replaces the agent's (src/pollers/registry.c is not linked). */
 const struct pna_poller_ops *const pna_poller_registry[] = { &good, &flaky, &hang, &absent, &partial,
-                                                             &late };
-const size_t pna_poller_registry_len = 6;
+                                                             &late, &reader };
+const size_t pna_poller_registry_len = 7;
 
 static struct pna_poller_info info_of(const char *name)
 {
@@ -239,8 +271,34 @@ int main(void)
     CHECK(s != NULL);
     pna_snap_release(s);
 
+    /* reader: given its declared input, never an undeclared one. */
+    struct pna_poller_info r = info_of("reader");
+    CHECK_INT(r.status, PNA_POLLER_OK);
+    s = pna_cache_acquire(PNA_DOM_STORAGE);
+    CHECK(s && ((struct test_snap *)s)->value >= 3);
+    pna_snap_release(s);
+    CHECK_INT(atomic_load(&reader_undeclared_seen), 0);
+    CHECK(pna_poller_input(NULL, PNA_DOM_NODE) == NULL);
+
+    /* The names the config loader is given: the registry's, in its order. */
+    const char *names[PNA_MAX_POLLERS];
+    CHECK_INT(pna_poller_names(names, PNA_MAX_POLLERS), 7);
+    CHECK_STR(names[0], "good");
+    CHECK_STR(names[6], "reader");
+
     CHECK(pna_pollers_all_ran());
     pna_pollers_stop();
+
+    /* A retained snapshot outlives the cache's reference (nothing publishes
+     * any more, so only this one can be destroyed here). */
+    s = pna_cache_acquire(PNA_DOM_NODE);
+    CHECK(s && pna_snap_retain(s) == s);
+    int before = atomic_load(&destroyed);
+    pna_cache_drop(PNA_DOM_NODE);
+    pna_snap_release(s);
+    CHECK_INT(atomic_load(&destroyed), before);
+    pna_snap_release(s);
+    CHECK_INT(atomic_load(&destroyed), before + 1);
     pna_cache_clear();
     pna_events_shutdown();
     UNIT_END();

@@ -3,14 +3,14 @@
  * GETNEXT hooks (no snmpd): every served cell equals the model, rows come in
  * SNMP index order, absent counters are skipped, saturation bits, and each
  * ethtool statistic is served exactly once (named column or generic table). */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/rdma_tables.h"
 
 #include <limits.h>
 
 #include "core/cache.h"
-#include "collect/ib_sysfs.h"
-#include "collect/pfc_names.h"
+#include "sources/rdma/ib_sysfs.h"
+#include "sources/pfc/pfc_names.h"
 #include "model/ib.h"
 #include "model/pfc.h"
 #include "snmp/oids.h"

@@ -1,8 +1,8 @@
 /* test_storage.c -- node ephemeral storage from statvfs() (checked against
  * df(1) on the same directory), the usage ratio rules, and which source the
  * node figures come from. */
-#include "core/config.h"
-#include "collect/storage.h"
+#include "pna_autoconf.h"
+#include "sources/storage/statvfs.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 

@@ -1,7 +1,7 @@
 /* test_table.c -- the MIB engine without net-snmp's request machinery: GET,
  * GETNEXT across rows and columns, string-index order, absent cells, and
  * re-sorting when a new snapshot is published. */
-#include "core/config.h"
+#include "pna_autoconf.h"
 #include "snmp/table.h"
 #include "unit.h"
 

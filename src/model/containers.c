@@ -1,0 +1,529 @@
+/* model/containers.c -- the container record set every container source fills:
+ * growth, per-container device bounds, sorting by id, and row indexes that stay
+ * the same while a container lives (see model/containers.h). */
+#include "pna_autoconf.h"
+#include "model/containers.h"
+#include "model/storage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pna_container_set_init(struct pna_container_set *set)
+{
+    memset(set, 0, sizeof *set);
+}
+
+void pna_container_set_free(struct pna_container_set *set)
+{
+    free(set->rows);
+    free(set->devs);
+    memset(set, 0, sizeof *set);
+}
+
+void pna_container_set_clear(struct pna_container_set *set)
+{
+    set->count = 0;
+    set->dev_count = 0;
+    set->devices_dropped = 0;
+}
+
+/* Grow *ARR (elements of SIZE bytes) so that one more fits. */
+static int grow(void **arr, size_t *cap, size_t used, size_t size)
+{
+    if (used < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *n = realloc(*arr, ncap * size);
+    if (!n)
+        return -1;
+    *arr = n;
+    *cap = ncap;
+    return 0;
+}
+
+struct pna_container *pna_container_set_add(struct pna_container_set *set)
+{
+    if (grow((void **)&set->rows, &set->cap, set->count, sizeof *set->rows) < 0)
+        return NULL;
+    struct pna_container *c = &set->rows[set->count++];
+    memset(c, 0, sizeof *c);
+    c->state = PNA_CTR_UNKNOWN;
+    c->dev_first = (uint32_t)set->dev_count;
+    return c;
+}
+
+size_t pna_ctr_device_number_name(const struct pna_ctr_device *dev, char *buf, size_t cap)
+{
+    if (!dev->has_numbers)
+        return 0;
+    int n = snprintf(buf, cap, "/dev/%s/%u:%u", dev->type == 'b' ? "block" : "char",
+                     dev->major, dev->minor);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+bool pna_container_id_ok(const char *id)
+{
+    size_t n = id ? strlen(id) : 0;
+    return n >= 1 && n <= PNA_CTR_ID_MAX;
+}
+
+/* The same device node: both numbered alike (a type left unknown matches;
+ * a FIFO has no device numbers to compare). */
+static bool same_numbers(const struct pna_ctr_device *a, const struct pna_ctr_device *b)
+{
+    return a->has_numbers && b->has_numbers && a->type != 'p' && b->type != 'p' &&
+           a->major == b->major && a->minor == b->minor &&
+           (a->type == b->type || !a->type || !b->type);
+}
+
+int pna_container_set_add_device(struct pna_container_set *set, const struct pna_ctr_device *dev)
+{
+    if (!set->count)
+        return -1;
+    struct pna_container *c = &set->rows[set->count - 1];
+    struct pna_ctr_device d = *dev;
+    /* The device's name is an index string: a path too long for it gives way
+     * to the numbers, and with no numbers the device has no name at all. */
+    if (!d.path[0] || strlen(d.path) > PNA_CTR_DEVICE_NAME_MAX) {
+        if (!pna_ctr_device_number_name(&d, d.path, sizeof d.path)) {
+            set->devices_dropped++;
+            return 1;
+        }
+    }
+    for (uint32_t i = 0; i < c->dev_count; i++) {
+        const struct pna_ctr_device *o = &set->devs[c->dev_first + i];
+        /* Listed twice (spec and allow-list, the runtime twice, or one node
+         * under two paths): one device. */
+        if (strcmp(o->path, d.path) == 0 || same_numbers(o, &d))
+            return 0;
+    }
+    if (c->dev_count >= PNA_CTR_MAX_DEVICES) {
+        set->devices_dropped++;
+        return 1;
+    }
+    if (grow((void **)&set->devs, &set->dev_cap, set->dev_count, sizeof *set->devs) < 0)
+        return -1;
+    set->devs[set->dev_count++] = d;
+    c->dev_count++;
+    return 0;
+}
+
+void pna_container_set_drop_last(struct pna_container_set *set)
+{
+    if (!set->count)
+        return;
+    struct pna_container *c = &set->rows[set->count - 1];
+    set->dev_count = c->dev_first;
+    set->count--;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct pna_container *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    if (c)
+        return c;
+    return (int)x->runtime - (int)y->runtime;
+}
+
+int pna_container_set_sort(struct pna_container_set *set)
+{
+    if (set->count < 2)
+        return 0;
+    qsort(set->rows, set->count, sizeof *set->rows, cmp_rows);
+    /* The rows moved: regroup the device array in the new row order. */
+    if (!set->dev_count)
+        return 0;
+    struct pna_ctr_device *nd = malloc(set->dev_count * sizeof *nd);
+    if (!nd)
+        return -1;
+    size_t at = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        struct pna_container *c = &set->rows[i];
+        memcpy(nd + at, set->devs + c->dev_first, c->dev_count * sizeof *nd);
+        c->dev_first = (uint32_t)at;
+        at += c->dev_count;
+    }
+    free(set->devs);
+    set->devs = nd;
+    set->dev_cap = set->dev_count;
+    return 0;
+}
+
+const struct pna_container *pna_container_set_find(const struct pna_container_set *set,
+                                                   const char *id)
+{
+    size_t lo = 0, hi = set ? set->count : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(set->rows[mid].id, id);
+        if (c == 0)
+            return &set->rows[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void pna_container_set_count_devices(struct pna_container_set *set)
+{
+    for (size_t i = 0; i < set->count; i++) {
+        struct pna_container *c = &set->rows[i];
+        c->gpu_count = c->rdma_count = 0;
+        if (c->dev_count == 0)
+            continue;   /* DEVS may be NULL: no offset from it */
+        const struct pna_ctr_device *d = set->devs + c->dev_first;
+        /* A GPU is usually there twice (cardN and renderDN): count distinct. */
+        for (uint32_t k = 0; k < c->dev_count; k++) {
+            bool gpu_new = d[k].gpu_index != 0, rdma_new = d[k].rdma_dev[0] != '\0';
+            for (uint32_t j = 0; j < k; j++) {
+                if (gpu_new && d[j].gpu_index == d[k].gpu_index)
+                    gpu_new = false;
+                if (rdma_new && strcmp(d[j].rdma_dev, d[k].rdma_dev) == 0)
+                    rdma_new = false;
+            }
+            c->gpu_count += gpu_new;
+            c->rdma_count += rdma_new;
+        }
+    }
+}
+
+bool pna_container_holds_gpu(const struct pna_container_set *set, const struct pna_container *c,
+                             uint32_t gpu_index)
+{
+    for (uint32_t k = 0; gpu_index && k < c->dev_count; k++)
+        if (set->devs[c->dev_first + k].gpu_index == gpu_index)
+            return true;
+    return false;
+}
+
+const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
+                                                      uint32_t gpu_index, uint32_t *count)
+{
+    const struct pna_container *first = NULL;
+    uint32_t n = 0;
+    for (size_t i = 0; set && gpu_index && i < set->count; i++) {
+        if (!pna_container_holds_gpu(set, &set->rows[i], gpu_index))
+            continue;
+        if (!first)
+            first = &set->rows[i];
+        n++;
+        if (!count)
+            break;
+    }
+    if (count)
+        *count = n;
+    return first;
+}
+
+const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
+                                                    size_t dev)
+{
+    /* Rows hold their devices in ascending, contiguous ranges. */
+    size_t lo = 0, hi = set->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct pna_container *c = &set->rows[mid];
+        if (dev < c->dev_first)
+            hi = mid;
+        else if (dev >= (size_t)c->dev_first + c->dev_count)
+            lo = mid + 1;
+        else
+            return c;
+    }
+    return NULL;
+}
+
+/* FNV-1a, 32 bits, folded into 1..2^31-1 (SNMP index values must be > 0). */
+static uint32_t index_hash(uint8_t salt, const char *s)
+{
+    uint32_t h = 2166136261u;
+    h = (h ^ salt) * 16777619u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    h &= 0x7fffffffu;
+    return h ? h : 1;
+}
+
+/* A small open-addressing set of the indexes already handed out in one pass. */
+struct used_set {
+    uint32_t *slots;
+    size_t mask;
+};
+
+static int used_init(struct used_set *u, size_t n)
+{
+    size_t cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    u->slots = calloc(cap, sizeof *u->slots);
+    u->mask = cap - 1;
+    return u->slots ? 0 : -1;
+}
+
+static bool used_has(const struct used_set *u, uint32_t v)
+{
+    for (size_t i = v & u->mask;; i = (i + 1) & u->mask) {
+        if (u->slots[i] == 0)
+            return false;
+        if (u->slots[i] == v)
+            return true;
+    }
+}
+
+static void used_put(struct used_set *u, uint32_t v)
+{
+    size_t i = v & u->mask;
+    while (u->slots[i] != 0 && u->slots[i] != v)
+        i = (i + 1) & u->mask;
+    u->slots[i] = v;
+}
+
+static uint32_t next_index(uint32_t v)
+{
+    return v >= 0x7fffffffu ? 1 : v + 1;
+}
+
+/* Shared by containers and pods: OLD[i] is the index a row had before (0 new),
+ * KEY(i) the identity hashed for new rows.  Writes OUT[i]. */
+static void assign(size_t n, const uint32_t *old, uint32_t *out,
+                   uint32_t (*key)(const void *ctx, size_t i), const void *ctx)
+{
+    struct used_set u;
+    if (used_init(&u, n) < 0) {
+        /* No memory for the probe table: fall back to positions, still unique. */
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint32_t)i + 1;
+        return;
+    }
+    /* Living rows keep their index first, so a newcomer can never take it. */
+    for (size_t i = 0; i < n; i++) {
+        out[i] = 0;
+        if (old[i] && !used_has(&u, old[i])) {
+            out[i] = old[i];
+            used_put(&u, old[i]);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (out[i])
+            continue;
+        uint32_t v = key(ctx, i);
+        while (used_has(&u, v))
+            v = next_index(v);
+        out[i] = v;
+        used_put(&u, v);
+    }
+    free(u.slots);
+}
+
+static uint32_t container_key(const void *ctx, size_t i)
+{
+    const struct pna_container_set *set = ctx;
+    return index_hash(set->rows[i].runtime, set->rows[i].id);
+}
+
+void pna_container_set_assign_indexes(struct pna_container_set *set,
+                                      const struct pna_container_set *prev)
+{
+    if (!set->count)
+        return;
+    uint32_t *old = calloc(set->count * 2, sizeof *old);
+    if (!old) {
+        for (size_t i = 0; i < set->count; i++)
+            set->rows[i].index = (uint32_t)i + 1;
+        return;
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        const struct pna_container *p = pna_container_set_find(prev, set->rows[i].id);
+        old[i] = p ? p->index : 0;
+    }
+    assign(set->count, old, old + set->count, container_key, set);
+    for (size_t i = 0; i < set->count; i++)
+        set->rows[i].index = old[set->count + i];
+    free(old);
+}
+
+size_t pna_copy_display(char *dst, const char *src, size_t cap)
+{
+    if (cap == 0)
+        return 0;
+    if (!src)
+        src = "";
+    size_t n = 0;
+    const unsigned char *s = (const unsigned char *)src;
+    while (*s && n + 1 < cap) {
+        unsigned char ch = *s;
+        size_t seq = ch < 0x80 ? 1 : (ch & 0xe0) == 0xc0 ? 2 : (ch & 0xf0) == 0xe0 ? 3
+                   : (ch & 0xf8) == 0xf0 ? 4 : 0;
+        if (seq == 0) {            /* a stray continuation or invalid lead byte */
+            dst[n++] = '?';
+            s++;
+            continue;
+        }
+        if (n + seq >= cap)        /* would not fit whole: stop before it */
+            break;
+        bool ok = true;
+        for (size_t k = 1; k < seq; k++)
+            if ((s[k] & 0xc0) != 0x80)
+                ok = false;
+        if (!ok) {
+            dst[n++] = '?';
+            s++;
+            continue;
+        }
+        if (seq == 1 && (ch < 0x20 || ch == 0x7f))
+            dst[n++] = '?';
+        else
+            for (size_t k = 0; k < seq; k++)
+                dst[n++] = (char)s[k];
+        s += seq;
+    }
+    dst[n] = '\0';
+    return n;
+}
+
+/* ---- pods (model/storage.h) ------------------------------------------------ */
+
+void pna_pod_set_init(struct pna_pod_set *set)
+{
+    memset(set, 0, sizeof *set);
+}
+
+void pna_pod_set_free(struct pna_pod_set *set)
+{
+    free(set->rows);
+    memset(set, 0, sizeof *set);
+}
+
+struct pna_pod *pna_pod_set_add(struct pna_pod_set *set)
+{
+    if (grow((void **)&set->rows, &set->cap, set->count, sizeof *set->rows) < 0)
+        return NULL;
+    struct pna_pod *p = &set->rows[set->count++];
+    memset(p, 0, sizeof *p);
+    p->phase = PNA_POD_UNKNOWN;
+    return p;
+}
+
+static int cmp_pods(const void *a, const void *b)
+{
+    const struct pna_pod *x = a, *y = b;
+    int c = strcmp(x->namespace_, y->namespace_);
+    if (c)
+        return c;
+    c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->uid, y->uid);
+}
+
+void pna_pod_set_sort(struct pna_pod_set *set)
+{
+    if (set->count > 1)
+        qsort(set->rows, set->count, sizeof *set->rows, cmp_pods);
+}
+
+static uint32_t pod_key(const void *ctx, size_t i)
+{
+    const struct pna_pod_set *set = ctx;
+    return index_hash(0, set->rows[i].uid[0] ? set->rows[i].uid : set->rows[i].name);
+}
+
+void pna_pod_set_assign_indexes(struct pna_pod_set *set, const struct pna_pod_set *prev)
+{
+    if (!set->count)
+        return;
+    uint32_t *old = calloc(set->count * 2, sizeof *old);
+    if (!old) {
+        for (size_t i = 0; i < set->count; i++)
+            set->rows[i].index = (uint32_t)i + 1;
+        return;
+    }
+    for (size_t i = 0; i < set->count && prev; i++) {
+        /* prev is sorted by (namespace, name, uid): a linear scan is fine for the
+         * few hundred pods a node runs, and avoids relying on that order. */
+        for (size_t j = 0; j < prev->count; j++)
+            if (strcmp(prev->rows[j].uid, set->rows[i].uid) == 0 &&
+                strcmp(prev->rows[j].name, set->rows[i].name) == 0) {
+                old[i] = prev->rows[j].index;
+                break;
+            }
+    }
+    assign(set->count, old, old + set->count, pod_key, set);
+    for (size_t i = 0; i < set->count; i++)
+        set->rows[i].index = old[set->count + i];
+    free(old);
+}
+
+/* ---- one row per container across runtimes ------------------------------------------ */
+
+/* Docker runs its containers as containerd tasks in the "moby" namespace, so a
+ * Docker container is seen twice.  Keep the Docker row (it has the name and
+ * image) and give it what only the task's spec had: devices passed through
+ * the spec, pid, cgroup. */
+static void absorb_task(struct pna_container *dst, const struct pna_container *task)
+{
+    if (!dst->pid)
+        dst->pid = task->pid;
+    if (!dst->cgroup_path[0])
+        memcpy(dst->cgroup_path, task->cgroup_path, sizeof dst->cgroup_path);
+    if (!dst->rt_namespace[0])
+        memcpy(dst->rt_namespace, task->rt_namespace, sizeof dst->rt_namespace);
+    if (!dst->has_memory && task->has_memory) {
+        dst->has_memory = true;
+        dst->mem_usage_bytes = task->mem_usage_bytes;
+    }
+    if (!dst->has_limit && task->has_limit) {
+        dst->has_limit = true;
+        dst->mem_limit_bytes = task->mem_limit_bytes;
+    }
+    if (!dst->has_oom && task->has_oom) {
+        dst->has_oom = true;
+        dst->oom_kills = task->oom_kills;
+    }
+}
+
+int pna_container_set_merge_runtimes(struct pna_container_set *set)
+{
+    bool dup = false;
+    for (size_t i = 0; i + 1 < set->count; i++)
+        if (strcmp(set->rows[i].id, set->rows[i + 1].id) == 0)
+            dup = true;
+    if (!dup)
+        return 0;
+    struct pna_container_set out;
+    pna_container_set_init(&out);
+    for (size_t i = 0; i < set->count;) {
+        size_t j = i + 1;
+        while (j < set->count && strcmp(set->rows[j].id, set->rows[i].id) == 0)
+            j++;
+        /* Sorted by (id, runtime): the last of the group is Docker's if any. */
+        const struct pna_container *keep = &set->rows[j - 1];
+        struct pna_container *c = pna_container_set_add(&out);
+        if (!c) {
+            pna_container_set_free(&out);
+            return -1;
+        }
+        *c = *keep;
+        c->dev_first = (uint32_t)out.dev_count;
+        c->dev_count = 0;
+        for (size_t k = i; k + 1 < j; k++)
+            absorb_task(c, &set->rows[k]);
+        /* Devices: the kept row's own, else those of the first row that has any. */
+        const struct pna_container *src = keep;
+        for (size_t k = i; !src->dev_count && k < j; k++)
+            if (set->rows[k].dev_count)
+                src = &set->rows[k];
+        for (uint32_t d = 0; d < src->dev_count; d++)
+            if (pna_container_set_add_device(&out, &set->devs[src->dev_first + d]) < 0) {
+                pna_container_set_free(&out);
+                return -1;
+            }
+        i = j;
+    }
+    out.devices_dropped = set->devices_dropped;
+    pna_container_set_free(set);
+    *set = out;
+    return 0;
+}

@@ -1,0 +1,59 @@
+/* model/counter.h -- generic rules for hardware counters: widening 32-bit counters
+ * that wrap into 64-bit ones that keep counting, recognising counters that
+ * saturate, and per-second rates over a poll interval.
+ *
+ * Two kinds of narrow counter exist in RDMA hardware:
+ *  - counters that WRAP (mlx5 Q counters in hw_counters are 32-bit and go from
+ *    4294967295 back to 0): they are widened here, the way net-snmp widens the
+ *    kernel's 32-bit interface counters into IF-MIB Counter64s;
+ *  - counters that SATURATE (the InfiniBand PMA PortCounters error counters are
+ *    4 to 32 bits wide and stop at their maximum until reset): a value equal to
+ *    the maximum is flagged, it cannot be widened.
+ * Pure functions, no state: callers keep the previous raw and widened values. */
+#ifndef PNA_MODEL_COUNTER_H
+#define PNA_MODEL_COUNTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What happened between the previous sample and this one. */
+enum pna_widen {
+    PNA_WIDEN_FIRST = 0,   /* no previous sample: the widened value is the raw one */
+    PNA_WIDEN_STEP = 1,    /* counted up normally (or stood still) */
+    PNA_WIDEN_WRAP = 2,    /* a 32-bit counter passed 2^32 - 1 and started again at 0 */
+    PNA_WIDEN_RESTART = 3, /* it went backwards: reset, driver reload, device replaced */
+};
+
+/* Widen RAW, a counter that wraps at 2^32.  With HAVE_PREV, PREV_RAW and
+ * PREV_VALUE are the raw and widened values of the previous sample.
+ *
+ * A decrease is a wrap when the distance it implies, (2^32 - prev_raw) + raw,
+ * is below 2^31: a counter that moved more than half its range in one poll
+ * interval would already be unreadable, so such a decrease (and any raw value
+ * above 32 bits) is taken as a restart instead.  After a restart the counts
+ * since the restart are added to the widened value, so it never goes backwards
+ * (an SNMP Counter64 must not).  Writes the widened value to *VALUE. */
+enum pna_widen pna_counter_widen32(bool have_prev, uint64_t prev_raw, uint64_t prev_value,
+                                   uint64_t raw, uint64_t *value);
+
+/* The same for a counter that is already 64 bits wide: it never wraps in
+ * practice, so any decrease is a restart. */
+enum pna_widen pna_counter_widen64(bool have_prev, uint64_t prev_raw, uint64_t prev_value,
+                                   uint64_t raw, uint64_t *value);
+
+/* Largest value of a WIDTH_BITS-wide counter (1..64). */
+uint64_t pna_counter_max(unsigned width_bits);
+
+/* True when VALUE sits at the maximum of a saturating counter WIDTH_BITS wide.
+ * A width of 0 or 64 means "does not saturate": always false. */
+bool pna_counter_saturated(uint64_t value, unsigned width_bits);
+
+/* Increase from PREV to CUR, or 0 when CUR < PREV (a reset: no rate is known). */
+uint64_t pna_counter_delta(uint64_t prev, uint64_t cur);
+
+/* DELTA events over INTERVAL_MS as a rate per second multiplied by SCALE
+ * (1 for per second, 1000 for thousandths per second), rounded down and
+ * clamped to UINT64_MAX.  0 when INTERVAL_MS <= 0. */
+uint64_t pna_counter_rate(uint64_t delta, int64_t interval_ms, uint64_t scale);
+
+#endif

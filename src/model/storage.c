@@ -1,0 +1,29 @@
+/* model/storage.c -- the rules of the storage model (see model/storage.h):
+ * used bytes and the usage ratio from capacity and available, and which
+ * source the node storage figures come from. */
+#include "pna_autoconf.h"
+#include "model/storage.h"
+
+void pna_node_storage_finish(struct pna_node_storage *s)
+{
+    if (s->used_bytes == 0 && s->capacity_bytes >= s->available_bytes)
+        s->used_bytes = s->capacity_bytes - s->available_bytes;
+    s->usage_percent_x100 = 0;
+    if (s->capacity_bytes) {
+        /* 128-bit intermediate: used * 10000 overflows 64 bits past ~1.8 EB. */
+        unsigned __int128 r = ((unsigned __int128)s->used_bytes * 10000 + s->capacity_bytes / 2) /
+                              s->capacity_bytes;
+        s->usage_percent_x100 = r > 10000 ? 10000 : (uint32_t)r;
+    }
+}
+
+const struct pna_node_storage *pna_node_storage_pick(const struct pna_kubelet_snap *kubelet,
+                                                     const struct pna_storage_snap *storage,
+                                                     int64_t now_ms, int64_t max_age_ms)
+{
+    if (kubelet && kubelet->node_fs.valid && now_ms - kubelet->base.taken_ms <= max_age_ms)
+        return &kubelet->node_fs;
+    if (storage && storage->node_fs.valid)
+        return &storage->node_fs;
+    return NULL;
+}

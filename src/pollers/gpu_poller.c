@@ -1,0 +1,488 @@
+/* pollers/gpu_poller.c -- the "gpu" poller: NVIDIA (NVML, else nvidia-smi)
+ * and AMD (rocm-smi-lib, else amdgpu sysfs) GPUs in one snapshot sorted by
+ * PCI address, with /dev/dri names, and the GPU notifications:
+ *   PNA_EV_GPU_XID      from NVML's event API, on the XID listener thread;
+ *   PNA_EV_GPU_THERMAL  once per crossing of the slowdown threshold;
+ *   PNA_EV_GPU_LOST     when a GPU that was present disappears or NVML
+ *                       answers GPU_IS_LOST for it.
+ *
+ * Thread ownership: init/collect/fini run on the poller thread; the XID
+ * listener only reads its own copy of the GPU identities and posts events.
+ * A vendor call that hangs holds the poller thread: the poller core notices
+ * the overrun and keeps serving the last snapshot.  A failure of any source
+ * fails the whole poll, so a GPU never looks "gone" because its vendor's
+ * source had a bad moment. */
+#include "pna_autoconf.h"
+#include "core/config.h"
+#include "pollers/pollers.h"
+#include "sources/gpu/dri_map.h"
+#include "sources/gpu/amd.h"
+#include "sources/gpu/nvml.h"
+#include "sources/gpu/nvsmi.h"
+#include "core/events.h"
+#include "core/log.h"
+#include "model/containers.h"
+#include "util/fileio.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_XID_GPUS 64
+
+/* Per-GPU notification state, kept across polls. */
+struct gpu_alert {
+    uint32_t index;
+    char pci_bus_id[24];
+    char uuid[80];
+    bool hot;
+    bool lost_reported;
+};
+
+/* XIDs per GPU since the agent started (primusGpuXidErrors, primusGpuLastXid). */
+struct xid_count {
+    uint32_t index;
+    uint32_t count;
+    uint32_t last;
+};
+
+struct gpu_state {
+    struct pna_roots roots;
+    char nvml_library[512];
+    char nvidia_smi[512];
+    unsigned nvidia_smi_timeout_ms;
+    int32_t temp_threshold_c;
+
+    struct pna_nvml *nvml;
+    bool use_nvsmi;
+    bool use_amd;
+    struct pna_rocm *rocm;
+
+    struct gpu_alert *alerts;
+    size_t nalerts;
+
+    /* Written by the XID listener thread, read by collect(): xid_lock. */
+    pthread_mutex_t xid_lock;
+    struct xid_count xids[MAX_XID_GPUS];
+    size_t nxids;
+
+    bool xid_tried;     /* the XID listener was started once */
+    uint32_t *xid_keys; /* NVML GPUs it was started for */
+    size_t nxid_keys;
+};
+
+/* --- notifications ---------------------------------------------------- */
+
+/* An event about one GPU, its identifying fields filled. */
+static void gpu_event_init(struct pna_event *ev, enum pna_event_type type, enum pna_severity sev,
+                           uint32_t index, const char *bus_id, const char *uuid)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->type = type;
+    ev->severity = sev;
+    snprintf(ev->subject, sizeof ev->subject, "gpu %s", bus_id[0] ? bus_id : "?");
+    ev->u.gpu.index = index;
+    pna_strlcpy(ev->u.gpu.uuid, uuid, sizeof ev->u.gpu.uuid);
+    pna_strlcpy(ev->u.gpu.pci_bus_id, bus_id, sizeof ev->u.gpu.pci_bus_id);
+}
+
+static void post_gpu_event(enum pna_event_type type, enum pna_severity sev, uint32_t index,
+                           const char *bus_id, const char *uuid, const char *text)
+{
+    struct pna_event ev;
+    gpu_event_init(&ev, type, sev, index, bus_id, uuid);
+    pna_strlcpy(ev.text, text, sizeof ev.text);
+    pna_event_post(&ev);
+}
+
+static void count_xid(struct gpu_state *st, uint32_t index, uint64_t xid)
+{
+    pthread_mutex_lock(&st->xid_lock);
+    struct xid_count *c = NULL;
+    for (size_t i = 0; i < st->nxids && !c; i++)
+        if (st->xids[i].index == index)
+            c = &st->xids[i];
+    if (!c && st->nxids < MAX_XID_GPUS) {
+        c = &st->xids[st->nxids++];
+        c->index = index;
+    }
+    if (c) {
+        c->count++;
+        c->last = (uint32_t)xid;
+    }
+    pthread_mutex_unlock(&st->xid_lock);
+}
+
+/* NVML GPUs carry their XID counts (0 until the first). */
+static void fill_xids(struct gpu_state *st, struct pna_gpu *gpus, size_t count)
+{
+    pthread_mutex_lock(&st->xid_lock);
+    for (size_t i = 0; i < count; i++) {
+        if (gpus[i].source != PNA_GPU_SRC_NVML)
+            continue;
+        gpus[i].has_xid = true;
+        for (size_t k = 0; k < st->nxids; k++)
+            if (st->xids[k].index == gpus[i].index) {
+                gpus[i].xid_errors = st->xids[k].count;
+                gpus[i].last_xid = st->xids[k].last;
+            }
+    }
+    pthread_mutex_unlock(&st->xid_lock);
+}
+
+/* Listener thread.  XIDs that mean the GPU or its memory can no longer be
+ * trusted (48 double-bit ECC, 79 fallen off the bus, 95 uncontained ECC) are
+ * critical; the others are errors. */
+static void on_xid(const struct pna_nvml_xid *x, void *arg)
+{
+    struct gpu_state *st = arg;
+    count_xid(st, x->index, x->xid);
+    struct pna_event ev;
+    gpu_event_init(&ev, PNA_EV_GPU_XID,
+                   x->xid == 48 || x->xid == 79 || x->xid == 95 ? PNA_SEV_CRITICAL : PNA_SEV_ERROR,
+                   x->index, x->pci_bus_id, x->uuid);
+    snprintf(ev.text, sizeof ev.text, "XID %llu on GPU %s %s", (unsigned long long)x->xid,
+             x->pci_bus_id, x->uuid);
+    ev.u.gpu.xid = x->xid;
+    pna_event_post(&ev);
+}
+
+static struct gpu_alert *alert_for(struct gpu_state *st, const struct pna_gpu *g)
+{
+    for (size_t i = 0; i < st->nalerts; i++)
+        if (st->alerts[i].index == g->index)
+            return &st->alerts[i];
+    return NULL;
+}
+
+static void check_thermal(struct gpu_state *st, const struct pna_gpu *g, struct gpu_alert *a)
+{
+    int32_t limit = 0;
+    int hot = pna_gpu_thermal_state(g, st->temp_threshold_c, a->hot, &limit);
+    if (hot < 0) {
+        a->hot = false;
+        return;
+    }
+    if (hot && !a->hot) {
+        char text[256];
+        struct pna_event ev;
+        gpu_event_init(&ev, PNA_EV_GPU_THERMAL, PNA_SEV_WARNING, g->index, g->pci_bus_id,
+                       g->uuid);
+        if (st->temp_threshold_c > 0 || g->has_temp_slowdown)
+            snprintf(text, sizeof text, "GPU %s at %d C, threshold %d C", g->pci_bus_id,
+                     g->temp_c, limit);
+        else
+            snprintf(text, sizeof text, "GPU %s %d C below T.Limit, slowdown at %d C",
+                     g->pci_bus_id, g->temp_tlimit_c, limit);
+        pna_strlcpy(ev.text, text, sizeof ev.text);
+        ev.u.gpu.temperature_c = g->has_temp ? g->temp_c : 0;
+        ev.u.gpu.threshold_c = limit;
+        pna_event_post(&ev);
+    }
+    a->hot = hot != 0;
+}
+
+/* Compare this poll's GPUs with the last: post thermal and lost events and
+ * rebuild the alert table (GPUs no longer present drop out of it). */
+static void check_alerts(struct gpu_state *st, const struct pna_gpu_list *list)
+{
+    struct gpu_alert *next = calloc(list->count ? list->count : 1, sizeof *next);
+    if (!next)
+        return;
+    for (size_t i = 0; i < list->count; i++) {
+        const struct pna_gpu *g = &list->gpus[i];
+        struct gpu_alert *old = alert_for(st, g);
+        struct gpu_alert *a = &next[i];
+        if (old)
+            *a = *old;
+        a->index = g->index;
+        pna_strlcpy(a->pci_bus_id, g->pci_bus_id, sizeof a->pci_bus_id);
+        if (g->uuid[0])
+            pna_strlcpy(a->uuid, g->uuid, sizeof a->uuid);
+        if (g->lost && !a->lost_reported) {
+            char text[256];
+            snprintf(text, sizeof text, "GPU %s %s is lost (NVML: GPU is lost)", g->pci_bus_id,
+                     g->uuid);
+            post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, g->index, g->pci_bus_id, g->uuid,
+                           text);
+        }
+        a->lost_reported = g->lost;
+        check_thermal(st, g, a);
+    }
+    for (size_t i = 0; i < st->nalerts; i++) {
+        const struct gpu_alert *a = &st->alerts[i];
+        bool present = pna_gpu_find(list->gpus, list->count, a->index) != NULL;
+        if (!present && !a->lost_reported) {
+            char text[256];
+            snprintf(text, sizeof text, "GPU %s %s disappeared", a->pci_bus_id, a->uuid);
+            post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, a->index, a->pci_bus_id, a->uuid,
+                           text);
+        }
+    }
+    free(st->alerts);
+    st->alerts = next;
+    st->nalerts = list->count;
+}
+
+/* --- XID listener upkeep ---------------------------------------------- */
+
+/* (Re)start the listener when the set of NVML GPUs changed, so a GPU that
+ * appeared is registered too. */
+static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list *list)
+{
+    if (!st->nvml)
+        return;
+    size_t n = 0;
+    uint32_t *keys = calloc(list->count ? list->count : 1, sizeof *keys);
+    if (!keys)
+        return;
+    for (size_t i = 0; i < list->count; i++)
+        if (list->gpus[i].source == PNA_GPU_SRC_NVML && !list->gpus[i].lost)
+            keys[n++] = list->gpus[i].index;
+    /* Same GPUs as when it was (tried to be) started: nothing to redo, also
+     * when it is not running because no GPU supports events. */
+    if (st->xid_tried && n == st->nxid_keys &&
+        (n == 0 || memcmp(keys, st->xid_keys, n * sizeof *keys) == 0)) {
+        free(keys);
+        return;
+    }
+    st->xid_tried = true;
+    pna_nvml_events_stop(st->nvml);
+    char err[160];
+    if (pna_nvml_events_start(st->nvml, on_xid, st, err, sizeof err) != 0)
+        pna_log(LOG_WARNING, "gpu: XID notifications unavailable: %s", err);
+    else if (pna_nvml_events_running(st->nvml))
+        /* once per change of the GPU set: tells the operator XIDs are armed */
+        pna_log(LOG_INFO, "gpu: XID listener watching %zu GPU(s)", n);
+    else if (n > 0)
+        pna_log(LOG_NOTICE, "gpu: no GPU accepts XID event registration; no XID notifications");
+    free(st->xid_keys);
+    st->xid_keys = keys;
+    st->nxid_keys = n;
+}
+
+/* --- the poller ------------------------------------------------------- */
+
+static void copy_opt(char *dst, size_t cap, const char *src, const char *dflt)
+{
+    pna_strlcpy(dst, src && *src ? src : dflt, cap);
+}
+
+/* nvidia-smi is only worth running where the NVIDIA kernel driver is loaded,
+ * the check the seed's system-info exporter makes (/proc/driver/nvidia). */
+static bool nvidia_smi_usable(const struct gpu_state *st)
+{
+    char path[4096];
+    if (pna_path(path, sizeof path, st->roots.procfs, "/driver/nvidia/version") != 0 ||
+        access(path, R_OK) != 0)
+        return false;
+    if (strchr(st->nvidia_smi, '/'))
+        return access(st->nvidia_smi, X_OK) == 0;
+    return true; /* a bare name: PATH decides when it runs */
+}
+
+static bool default_sysfs(const struct pna_roots *roots)
+{
+    return !roots->sysfs || strcmp(roots->sysfs, "/sys") == 0;
+}
+
+/* init() is retried while no GPU source exists: say why NVML is unusable
+ * once, not at every retry, unless the reason changes. */
+static void warn_nvml_unusable(const char *why)
+{
+    static char last[256]; /* only the gpu poller thread calls init() */
+    if (strcmp(last, why) == 0)
+        return;
+    pna_strlcpy(last, why, sizeof last);
+    pna_log(LOG_WARNING, "gpu: NVML unusable, trying nvidia-smi: %s", why);
+}
+
+static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+{
+    struct gpu_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    st->roots = cfg->roots;
+    pthread_mutex_init(&st->xid_lock, NULL);
+    copy_opt(st->nvml_library, sizeof st->nvml_library, cfg->nvml_library, "libnvidia-ml.so.1");
+    copy_opt(st->nvidia_smi, sizeof st->nvidia_smi, cfg->nvidia_smi, "nvidia-smi");
+    st->nvidia_smi_timeout_ms = cfg->nvidia_smi_timeout_ms ? cfg->nvidia_smi_timeout_ms : 5000;
+    st->temp_threshold_c = cfg->gpu_temp_threshold_c;
+
+    char why[256] = "";
+    int rc = pna_nvml_open(st->nvml_library, &st->nvml, why, sizeof why);
+    if (rc < 0)
+        warn_nvml_unusable(why);
+    if (rc != 0) {
+        st->nvml = NULL;
+        st->use_nvsmi = nvidia_smi_usable(st);
+    }
+
+    if (pna_amd_sysfs_count(&st->roots) > 0) {
+        st->use_amd = true;
+        /* rocm-smi-lib reads the real /sys whatever --sysfs says: only use it
+         * on the host's own tree. */
+        char rerr[256];
+        if (default_sysfs(&st->roots) && pna_rocm_open(&st->rocm, rerr, sizeof rerr) != 0) {
+            st->rocm = NULL;
+            pna_log(LOG_INFO, "gpu: AMD GPUs read from amdgpu sysfs (%s)", rerr);
+        }
+    }
+
+    if (!st->nvml && !st->use_nvsmi && !st->use_amd) {
+        /* Absent for now: a GPU driver (the GPU Operator's, say) may be
+         * installed after the agent started; the poller keeps looking. */
+        snprintf(err, errlen, "no GPU source: %s; no nvidia-smi with a loaded NVIDIA driver; "
+                 "no amdgpu card", why[0] ? why : "NVML absent");
+        pthread_mutex_destroy(&st->xid_lock);
+        free(st);
+        return PNA_POLLER_ABSENT;
+    }
+    *state = st;
+    return 0;
+}
+
+static void gpu_snap_destroy(struct pna_snap *snap)
+{
+    struct pna_gpu_snap *s = (struct pna_gpu_snap *)snap;
+    free(s->gpus);
+    free(s);
+}
+
+/* One row per PCI key: a GPU two sources both report is kept once. */
+static void dedupe(struct pna_gpu_list *list)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < list->count; r++)
+        if (w == 0 || list->gpus[w - 1].index != list->gpus[r].index)
+            list->gpus[w++] = list->gpus[r];
+    list->count = w;
+}
+
+static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
+                           struct pna_gpu_list *list, char *err, size_t errlen)
+{
+    if (st->nvml) {
+        if (pna_nvml_collect(st->nvml, list, snap->nvidia_driver_version,
+                             sizeof snap->nvidia_driver_version, snap->cuda_version,
+                             sizeof snap->cuda_version, err, errlen) != 0)
+            return -1;
+        snap->sources |= 1u << PNA_GPU_SRC_NVML;
+    } else if (st->use_nvsmi) {
+        if (pna_nvsmi_collect(st->nvidia_smi, st->nvidia_smi_timeout_ms, list,
+                              snap->nvidia_driver_version, sizeof snap->nvidia_driver_version,
+                              snap->cuda_version, sizeof snap->cuda_version, err, errlen) != 0)
+            return -1;
+        snap->sources |= 1u << PNA_GPU_SRC_NVIDIA_SMI;
+    }
+    if (st->use_amd) {
+        if (st->rocm) {
+            if (pna_rocm_collect(st->rocm, list, snap->amd_driver_version,
+                                 sizeof snap->amd_driver_version, err, errlen) != 0)
+                return -1;
+            snap->sources |= 1u << PNA_GPU_SRC_ROCM_SMI;
+        } else {
+            if (pna_amd_sysfs_collect(&st->roots, list, snap->amd_driver_version,
+                                      sizeof snap->amd_driver_version, err, errlen) != 0)
+                return -1;
+            snap->sources |= 1u << PNA_GPU_SRC_AMDGPU_SYSFS;
+        }
+    }
+    return 0;
+}
+
+/* Which container holds each GPU, from the containers domain's latest
+ * snapshot (its devices are already matched to GPU PCI keys).  Rows keep
+ * has_holder false when no container, or no containers poller, holds them. */
+static void fill_holders(struct pna_gpu *gpus, size_t count)
+{
+    const struct pna_containers_snap *cs =
+        (const struct pna_containers_snap *)pna_cache_acquire(PNA_DOM_CONTAINERS);
+    if (!cs)
+        return;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t holders = 0;
+        const struct pna_container *c = pna_container_holding_gpu(&cs->set, gpus[i].index,
+                                                                   &holders);
+        if (!c)
+            continue;
+        gpus[i].has_holder = true;
+        gpus[i].holder_count = holders;
+        gpus[i].holder_container_index = c->index;
+        pna_strlcpy(gpus[i].holder_container, c->id, sizeof gpus[i].holder_container);
+        pna_strlcpy(gpus[i].holder_pod, c->pod_name, sizeof gpus[i].holder_pod);
+        pna_strlcpy(gpus[i].holder_namespace, c->pod_namespace, sizeof gpus[i].holder_namespace);
+    }
+    pna_snap_release((struct pna_snap *)cs);
+}
+
+static int gpu_collect(void *state, const struct pna_snap *prev,
+                       const struct pna_poller_inputs *in, struct pna_snap **out,
+                       char *err, size_t errlen)
+{
+    (void)in; /* none declared: fill_holders() still takes the containers snapshot itself */
+    (void)prev; /* notification state lives in STATE, across failed polls too */
+    struct gpu_state *st = state;
+    struct pna_gpu_snap *snap = calloc(1, sizeof *snap);
+    if (!snap) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    struct pna_gpu_list list = { 0 };
+    if (collect_sources(st, snap, &list, err, errlen) != 0) {
+        pna_gpu_list_free(&list);
+        free(snap);
+        return -1;
+    }
+
+    /* /dev/dri names: best effort, a node without DRM nodes is normal */
+    struct pna_dri_map map;
+    char derr[160];
+    if (pna_dri_map_load(&st->roots, &map, derr, sizeof derr) == 0) {
+        pna_dri_map_apply(&map, list.gpus, list.count);
+        pna_dri_map_free(&map);
+    }
+
+    pna_gpu_list_sort(&list);
+    dedupe(&list);
+    check_alerts(st, &list);
+    refresh_xid_listener(st, &list);
+    fill_xids(st, list.gpus, list.count);
+    fill_holders(list.gpus, list.count);
+
+    snap->count = list.count;
+    snap->gpus = list.gpus; /* the snapshot owns the array now */
+    pna_snap_init(&snap->snap, gpu_snap_destroy);
+    *out = &snap->snap;
+    return 0;
+}
+
+static void gpu_fini(void *state)
+{
+    struct gpu_state *st = state;
+    if (!st)
+        return;
+    /* A listener stuck in the driver still holds ST for its callback. */
+    if (pna_nvml_close(st->nvml) != 0)
+        return;
+    pna_rocm_close(st->rocm);
+    pthread_mutex_destroy(&st->xid_lock);
+    free(st->alerts);
+    free(st->xid_keys);
+    free(st);
+}
+
+const struct pna_poller_ops pna_gpu_poller = {
+    .name = "gpu",
+    .index = 2,
+    .domain = PNA_DOM_GPU,
+    .default_interval_ms = 10000,
+    .default_timeout_ms = 8000, /* above nvidiaSmiTimeout (5 s), so the command's own deadline fires first */
+    .init = gpu_init,
+    .collect = gpu_collect,
+    .fini = gpu_fini,
+};

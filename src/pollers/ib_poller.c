@@ -1,0 +1,254 @@
+/* pollers/ib_poller.c -- the "ib" poller: reads /sys/class/infiniband into a
+ * struct pna_ib_snap every interval, widens wrapping counters and computes rates
+ * against the previous poll, and posts a notification when a port leaves or
+ * enters the ACTIVE state.
+ *
+ * Thread ownership: everything here runs on the ib poller thread; the state
+ * (last snapshot built, last known port states) is touched by no other thread.
+ * The snapshots it publishes are read-only for everyone once published. */
+#include "pna_autoconf.h"
+#include "core/config.h"
+#include "pollers/pollers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cache.h"
+#include "sources/rdma/ib_mad.h"
+#include "sources/rdma/ib_sysfs.h"
+#include "sources/rdma/ib_verbs.h"
+#include "core/events.h"
+#include "model/ib.h"
+#include "util/fileio.h"
+
+/* Last known state of one port.  A port whose state file could not be read in
+ * one poll keeps its previous known state, so a passing read error is neither
+ * a DOWN nor, one poll later, an UP. */
+struct known_port {
+    char device[64];
+    uint32_t port;
+    int32_t state;
+};
+
+struct ib_state {
+    struct pna_roots roots;
+    /* The last snapshot this poller built (one reference held).  Counter
+     * widening continues from it even when the cache dropped the domain as
+     * stale, so a widened Counter64 never falls back to the raw value. */
+    struct pna_ib_snap *last;
+    struct known_port *known;   /* sorted by (device, port) */
+    size_t n_known;
+    bool polled_once;
+    /* What sysfs lacks, from libibmad and libibverbs: NULL when not built,
+     * or when the roots are not the host's own (see ib_mad.h). */
+    struct pna_ib_mad *mad;
+    struct pna_ib_verbs *verbs;
+};
+
+/* The library tables the next init() uses: the real ones where built. */
+#ifdef HAVE_IBMAD
+static const struct pna_ib_mad_ops *mad_ops = &pna_ib_mad_libibmad;
+#else
+static const struct pna_ib_mad_ops *mad_ops = NULL;
+#endif
+#ifdef HAVE_IBVERBS
+static const struct pna_ib_verbs_ops *verbs_ops = &pna_ib_verbs_libibverbs;
+#else
+static const struct pna_ib_verbs_ops *verbs_ops = NULL;
+#endif
+static bool ext_any_roots;
+
+void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad,
+                               const struct pna_ib_verbs_ops *verbs, bool any_roots)
+{
+    mad_ops = mad;
+    verbs_ops = verbs;
+    ext_any_roots = any_roots;
+}
+
+static void ib_snap_destroy(struct pna_snap *snap)
+{
+    struct pna_ib_snap *ib = (struct pna_ib_snap *)snap;
+    pna_ib_model_free(&ib->m);
+    free(ib);
+}
+
+static int ib_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+{
+    struct ib_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    st->roots = cfg->roots;
+    /* The libraries read the process's own /sys and /dev: on any other tree
+     * (a fixture, a host mounted elsewhere) their answers would describe
+     * other devices than the ones read from sysfs, so they are not used. */
+    if (ext_any_roots || pna_ib_host_roots(&st->roots)) {
+        if ((mad_ops && !(st->mad = pna_ib_mad_new(mad_ops, &st->roots))) ||
+            (verbs_ops && !(st->verbs = pna_ib_verbs_new(verbs_ops, &st->roots)))) {
+            pna_ib_mad_free(st->mad);
+            free(st);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    *state = st;
+    return 0;
+}
+
+static void ib_fini(void *state)
+{
+    struct ib_state *st = state;
+    if (!st)
+        return;
+    pna_snap_release(st->last ? &st->last->base : NULL);
+    pna_ib_mad_free(st->mad);
+    pna_ib_verbs_free(st->verbs);
+    free(st->known);
+    free(st);
+}
+
+static int cmp_known(const void *a, const void *b)
+{
+    const struct known_port *x = a, *y = b;
+    int c = strcmp(x->device, y->device);
+    return c ? c : (x->port > y->port) - (x->port < y->port);
+}
+
+static const struct known_port *find_known(const struct ib_state *st, const char *device,
+                                           uint32_t port)
+{
+    struct known_port key;
+    if (st->n_known == 0)
+        return NULL;
+    pna_strlcpy(key.device, device, sizeof key.device);
+    key.port = port;
+    return bsearch(&key, st->known, st->n_known, sizeof key, cmp_known);
+}
+
+static const char *state_label(int32_t state)
+{
+    const char *s = pna_ib_state_name(state);
+    return s[0] ? s : "gone";
+}
+
+static void post_port_event(const char *device, uint32_t port, int32_t old_state,
+                            int32_t new_state)
+{
+    struct pna_event ev;
+    memset(&ev, 0, sizeof ev);
+    bool up = new_state == PNA_IB_STATE_ACTIVE;
+    ev.type = up ? PNA_EV_IB_PORT_UP : PNA_EV_IB_PORT_DOWN;
+    ev.severity = up ? PNA_SEV_INFO : PNA_SEV_ERROR;
+    snprintf(ev.subject, sizeof ev.subject, "%s/%u", device, port);
+    if (up)
+        snprintf(ev.text, sizeof ev.text, "RDMA port %s/%u is ACTIVE (was %s)", device, port,
+                 old_state ? state_label(old_state) : "absent");
+    else
+        snprintf(ev.text, sizeof ev.text, "RDMA port %s/%u left ACTIVE: now %s", device, port,
+                 state_label(new_state));
+    pna_strlcpy(ev.u.ib_port.device, device, sizeof ev.u.ib_port.device);
+    ev.u.ib_port.port = port;
+    /* PrimusPortState has no 0: a port that is absent (or in the kernel's
+     * NOP state) is reported as down(1); the text says which. */
+    ev.u.ib_port.old_state = old_state ? old_state : PNA_IB_STATE_DOWN;
+    ev.u.ib_port.new_state = new_state ? new_state : PNA_IB_STATE_DOWN;
+    pna_event_post(&ev);
+}
+
+/* Compare every port with its last known state, post ACTIVE transitions and
+ * rebuild the known list.  Ports that vanished while ACTIVE are reported down
+ * ("gone").  Nothing is posted on the first poll: there is no
+ * transition to report. */
+static int track_port_states(struct ib_state *st, const struct pna_ib_model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_devices; i++)
+        n += m->devices[i].n_ports;
+    struct known_port *now = n ? calloc(n, sizeof *now) : NULL;
+    if (n && !now)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_devices; i++) {
+        const struct pna_ib_device *d = &m->devices[i];
+        for (size_t p = 0; p < d->n_ports; p++) {
+            const struct pna_ib_port *port = &d->ports[p];
+            const struct known_port *before = find_known(st, d->name, port->num);
+            int32_t old_state = before ? before->state : 0;
+            int32_t new_state = port->state ? port->state : old_state;
+            bool was_active = old_state == PNA_IB_STATE_ACTIVE;
+            bool is_active = new_state == PNA_IB_STATE_ACTIVE;
+            if (st->polled_once && was_active != is_active && (before || is_active))
+                post_port_event(d->name, port->num, old_state, new_state);
+            pna_strlcpy(now[k].device, d->name, sizeof now[k].device);
+            now[k].port = port->num;
+            now[k].state = new_state;
+            k++;
+        }
+    }
+    if (k > 1)
+        qsort(now, k, sizeof *now, cmp_known);
+    for (size_t i = 0; i < st->n_known; i++) {
+        const struct known_port *old = &st->known[i];
+        if (old->state == PNA_IB_STATE_ACTIVE &&
+            (k == 0 || !bsearch(old, now, k, sizeof *now, cmp_known)))
+            post_port_event(old->device, old->port, old->state, 0);
+    }
+    free(st->known);
+    st->known = now;
+    st->n_known = k;
+    st->polled_once = true;
+    return 0;
+}
+
+static int ib_collect(void *state, const struct pna_snap *prev,
+                      const struct pna_poller_inputs *in, struct pna_snap **out,
+                      char *err, size_t errlen)
+{
+    (void)in; /* reads no other domain */
+    struct ib_state *st = state;
+    const struct pna_ib_snap *before = st->last ? st->last : (const struct pna_ib_snap *)prev;
+    struct pna_ib_snap *snap = calloc(1, sizeof *snap);
+    if (!snap) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (pna_ib_sysfs_read(&st->roots, &snap->m, err, errlen) != 0) {
+        free(snap);
+        return -1;
+    }
+    /* 64-bit PMA counters and port attributes first: rates use them */
+    pna_ib_mad_apply(st->mad, &snap->m);
+    pna_ib_verbs_apply(st->verbs, &snap->m);
+    pna_ib_derive(&snap->m, before ? &before->m : NULL);
+    if (track_port_states(st, &snap->m) != 0) {
+        pna_ib_model_free(&snap->m);
+        free(snap);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    pna_snap_init(&snap->base, ib_snap_destroy);
+    /* A reference of our own besides the one the core publishes. */
+    pna_snap_retain(&snap->base);
+    pna_snap_release(st->last ? &st->last->base : NULL);
+    st->last = snap;
+    *out = &snap->base;
+    /* Files skipped this poll: the rest is served, the problem is shown. */
+    if (snap->m.problems)
+        snprintf(err, errlen, "%u file(s) unreadable, first: %s", snap->m.problems,
+                 snap->m.problem);
+    return 0;
+}
+
+const struct pna_poller_ops pna_ib_poller = {
+    .name = "ib",
+    .index = 3,
+    .domain = PNA_DOM_IB,
+    .default_interval_ms = 5000,
+    .default_timeout_ms = 3000,
+    .init = ib_init,
+    .collect = ib_collect,
+    .fini = ib_fini,
+};

@@ -1,0 +1,108 @@
+/* pollers/kubelet_poller.c -- the "kubelet" poller: pods, pod ephemeral
+ * storage, the kubelet's node filesystem figures and the Kubernetes GPU
+ * allocation rate. Off unless kubeletUrl is configured. */
+#include "pna_autoconf.h"
+#include "core/config.h"
+#include "pollers/pollers.h"
+#include "sources/containers/devmap.h"
+#include "transport/http_client.h"
+#include "sources/kubernetes/kubelet.h"
+#include "model/containers.h"
+#include "model/storage.h"
+#include "util/fileio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KUBELET_REQUEST_TIMEOUT_MS 2000
+
+struct kubelet_state {
+    struct pna_roots roots;
+    struct pna_kubelet_opts opts;
+    const char *node_name;
+    struct pna_http_client *http;
+};
+
+static int kubelet_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->kubelet_url || !cfg->kubelet_url[0]) {
+        snprintf(err, errlen, "kubeletUrl not set");
+        return PNA_POLLER_DISABLED;
+    }
+    struct kubelet_state *st = calloc(1, sizeof *st);
+    if (!st || !(st->http = pna_http_client_new())) {
+        free(st);
+        snprintf(err, errlen, "cannot set up libcurl");
+        return -1;
+    }
+    st->roots = cfg->roots;
+    st->node_name = cfg->node_name;
+    /* The service-account files are the agent's own (its pod's), not the
+     * host's: they are not placed under --rootfs. */
+    st->opts = (struct pna_kubelet_opts){
+        .url = cfg->kubelet_url, .token_file = cfg->kubelet_token_file,
+        .ca_file = cfg->kubelet_ca_file, .insecure = cfg->kubelet_insecure,
+        .timeout_ms = KUBELET_REQUEST_TIMEOUT_MS,
+    };
+    *state = st;
+    return 0;
+}
+
+static void destroy_snap(struct pna_snap *snap)
+{
+    struct pna_kubelet_snap *s = (struct pna_kubelet_snap *)snap;
+    pna_pod_set_free(&s->pods);
+    free(s);
+}
+
+static int kubelet_collect(void *state, const struct pna_snap *prev,
+                           const struct pna_poller_inputs *in, struct pna_snap **out,
+                           char *err, size_t errlen)
+{
+    (void)in; /* reads no other domain */
+    struct kubelet_state *st = state;
+    struct pna_kubelet_result r;
+    if (pna_kubelet_fetch(st->http, &st->opts, &r, err, errlen) < 0)
+        return -1;
+    struct pna_kubelet_snap *s = calloc(1, sizeof *s);
+    if (!s) {
+        pna_pod_set_free(&r.pods);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    pna_strlcpy(s->node_name, r.node_name[0] || !st->node_name ? r.node_name : st->node_name,
+                sizeof s->node_name);
+    s->pods = r.pods;
+    s->node_fs = r.node_fs;
+    pna_pod_set_sort(&s->pods);
+    const struct pna_kubelet_snap *p = (const struct pna_kubelet_snap *)prev;
+    pna_pod_set_assign_indexes(&s->pods, p ? &p->pods : NULL);
+    /* The kubelet's read API has no node allocatable: the node's GPUs are
+     * counted from its device nodes. */
+    pna_k8s_gpu_compute(&s->gpu, r.gpus_allocated, pna_devmap_count_gpus(&st->roots));
+    pna_snap_init(&s->base, destroy_snap);
+    s->base.taken_ms = pna_now_ms();
+    *out = &s->base;
+    return 0;
+}
+
+static void kubelet_fini(void *state)
+{
+    struct kubelet_state *st = state;
+    if (!st)
+        return;
+    pna_http_client_free(st->http);
+    free(st);
+}
+
+const struct pna_poller_ops pna_kubelet_poller = {
+    .name = "kubelet",
+    .index = 6,
+    .domain = PNA_DOM_KUBELET,
+    .default_interval_ms = 30000,
+    .default_timeout_ms = 3 * KUBELET_REQUEST_TIMEOUT_MS,
+    .init = kubelet_init,
+    .collect = kubelet_collect,
+    .fini = kubelet_fini,
+};

@@ -1,0 +1,53 @@
+/* pollers/node_poller.c -- the "node" poller: node identity, CPU and memory. */
+#include "pna_autoconf.h"
+#include "core/config.h"
+#include "sources/node/procfs.h"
+#include "pollers/pollers.h"
+#include "core/poller.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void node_snap_destroy(struct pna_snap *snap)
+{
+    free(snap);
+}
+
+static int node_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    *state = (void *)&cfg->roots;
+    return 0;
+}
+
+static int node_collect(void *state, const struct pna_snap *prev,
+                        const struct pna_poller_inputs *in, struct pna_snap **out,
+                        char *err, size_t errlen)
+{
+    (void)in; /* reads no other domain */
+    const struct pna_roots *roots = state;
+    struct pna_node_snap *snap = calloc(1, sizeof *snap);
+    if (!snap) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    const struct pna_node *before = prev ? &((const struct pna_node_snap *)prev)->node : NULL;
+    if (pna_node_collect(roots, before, &snap->node, err, errlen) != 0) {
+        free(snap);
+        return -1;
+    }
+    pna_snap_init(&snap->snap, node_snap_destroy);
+    *out = &snap->snap;
+    return 0;
+}
+
+const struct pna_poller_ops pna_node_poller = {
+    .name = "node",
+    .index = 1,
+    .domain = PNA_DOM_NODE,
+    .default_interval_ms = 5000,
+    .default_timeout_ms = 3000,
+    .init = node_init,
+    .collect = node_collect,
+};

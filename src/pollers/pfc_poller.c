@@ -1,0 +1,247 @@
+/* pollers/pfc_poller.c -- the "pfc" poller: pause and PFC counters of every
+ * RoCE netdev found in the latest IB snapshot plus the netdevs named with
+ * pfcInterface, read with the ethtool ioctl into a struct pna_pfc_snap, and a
+ * notification when an interface enters a pause storm.
+ *
+ * The ioctl works in the agent's network namespace: in a container the agent
+ * needs the host's network namespace to see the host's interfaces.
+ * Thread ownership: runs on the pfc poller thread only. */
+#include "pna_autoconf.h"
+#include "core/config.h"
+#include "pollers/pollers.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/cache.h"
+#include "sources/pfc/ethtool.h"
+#include "sources/pfc/pfc_names.h"
+#include "core/events.h"
+#include "model/ib.h"
+#include "model/pfc.h"
+#include "util/fileio.h"
+
+#define MAX_IFS 256
+
+/* The statistics reader: the ethtool ioctl, or a test's stand-in (a veth
+ * sends no pause frames, so a storm can only be driven through this). */
+static pna_pfc_stats_reader *stats_reader = pna_ethtool_read;
+
+void pna_pfc_poller_set_reader(pna_pfc_stats_reader *reader)
+{
+    stats_reader = reader ? reader : pna_ethtool_read;
+}
+
+struct pfc_state {
+    struct pna_roots roots;
+    char (*extra)[32];          /* pfcInterface names */
+    size_t n_extra;
+    uint64_t storm_pps;
+    struct pna_pfc_snap *last;  /* one reference held: rates and storm edges */
+};
+
+static void pfc_snap_destroy(struct pna_snap *snap)
+{
+    struct pna_pfc_snap *s = (struct pna_pfc_snap *)snap;
+    pna_pfc_model_free(&s->m);
+    free(s);
+}
+
+static void pfc_fini(void *state)
+{
+    struct pfc_state *st = state;
+    if (!st)
+        return;
+    pna_snap_release(st->last ? &st->last->base : NULL);
+    free(st->extra);
+    free(st);
+}
+
+static int pfc_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+{
+    struct pfc_state *st = calloc(1, sizeof *st);
+    size_t n = cfg->pfc_interfaces.count;
+    if (st && n)
+        st->extra = calloc(n, sizeof *st->extra);
+    if (!st || (n && !st->extra)) {
+        free(st);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    st->roots = cfg->roots;
+    st->storm_pps = cfg->pause_storm_pps;
+    for (size_t i = 0; i < n; i++)
+        if (cfg->pfc_interfaces.names[i] && cfg->pfc_interfaces.names[i][0])
+            pna_strlcpy(st->extra[st->n_extra++], cfg->pfc_interfaces.names[i],
+                        sizeof st->extra[0]);
+    *state = st;
+    return 0;
+}
+
+static int cmp_if(const void *a, const void *b)
+{
+    return strcmp(((const struct pna_pfc_if *)a)->ifname, ((const struct pna_pfc_if *)b)->ifname);
+}
+
+/* The interfaces to read: RoCE netdevs of IB (the latest IB snapshot, an
+ * input of this poller; NULL before the first), then the configured ones;
+ * sorted by name, each once (the RDMA link kept). */
+static size_t list_interfaces(const struct pfc_state *st, const struct pna_ib_snap *ib_snap,
+                              struct pna_pfc_if *ifs)
+{
+    size_t n = 0;
+    const struct pna_ib_model *ib = ib_snap ? &ib_snap->m : NULL;
+    for (size_t i = 0; ib && i < ib->n_devices; i++) {
+        const struct pna_ib_device *d = &ib->devices[i];
+        for (size_t p = 0; p < d->n_ports && n < MAX_IFS; p++) {
+            if (!d->ports[p].netdev[0])
+                continue;
+            pna_strlcpy(ifs[n].ifname, d->ports[p].netdev, sizeof ifs[n].ifname);
+            pna_strlcpy(ifs[n].rdma_device, d->name, sizeof ifs[n].rdma_device);
+            ifs[n].rdma_port = d->ports[p].num;
+            ifs[n].ifindex = d->ports[p].ifindex;
+            n++;
+        }
+    }
+    for (size_t i = 0; i < st->n_extra && n < MAX_IFS; i++)
+        pna_strlcpy(ifs[n++].ifname, st->extra[i], sizeof ifs[0].ifname);
+    if (n > 1)
+        qsort(ifs, n, sizeof *ifs, cmp_if);
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++)
+        if (out == 0 || strcmp(ifs[out - 1].ifname, ifs[i].ifname) != 0)
+            ifs[out++] = ifs[i];
+    return out;
+}
+
+static void read_ifindex(const struct pfc_state *st, struct pna_pfc_if *pif)
+{
+    char path[PATH_MAX];
+    uint64_t v;
+    if (pif->ifindex == 0 &&
+        pna_path(path, sizeof path, st->roots.sysfs, "/class/net/%s/ifindex", pif->ifname) == 0 &&
+        pna_read_u64(path, &v) == 0 && v <= INT32_MAX)
+        pif->ifindex = (int32_t)v;
+}
+
+/* Returns -1 only when memory runs out; a read failure is the row's error. */
+static int read_interface(const struct pfc_state *st, struct pna_pfc_if *pif)
+{
+    struct pna_eth_stats stats;
+    read_ifindex(st, pif);
+    if (stats_reader(pif->ifname, &stats, pif->error, sizeof pif->error) != 0)
+        return 0;
+    pna_strlcpy(pif->driver, stats.driver, sizeof pif->driver);
+    int rc = pna_pfc_fill(pif, stats.v, stats.n);
+    pna_eth_stats_free(&stats);
+    return rc;
+}
+
+static void post_storm(const struct pna_pfc_if *cur, const struct pna_pfc_if *prev,
+                       uint64_t storm_pps)
+{
+    struct pna_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = PNA_EV_PFC_PAUSE_STORM;
+    const struct pna_counter *err_now = &cur->f[PNA_PFC_STORM_ERROR_EVENTS];
+    const struct pna_counter *err_then = &prev->f[PNA_PFC_STORM_ERROR_EVENTS];
+    bool stall_error = err_now->present && err_then->present && err_now->value > err_then->value;
+    ev.severity = stall_error ? PNA_SEV_ERROR : PNA_SEV_WARNING;
+    pna_strlcpy(ev.subject, cur->ifname, sizeof ev.subject);
+    uint64_t rate = cur->rx_pause_per_s > cur->tx_pause_per_s ? cur->rx_pause_per_s
+                                                               : cur->tx_pause_per_s;
+    if (stall_error)
+        snprintf(ev.text, sizeof ev.text,
+                 "pause storm on %s: the device stopped sending pause frames after a stall "
+                 "(%" PRIu64 " rx, %" PRIu64 " tx pause frames/s)",
+                 cur->ifname, cur->rx_pause_per_s, cur->tx_pause_per_s);
+    else if (rate > storm_pps && storm_pps)
+        snprintf(ev.text, sizeof ev.text,
+                 "pause storm on %s: %" PRIu64 " rx, %" PRIu64 " tx pause frames/s "
+                 "(threshold %" PRIu64 ")",
+                 cur->ifname, cur->rx_pause_per_s, cur->tx_pause_per_s, storm_pps);
+    else
+        snprintf(ev.text, sizeof ev.text,
+                 "pause storm on %s: the device reported a transmit stall "
+                 "(pause storm warning event)",
+                 cur->ifname);
+    pna_strlcpy(ev.u.pfc.ifname, cur->ifname, sizeof ev.u.pfc.ifname);
+    ev.u.pfc.priority = cur->storm_prio;
+    ev.u.pfc.pause_per_s = rate;
+    pna_event_post(&ev);
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int pfc_collect(void *state, const struct pna_snap *prev,
+                       const struct pna_poller_inputs *in, struct pna_snap **out,
+                       char *err, size_t errlen)
+{
+    struct pfc_state *st = state;
+    const struct pna_pfc_snap *before = st->last ? st->last : (const struct pna_pfc_snap *)prev;
+    struct pna_pfc_snap *snap = calloc(1, sizeof *snap);
+    struct pna_pfc_if *ifs = calloc(MAX_IFS, sizeof *ifs);
+    if (!snap || !ifs)
+        goto nomem;
+    snap->m.sample_mono_ms = mono_ms();
+    const struct pna_ib_snap *ib = (const struct pna_ib_snap *)pna_poller_input(in, PNA_DOM_IB);
+    snap->m.n_ifs = list_interfaces(st, ib, ifs);
+    if (snap->m.n_ifs == 0) {
+        free(ifs);
+        ifs = NULL;
+    } else {
+        /* give back the unused room: the snapshot may live for a while */
+        struct pna_pfc_if *fit = realloc(ifs, snap->m.n_ifs * sizeof *ifs);
+        if (fit)
+            ifs = fit;
+    }
+    snap->m.ifs = ifs;
+    for (size_t i = 0; i < snap->m.n_ifs; i++)
+        if (read_interface(st, &ifs[i]) != 0)
+            goto nomem;
+    pna_pfc_model_index(&snap->m);
+    int64_t interval_ms = before ? snap->m.sample_mono_ms - before->m.sample_mono_ms : 0;
+    for (size_t i = 0; i < snap->m.n_ifs; i++) {
+        struct pna_pfc_if *cur = &ifs[i];
+        const struct pna_pfc_if *old = before ? pna_pfc_find_if(&before->m, cur->ifname) : NULL;
+        pna_pfc_derive(cur, old, interval_ms, st->storm_pps);
+        if (cur->storm && old && !old->storm)
+            post_storm(cur, old, st->storm_pps);
+    }
+    pna_snap_init(&snap->base, pfc_snap_destroy);
+    pna_snap_retain(&snap->base); /* our own, see ib_poller.c */
+    pna_snap_release(st->last ? &st->last->base : NULL);
+    st->last = snap;
+    *out = &snap->base;
+    return 0;
+nomem:
+    if (snap)
+        pna_pfc_model_free(&snap->m);
+    else
+        free(ifs);
+    free(snap);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+const struct pna_poller_ops pna_pfc_poller = {
+    .name = "pfc",
+    .index = 4,
+    .domain = PNA_DOM_PFC,
+    .inputs = PNA_DOM_BIT(PNA_DOM_IB), /* the RoCE netdevs */
+    .default_interval_ms = 5000,
+    .default_timeout_ms = 3000,
+    .init = pfc_init,
+    .collect = pfc_collect,
+    .fini = pfc_fini,
+};

@@ -1,0 +1,40 @@
+/* pollers/pollers.h -- every poller of the agent, for the registry
+ * (pollers/registry.c), and the hooks the unit tests drive them with.
+ *
+ * Each poller is one `struct pna_poller_ops` (core/poller.h) in
+ * pollers/<name>_poller.c; its snapshot is declared in its domain's model
+ * header (model/node.h, model/gpu.h, model/ib.h, model/pfc.h,
+ * model/containers.h, model/storage.h). */
+#ifndef PNA_POLLERS_H
+#define PNA_POLLERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/poller.h"
+
+extern const struct pna_poller_ops pna_node_poller;       /* index 1, PNA_DOM_NODE */
+extern const struct pna_poller_ops pna_gpu_poller;        /* index 2, PNA_DOM_GPU */
+extern const struct pna_poller_ops pna_ib_poller;         /* index 3, PNA_DOM_IB */
+extern const struct pna_poller_ops pna_pfc_poller;        /* index 4, PNA_DOM_PFC */
+extern const struct pna_poller_ops pna_containers_poller; /* index 5, PNA_DOM_CONTAINERS */
+extern const struct pna_poller_ops pna_kubelet_poller;    /* index 6, PNA_DOM_KUBELET */
+extern const struct pna_poller_ops pna_storage_poller;    /* index 7, PNA_DOM_STORAGE */
+
+/* Tests: the libibmad / libibverbs tables the next ib init() uses (NULL: not
+ * used), and ANY_ROOTS to use them on a sysfs tree that is not the host's
+ * own.  By default the real libraries where built, on the host's roots only. */
+struct pna_ib_mad_ops;
+struct pna_ib_verbs_ops;
+void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad,
+                               const struct pna_ib_verbs_ops *verbs, bool any_roots);
+
+/* Tests: what the pfc poller reads an interface's statistics with (the
+ * signature of pna_ethtool_read(), sources/pfc/ethtool.h; the result is freed
+ * with pna_eth_stats_free()).  NULL restores the ethtool ioctl. */
+struct pna_eth_stats;
+typedef int pna_pfc_stats_reader(const char *ifname, struct pna_eth_stats *out, char *err,
+                                 size_t errlen);
+void pna_pfc_poller_set_reader(pna_pfc_stats_reader *reader);
+
+#endif

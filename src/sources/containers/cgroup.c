@@ -1,0 +1,339 @@
+/* sources/containers/cgroup.c -- memory usage, limit, OOM-kill count and
+ * freezer state of a container's cgroup, v1 and v2 (see cgroup.h). */
+#include "pna_autoconf.h"
+#include "sources/containers/cgroup.h"
+#include "core/roots.h"
+#include "util/fileio.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* v1 reports "no limit" as PAGE_COUNTER_MAX pages in bytes (9223372036854771712
+ * with 4 KiB pages); anything from 2^62 up is that, whatever the page size. */
+#define V1_UNLIMITED_FROM (1ull << 62)
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int pna_cgroup_detect(const struct pna_roots *roots, const char *rel,
+                      struct pna_cgroup_env *env, char *err, size_t errlen)
+{
+    char base[512], probe[600];
+    env->mode = PNA_CG_NONE;
+    env->mem_root[0] = '\0';
+    env->freezer_root[0] = '\0';
+    if (pna_path(base, sizeof base, roots->sysfs, "/%s", rel ? rel : "fs/cgroup") < 0) {
+        snprintf(err, errlen, "cgroup root path too long");
+        return -1;
+    }
+    snprintf(probe, sizeof probe, "%s/cgroup.controllers", base);
+    if (exists(probe)) {
+        env->mode = PNA_CG_V2;
+        pna_strlcpy(env->mem_root, base, sizeof env->mem_root);
+        pna_strlcpy(env->freezer_root, base, sizeof env->freezer_root);
+        return 0;
+    }
+    /* v1 (and the hybrid layout, whose "unified" mount has no memory controller). */
+    snprintf(probe, sizeof probe, "%s/memory", base);
+    if (is_dir(probe)) {
+        env->mode = PNA_CG_V1;
+        pna_strlcpy(env->mem_root, probe, sizeof env->mem_root);
+        snprintf(probe, sizeof probe, "%s/freezer", base);
+        if (is_dir(probe))
+            pna_strlcpy(env->freezer_root, probe, sizeof env->freezer_root);
+        return 0;
+    }
+    snprintf(err, errlen, "no memory cgroup hierarchy under %s", base);
+    return -1;
+}
+
+/* A hierarchy path must not climb out of the root. */
+static bool safe_path(const char *p)
+{
+    if (p[0] != '/')
+        return false;
+    for (const char *s = p; (s = strstr(s, "..")) != NULL; s += 2)
+        if (s[-1] == '/' && (s[2] == '/' || s[2] == '\0'))
+            return false;
+    return true;
+}
+
+static bool has_controller(const char *list, size_t len, const char *want)
+{
+    size_t wl = strlen(want);
+    const char *p = list, *end = list + len;
+    while (p < end) {
+        const char *c = memchr(p, ',', (size_t)(end - p));
+        size_t n = c ? (size_t)(c - p) : (size_t)(end - p);
+        if (n == wl && memcmp(p, want, wl) == 0)
+            return true;
+        p += n + 1;
+    }
+    return false;
+}
+
+int pna_cgroup_parse_proc(const char *text, int mode, char *buf, size_t cap)
+{
+    const char *line = text;
+    while (line && *line) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        /* "hierarchy-ID:controller-list:cgroup-path" */
+        const char *c1 = memchr(line, ':', len);
+        const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+        if (c2) {
+            bool match;
+            if (mode == PNA_CG_V2)
+                match = c1 - line == 1 && line[0] == '0' && c2 == c1 + 1;
+            else
+                match = has_controller(c1 + 1, (size_t)(c2 - c1 - 1), "memory");
+            if (match) {
+                size_t pl = len - (size_t)(c2 + 1 - line);
+                if (pl == 0 || pl >= cap)
+                    return -ENAMETOOLONG;
+                memcpy(buf, c2 + 1, pl);
+                buf[pl] = '\0';
+                return safe_path(buf) ? 0 : -EINVAL;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    return -ENOENT;
+}
+
+int pna_cgroup_path_of_pid(const struct pna_roots *roots, int mode, int pid,
+                           char *buf, size_t cap)
+{
+    char path[512], text[4096];
+    if (pid <= 0)
+        return -EINVAL;
+    if (pna_path(path, sizeof path, roots->procfs, "/%d/cgroup", pid) < 0)
+        return -ENAMETOOLONG;
+    int n = pna_read_text(path, text, sizeof text);
+    if (n < 0)
+        return n;
+    return pna_cgroup_parse_proc(text, mode, buf, cap);
+}
+
+/* "a-b-c.slice" lives at /a.slice/a-b.slice/a-b-c.slice (systemd's rule). */
+static int expand_slice(const char *slice, char *buf, size_t cap, size_t *at)
+{
+    size_t sl = strlen(slice);
+    if (sl < 6 || strcmp(slice + sl - 6, ".slice") != 0)
+        return -EINVAL;
+    if (strcmp(slice, "-.slice") == 0)
+        return 0;
+    const char *name_end = slice + sl - 6;
+    for (const char *p = slice; p <= name_end; p++) {
+        if (p != name_end && *p != '-')
+            continue;
+        if (p == slice)
+            return -EINVAL;
+        int w = snprintf(buf + *at, cap - *at, "/%.*s.slice", (int)(p - slice), slice);
+        if (w < 0 || (size_t)w >= cap - *at)
+            return -ENAMETOOLONG;
+        *at += (size_t)w;
+    }
+    return 0;
+}
+
+int pna_cgroup_path_from_spec(const char *spec, char *buf, size_t cap)
+{
+    if (!spec || !*spec)
+        return -EINVAL;
+    if (spec[0] == '/' || !strchr(spec, ':')) {
+        int w = snprintf(buf, cap, "%s%s", spec[0] == '/' ? "" : "/", spec);
+        if (w < 0 || (size_t)w >= cap)
+            return -ENAMETOOLONG;
+        return safe_path(buf) ? 0 : -EINVAL;
+    }
+    char slice[256], prefix[128], name[256];
+    if (sscanf(spec, "%255[^:]:%127[^:]:%255s", slice, prefix, name) != 3)
+        return -EINVAL;
+    size_t at = 0;
+    buf[0] = '\0';
+    int rc = expand_slice(slice, buf, cap, &at);
+    if (rc < 0)
+        return rc;
+    size_t nl = strlen(name);
+    int w;
+    if (nl > 6 && strcmp(name + nl - 6, ".slice") == 0)
+        w = snprintf(buf + at, cap - at, "/%s", name);
+    else
+        w = snprintf(buf + at, cap - at, "/%s-%s.scope", prefix, name);
+    if (w < 0 || (size_t)w >= cap - at)
+        return -ENAMETOOLONG;
+    return safe_path(buf) ? 0 : -EINVAL;
+}
+
+static int file_in(const struct pna_cgroup_env *env, const char *path, const char *file,
+                   char *buf, size_t cap)
+{
+    if (env->mode == PNA_CG_NONE || !safe_path(path))
+        return -EINVAL;
+    /* The root cgroup is "/": no double slash. */
+    int w = snprintf(buf, cap, "%s%s/%s", env->mem_root, strcmp(path, "/") ? path : "", file);
+    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+}
+
+int pna_cgroup_parse_oom_kill(const char *text, uint64_t *out)
+{
+    const char *p = text;
+    while (p && *p) {
+        if (strncmp(p, "oom_kill ", 9) == 0) {
+            char num[32];
+            size_t n = strcspn(p + 9, "\n");
+            if (n >= sizeof num)
+                return -EINVAL;
+            memcpy(num, p + 9, n);
+            num[n] = '\0';
+            return pna_parse_u64(num, out);
+        }
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return -ENOENT;
+}
+
+int pna_cgroup_read_oom_kill(const char *file, uint64_t *out)
+{
+    char text[1024];
+    int n = pna_read_text(file, text, sizeof text);
+    if (n < 0)
+        return n;
+    return pna_cgroup_parse_oom_kill(text, out);
+}
+
+int pna_cgroup_oom_file(const struct pna_cgroup_env *env, const char *path, char *buf, size_t cap)
+{
+    return file_in(env, path, env->mode == PNA_CG_V2 ? "memory.events" : "memory.oom_control",
+                   buf, cap);
+}
+
+int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
+                             char *buf, size_t cap)
+{
+    if (env->mode != PNA_CG_V1)
+        return -EINVAL;
+    return file_in(env, path, "cgroup.event_control", buf, cap);
+}
+
+int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
+                           struct pna_cgroup_mem *mem)
+{
+    char file[1024], text[64];
+    memset(mem, 0, sizeof *mem);
+    int rc = file_in(env, path, "", file, sizeof file);
+    if (rc < 0)
+        return rc;
+    if (!is_dir(file))
+        return -ENOENT;
+    bool v2 = env->mode == PNA_CG_V2;
+
+    if (file_in(env, path, v2 ? "memory.current" : "memory.usage_in_bytes", file, sizeof file) == 0 &&
+        pna_read_u64(file, &mem->usage_bytes) == 0)
+        mem->has_usage = true;
+
+    if (file_in(env, path, v2 ? "memory.max" : "memory.limit_in_bytes", file, sizeof file) == 0 &&
+        pna_read_text(file, text, sizeof text) >= 0) {
+        uint64_t v;
+        if (strcmp(text, "max") != 0 && pna_parse_u64(text, &v) == 0 &&
+            (v2 || v < V1_UNLIMITED_FROM)) {
+            mem->has_limit = true;
+            mem->limit_bytes = v;
+        }
+    }
+
+    if (pna_cgroup_oom_file(env, path, file, sizeof file) == 0 &&
+        pna_cgroup_read_oom_kill(file, &mem->oom_kills) == 0)
+        mem->has_oom = true;
+    return 0;
+}
+
+/* ---- freezer ---------------------------------------------------------------- */
+
+int pna_cgroup_parse_v2_frozen(const char *text, bool *frozen)
+{
+    /* cgroup.events: "populated 1\nfrozen 0\n" (frozen since Linux 5.2). */
+    for (const char *p = text; p && *p;) {
+        if (strncmp(p, "frozen ", 7) == 0) {
+            if ((p[7] != '0' && p[7] != '1') || (p[8] != '\n' && p[8] != '\0'))
+                return -EINVAL;
+            *frozen = p[7] == '1';
+            return 0;
+        }
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return -EINVAL;
+}
+
+int pna_cgroup_parse_v1_freezer(const char *text, bool *frozen)
+{
+    /* freezer.state: THAWED, FREEZING or FROZEN.  FREEZING is a pause the
+     * runtime asked for that some task has not reached yet: paused too. */
+    size_t n = strcspn(text, "\n");
+    if ((n == 6 && !strncmp(text, "FROZEN", 6)) || (n == 8 && !strncmp(text, "FREEZING", 8))) {
+        *frozen = true;
+        return 0;
+    }
+    if (n == 6 && !strncmp(text, "THAWED", 6)) {
+        *frozen = false;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+/* FILE under the freezer hierarchy's cgroup PATH. */
+static int freezer_file(const struct pna_cgroup_env *env, const char *path, const char *file,
+                        char *buf, size_t cap)
+{
+    if (!env->freezer_root[0] || !safe_path(path))
+        return -EINVAL;
+    int w = snprintf(buf, cap, "%s%s/%s", env->freezer_root, strcmp(path, "/") ? path : "", file);
+    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+}
+
+int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, bool *frozen)
+{
+    char file[1024], text[256];
+    int rc;
+    *frozen = false;
+    if (env->mode == PNA_CG_V2) {
+        if ((rc = freezer_file(env, path, "cgroup.events", file, sizeof file)) < 0)
+            return rc;
+        if ((rc = pna_read_text(file, text, sizeof text)) < 0)
+            return rc;
+        if (pna_cgroup_parse_v2_frozen(text, frozen) == 0)
+            return 0;
+        /* No frozen key: the request file is the only word there is. */
+        if ((rc = freezer_file(env, path, "cgroup.freeze", file, sizeof file)) < 0 ||
+            (rc = pna_read_text(file, text, sizeof text)) < 0)
+            return rc;
+        if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
+            return -EINVAL;
+        *frozen = text[0] == '1';
+        return 0;
+    }
+    if (env->mode == PNA_CG_V1) {
+        if ((rc = freezer_file(env, path, "freezer.state", file, sizeof file)) < 0 ||
+            (rc = pna_read_text(file, text, sizeof text)) < 0)
+            return rc;
+        return pna_cgroup_parse_v1_freezer(text, frozen);
+    }
+    return -EINVAL;
+}

@@ -1,0 +1,92 @@
+/* sources/containers/cgroup.h -- a container's memory figures and freezer state
+ * from its cgroup, for cgroup v1 and v2.
+ *
+ *   v2: memory.current, memory.max ("max" = no limit), memory.events oom_kill;
+ *       cgroup.events "frozen 1" (else cgroup.freeze "1") = paused
+ *   v1: memory.usage_in_bytes, memory.limit_in_bytes (a value near 2^63 = no
+ *       limit), memory.oom_control oom_kill (kernel 4.13 and later);
+ *       freezer.state FROZEN or FREEZING in the freezer hierarchy = paused
+ *
+ * Paths are relative to the memory hierarchy's root (the cgroup path a process
+ * shows in /proc/PID/cgroup), under the configured cgroup root in --sysfs. */
+#ifndef PNA_SOURCES_CGROUP_H
+#define PNA_SOURCES_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pna_roots;
+
+enum pna_cgroup_mode {
+    PNA_CG_NONE = 0,   /* no memory hierarchy found */
+    PNA_CG_V1 = 1,
+    PNA_CG_V2 = 2,
+};
+
+struct pna_cgroup_env {
+    int mode;            /* enum pna_cgroup_mode */
+    char mem_root[512];  /* the memory hierarchy's root directory */
+    /* The freezer's: v2 the unified root (= mem_root); v1 the freezer
+     * controller's mount, "" when there is none.  Runtimes (runc, crun) give
+     * a container the same path in every v1 hierarchy, so the memory path
+     * serves for the freezer too. */
+    char freezer_root[512];
+};
+
+struct pna_cgroup_mem {
+    bool has_usage, has_limit, has_oom;
+    uint64_t usage_bytes;
+    uint64_t limit_bytes;
+    uint64_t oom_kills;
+};
+
+/* Find the memory hierarchy under ROOTS->sysfs + REL (usually "fs/cgroup"):
+ * v2 when REL/cgroup.controllers exists (unified), else v1 when REL/memory is a
+ * memory controller mount. Returns 0, or -1 with ERR (mode NONE). */
+int pna_cgroup_detect(const struct pna_roots *roots, const char *rel,
+                      struct pna_cgroup_env *env, char *err, size_t errlen);
+
+/* The memory cgroup of process PID from ROOTS->procfs/PID/cgroup.
+ * Returns 0 with a path starting with '/', or -errno. */
+int pna_cgroup_path_of_pid(const struct pna_roots *roots, int mode, int pid,
+                           char *buf, size_t cap);
+
+/* Parse a /proc/PID/cgroup text (see above). */
+int pna_cgroup_parse_proc(const char *text, int mode, char *buf, size_t cap);
+
+/* linux.cgroupsPath of an OCI spec as a hierarchy path: "/a/b" stays, the
+ * systemd driver's "slice:prefix:name" becomes
+ * "/a.slice/a-b.slice/prefix-name.scope". Returns 0 or -EINVAL. */
+int pna_cgroup_path_from_spec(const char *spec, char *buf, size_t cap);
+
+/* Read the memory figures of cgroup PATH. Returns 0 when the directory
+ * exists (each figure has its own has_ flag), or -errno. */
+int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
+                           struct pna_cgroup_mem *mem);
+
+/* Whether cgroup PATH is frozen (the runtime paused the container): v2
+ * cgroup.events "frozen 1", or cgroup.freeze "1" on a kernel whose
+ * cgroup.events has no frozen key; v1 freezer.state FROZEN, or FREEZING (a
+ * pause under way).  Returns 0 with *FROZEN set, or -errno when the state
+ * cannot be read (no freezer, cgroup gone). */
+int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, bool *frozen);
+
+/* The same from the texts: cgroup.events (v2) or freezer.state (v1).
+ * Return 0, or -EINVAL when the text says neither. */
+int pna_cgroup_parse_v2_frozen(const char *events_text, bool *frozen);
+int pna_cgroup_parse_v1_freezer(const char *state_text, bool *frozen);
+
+/* The file whose change signals an OOM kill: memory.events (v2) or
+ * memory.oom_control (v1), and the control file v1 registers eventfds on. */
+int pna_cgroup_oom_file(const struct pna_cgroup_env *env, const char *path, char *buf, size_t cap);
+int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
+                             char *buf, size_t cap);
+
+/* The oom_kill count in the text of memory.events or memory.oom_control. */
+int pna_cgroup_parse_oom_kill(const char *text, uint64_t *out);
+
+/* Read it from a file path (as pna_cgroup_oom_file() gives). */
+int pna_cgroup_read_oom_kill(const char *file, uint64_t *out);
+
+#endif

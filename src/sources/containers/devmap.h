@@ -1,0 +1,44 @@
+/* sources/containers/devmap.h -- what a device node handed to a container is: a
+ * GPU, an RDMA device, or something else, and which one
+ * (card/render/NVIDIA/uverbs number).
+ *
+ * Classification goes by the path first (the names the drivers give their
+ * nodes), then by the well-known major numbers (DRM 226, NVIDIA 195,
+ * InfiniBand 231) for allow-list entries that carry numbers but no path. */
+#ifndef PNA_SOURCES_DEVMAP_H
+#define PNA_SOURCES_DEVMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/containers.h"
+
+struct pna_roots;
+
+/* Fill DEV->kind, family and unit from DEV->path (and major/minor when the
+ * path says nothing). */
+void pna_devmap_classify(struct pna_ctr_device *dev);
+
+/* The /dev path of character (TYPE 'c') or block ('b') device MAJOR:MINOR, from
+ * sysfs dev/{char,block}/MAJ:MIN/uevent (DEVNAME=...) under ROOTS->sysfs.
+ * Returns 0 with "/dev/<DEVNAME>" in BUF, or -errno. */
+int pna_devmap_resolve(const struct pna_roots *roots, char type, uint32_t major,
+                       uint32_t minor, char *buf, size_t cap);
+
+/* Which GPU and RDMA device each device node of SET is, then each container's
+ * distinct counts (pna_container_set_count_devices):
+ *   cardN, renderDN  sysfs class/drm/<node>/device: its PCI address (uevent
+ *                    PCI_SLOT_NAME, else the link's target) -> primusGpuIndex
+ *   nvidiaN          procfs driver/nvidia/gpus/<PCI>/information "Device Minor: N"
+ *   uverbsN          sysfs class/infiniband_verbs/uverbsN/ibdev
+ *   umadN, issmN     sysfs class/infiniband_mad/<node>/ibdev
+ * Shared nodes (kfd, nvidiactl, rdma_cm) belong to no single device. */
+void pna_devmap_owners(const struct pna_roots *roots, struct pna_container_set *set);
+
+/* GPUs present on the node, counted from device nodes under ROOTS->devfs:
+ * /dev/nvidiaN when there are any, else /dev/dri/renderD* (one per GPU,
+ * also for AMD). */
+unsigned pna_devmap_count_gpus(const struct pna_roots *roots);
+
+#endif

@@ -1,0 +1,231 @@
+/* sources/containers/docker.c -- pure parsers of Docker Engine API answers:
+ * the container list, one container's inspect document and /events lines
+ * (see docker.h).  No I/O: the requests are in docker_api.c and the event
+ * stream in watchers/docker_events.c. */
+#include "pna_autoconf.h"
+#include "sources/containers/docker.h"
+#include "sources/containers/devmap.h"
+#include "util/rfc3339.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Labels dockershim put on Kubernetes containers: identity only. */
+#define LBL_POD "io.kubernetes.pod.name"
+#define LBL_NAMESPACE "io.kubernetes.pod.namespace"
+#define LBL_POD_UID "io.kubernetes.pod.uid"
+#define LBL_CONTAINER "io.kubernetes.container.name"
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static uint8_t state_from_text(const char *s)
+{
+    if (!s)
+        return PNA_CTR_UNKNOWN;
+    if (!strcmp(s, "running") || !strcmp(s, "restarting"))
+        return PNA_CTR_RUNNING;
+    if (!strcmp(s, "paused"))
+        return PNA_CTR_PAUSED;
+    if (!strcmp(s, "created"))
+        return PNA_CTR_CREATED;
+    if (!strcmp(s, "exited") || !strcmp(s, "dead") || !strcmp(s, "removing"))
+        return PNA_CTR_EXITED;
+    return PNA_CTR_UNKNOWN;
+}
+
+/* ---- parsers ------------------------------------------------------------------------- */
+
+static json_t *load(const char *text, size_t len, const char *what, char *err, size_t errlen)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        snprintf(err, errlen, "%s: line %d: %s", what, jerr.line, jerr.text);
+    return root;
+}
+
+static void fill_from_list_entry(const json_t *o, struct pna_container *c)
+{
+    c->runtime = PNA_RT_DOCKER;
+    pna_copy_display(c->id, jstr(o, "Id"), sizeof c->id);
+    json_t *names = json_object_get(o, "Names");
+    const char *name = json_string_value(json_array_get(names, 0));
+    if (name && name[0] == '/')
+        name++;   /* the API reports names with a leading slash */
+    pna_copy_display(c->name, name, sizeof c->name);
+    pna_copy_display(c->image, jstr(o, "Image"), sizeof c->image);
+    c->state = state_from_text(jstr(o, "State"));
+    json_t *created = json_object_get(o, "Created");
+    if (json_is_integer(created) && json_integer_value(created) > 0 &&
+        json_integer_value(created) <= INT64_MAX / 1000)
+        c->start_ms = (int64_t)json_integer_value(created) * 1000;
+    json_t *labels = json_object_get(o, "Labels");
+    if (json_is_object(labels)) {
+        pna_copy_display(c->pod_name, jstr(labels, LBL_POD), sizeof c->pod_name);
+        pna_copy_display(c->pod_namespace, jstr(labels, LBL_NAMESPACE), sizeof c->pod_namespace);
+        pna_copy_display(c->pod_uid, jstr(labels, LBL_POD_UID), sizeof c->pod_uid);
+        const char *cname = jstr(labels, LBL_CONTAINER);
+        if (cname)
+            pna_copy_display(c->name, cname, sizeof c->name);
+    }
+}
+
+int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set *set,
+                          char *err, size_t errlen)
+{
+    json_t *root = load(text, len, "/containers/json", err, errlen);
+    if (!root)
+        return -1;
+    if (!json_is_array(root)) {
+        snprintf(err, errlen, "/containers/json: not a JSON array");
+        json_decref(root);
+        return -1;
+    }
+    size_t before = set->count, i;
+    json_t *o;
+    json_array_foreach(root, i, o) {
+        const char *id = jstr(o, "Id");
+        if (!json_is_object(o) || !pna_container_id_ok(id))
+            continue;   /* no id (or one no engine makes: over 76) cannot be a row */
+        struct pna_container *c = pna_container_set_add(set);
+        if (!c) {
+            while (set->count > before)
+                pna_container_set_drop_last(set);
+            snprintf(err, errlen, "out of memory");
+            json_decref(root);
+            return -1;
+        }
+        fill_from_list_entry(o, c);
+    }
+    json_decref(root);
+    return 0;
+}
+
+static void add_inspect_device(struct pna_docker_inspect *out, const char *path)
+{
+    if (!path || !*path || out->ndevs >= sizeof out->devs / sizeof out->devs[0])
+        return;
+    struct pna_ctr_device *d = &out->devs[out->ndevs++];
+    memset(d, 0, sizeof *d);
+    pna_copy_display(d->path, path, sizeof d->path);
+    d->type = 'c';
+    pna_devmap_classify(d);
+}
+
+/* --gpus hands GPUs over as DeviceRequests, not Devices; numeric ids are
+ * NVIDIA minor numbers, which is what /dev/nvidiaN is named after. */
+static void add_gpu_requests(const json_t *reqs, struct pna_docker_inspect *out)
+{
+    size_t i, j;
+    json_t *r, *idv;
+    json_array_foreach(reqs, i, r) {
+        json_array_foreach(json_object_get(r, "DeviceIDs"), j, idv) {
+            const char *id = json_string_value(idv);
+            char path[32];
+            if (!id || !*id || strlen(id) > 4 || strspn(id, "0123456789") != strlen(id))
+                continue;
+            snprintf(path, sizeof path, "/dev/nvidia%s", id);
+            add_inspect_device(out, path);
+        }
+    }
+}
+
+int pna_docker_parse_inspect(const char *text, size_t len, struct pna_docker_inspect *out,
+                             char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->state = PNA_CTR_UNKNOWN;
+    json_t *root = load(text, len, "/containers/{id}/json", err, errlen);
+    if (!root)
+        return -1;
+    json_t *st = json_object_get(root, "State");
+    if (!json_is_object(root) || !json_is_object(st)) {
+        snprintf(err, errlen, "/containers/{id}/json: no State object");
+        json_decref(root);
+        return -1;
+    }
+    out->state = state_from_text(jstr(st, "Status"));
+    json_t *pid = json_object_get(st, "Pid");
+    if (json_is_integer(pid) && json_integer_value(pid) > 0 && json_integer_value(pid) < (1 << 30))
+        out->pid = (int32_t)json_integer_value(pid);
+    int64_t started = pna_parse_rfc3339_ms(jstr(st, "StartedAt"));
+    out->start_ms = started > 0 ? started : 0;
+    out->oom_killed = json_is_true(json_object_get(st, "OOMKilled"));
+    json_t *hc = json_object_get(root, "HostConfig");
+    json_t *mem = json_object_get(hc, "Memory");
+    if (json_is_integer(mem) && json_integer_value(mem) > 0) {
+        out->has_mem_limit = true;
+        out->mem_limit_bytes = (uint64_t)json_integer_value(mem);
+    }
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(hc, "Devices"), i, d) {
+        const char *in = jstr(d, "PathInContainer");
+        add_inspect_device(out, in && *in ? in : jstr(d, "PathOnHost"));
+    }
+    add_gpu_requests(json_object_get(hc, "DeviceRequests"), out);
+    json_decref(root);
+    return 0;
+}
+
+int pna_docker_parse_event(const char *line, size_t len, struct pna_docker_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    json_error_t jerr;
+    json_t *o = json_loadb(line, len, 0, &jerr);
+    if (!o)
+        return -1;
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return -1;
+    }
+    const char *type = jstr(o, "Type");
+    const char *action = jstr(o, "Action");
+    json_t *actor = json_object_get(o, "Actor");
+    json_t *attrs = json_object_get(actor, "Attributes");
+    const char *id = jstr(actor, "ID");
+    /* Before API 1.22 only status/id/from existed, for containers only. */
+    if (!type && jstr(o, "status"))
+        type = "container";
+    if (!action)
+        action = jstr(o, "status");
+    if (!id)
+        id = jstr(o, "id");
+    if (!type || !action) {
+        json_decref(o);
+        return -1;
+    }
+    pna_copy_display(ev->type, type, sizeof ev->type);
+    /* "exec_start: sh -c ..." and "health_status: healthy" carry command text
+     * after the colon: keep the verb only. */
+    size_t verb = strcspn(action, ":");
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%.*s", (int)(verb < sizeof tmp - 1 ? verb : sizeof tmp - 1), action);
+    pna_copy_display(ev->action, tmp, sizeof ev->action);
+    pna_copy_display(ev->id, id, sizeof ev->id);
+    pna_copy_display(ev->name, jstr(attrs, "name"), sizeof ev->name);
+    json_t *tn = json_object_get(o, "timeNano"), *t = json_object_get(o, "time");
+    if (json_is_integer(tn))
+        ev->time_ns = json_integer_value(tn);
+    else if (json_is_integer(t) && json_integer_value(t) >= 0 &&
+             json_integer_value(t) <= INT64_MAX / 1000000000LL)
+        ev->time_ns = json_integer_value(t) * 1000000000LL;   /* else unknown (0) */
+    /* exitCode is a string in the API. */
+    const char *code = jstr(attrs, "exitCode");
+    if (code && *code) {
+        char *end;
+        long v = strtol(code, &end, 10);
+        if (!*end) {
+            ev->has_exit_code = true;
+            ev->exit_code = (int)v;
+        }
+    }
+    json_decref(o);
+    return 0;
+}

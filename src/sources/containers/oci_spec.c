@@ -1,0 +1,192 @@
+/* sources/containers/oci_spec.c -- read a container's identity and devices from
+ * its OCI runtime spec with jansson (see oci_spec.h for what is, and is not,
+ * read). */
+#include "pna_autoconf.h"
+#include "sources/containers/oci_spec.h"
+#include "sources/containers/devmap.h"
+#include "core/roots.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+/* containerd's CRI plugin (pkg/cri/annotations) writes these into every spec. */
+#define CRI_TYPE "io.kubernetes.cri.container-type"
+#define CRI_NAME "io.kubernetes.cri.container-name"
+#define CRI_POD "io.kubernetes.cri.sandbox-name"
+#define CRI_NAMESPACE "io.kubernetes.cri.sandbox-namespace"
+#define CRI_POD_UID "io.kubernetes.cri.sandbox-uid"
+#define CRI_IMAGE "io.kubernetes.cri.image-name"
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* An integer field as a device number; false when absent, negative (the
+ * spec's wildcard) or too large. */
+static bool jnum(const json_t *obj, const char *key, uint32_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v))
+        return false;
+    json_int_t n = json_integer_value(v);
+    if (n < 0 || n > (json_int_t)UINT32_MAX)
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
+static char jtype(const json_t *obj)
+{
+    const char *t = jstr(obj, "type");
+    return t && strlen(t) == 1 ? t[0] : 0;
+}
+
+static void read_identity(const json_t *ann, const char *id, struct pna_container *c,
+                          struct pna_oci_info *info)
+{
+    pna_copy_display(c->id, id, sizeof c->id);
+    const char *type = ann ? jstr(ann, CRI_TYPE) : NULL;
+    info->sandbox = type && strcmp(type, "sandbox") == 0;
+    const char *name = ann ? jstr(ann, CRI_NAME) : NULL;
+    /* Outside Kubernetes a containerd container has no name but its id. */
+    pna_copy_display(c->name, name ? name : id, sizeof c->name);
+    if (!ann)
+        return;
+    pna_copy_display(c->pod_name, jstr(ann, CRI_POD), sizeof c->pod_name);
+    pna_copy_display(c->pod_namespace, jstr(ann, CRI_NAMESPACE), sizeof c->pod_namespace);
+    pna_copy_display(c->pod_uid, jstr(ann, CRI_POD_UID), sizeof c->pod_uid);
+    pna_copy_display(c->image, jstr(ann, CRI_IMAGE), sizeof c->image);
+}
+
+static void read_memory_limit(const json_t *resources, struct pna_oci_info *info)
+{
+    json_t *mem = json_object_get(resources, "memory");
+    json_t *lim = json_object_get(mem, "limit");
+    /* runc treats -1 and 0 as "no limit". */
+    if (json_is_integer(lim) && json_integer_value(lim) > 0) {
+        info->has_mem_limit = true;
+        info->mem_limit_bytes = (uint64_t)json_integer_value(lim);
+    }
+}
+
+static int add_spec_devices(const json_t *devices, struct pna_container_set *set)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach(devices, i, d) {
+        const char *path = jstr(d, "path");
+        if (!path || !*path)
+            continue;
+        struct pna_ctr_device dev = { 0 };
+        pna_copy_display(dev.path, path, sizeof dev.path);
+        dev.type = jtype(d);
+        dev.has_numbers = jnum(d, "major", &dev.major) && jnum(d, "minor", &dev.minor);
+        pna_devmap_classify(&dev);
+        if (pna_container_set_add_device(set, &dev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static bool already_listed(const struct pna_container_set *set, char type, uint32_t major,
+                           uint32_t minor)
+{
+    const struct pna_container *c = &set->rows[set->count - 1];
+    for (uint32_t i = 0; i < c->dev_count; i++) {
+        const struct pna_ctr_device *d = &set->devs[c->dev_first + i];
+        if (d->has_numbers && d->major == major && d->minor == minor &&
+            (d->type == type || !d->type || !type))
+            return true;
+    }
+    return false;
+}
+
+/* The cgroup allow-list names devices by number only.  Runtimes put a long
+ * default list there (null, zero, tty, pts...), so only entries that are GPU
+ * or RDMA devices and not already in linux.devices become rows. */
+static int add_allowed_devices(const json_t *rules, const struct pna_roots *roots,
+                               struct pna_container_set *set)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rules, i, r) {
+        if (!json_is_true(json_object_get(r, "allow")))
+            continue;
+        struct pna_ctr_device dev = { 0 };
+        dev.type = jtype(r);
+        if (dev.type != 'c' && dev.type != 'b')
+            continue;
+        if (!jnum(r, "major", &dev.major) || !jnum(r, "minor", &dev.minor))
+            continue;   /* a wildcard rule grants a class, not a device */
+        dev.has_numbers = true;
+        if (already_listed(set, dev.type, dev.major, dev.minor))
+            continue;
+        if (roots &&
+            pna_devmap_resolve(roots, dev.type, dev.major, dev.minor, dev.path, sizeof dev.path) < 0)
+            dev.path[0] = '\0';
+        pna_devmap_classify(&dev);
+        if (dev.kind == PNA_DEV_OTHER)
+            continue;
+        if (!dev.path[0])   /* no sysfs to name it: the MIB's by-number name */
+            snprintf(dev.path, sizeof dev.path, "/dev/%s/%u:%u", dev.type == 'b' ? "block" : "char",
+                     dev.major, dev.minor);
+        if (pna_container_set_add_device(set, &dev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna_roots *roots,
+                  struct pna_container_set *set, struct pna_oci_info *info,
+                  char *err, size_t errlen)
+{
+    memset(info, 0, sizeof *info);
+    if (len > PNA_OCI_MAX_BYTES) {
+        snprintf(err, errlen, "spec of %s is %zu bytes, over the %u limit", id, len,
+                 PNA_OCI_MAX_BYTES);
+        return -1;
+    }
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    if (!root) {
+        snprintf(err, errlen, "spec of %s: line %d: %s", id, jerr.line, jerr.text);
+        return -1;
+    }
+    if (!json_is_object(root)) {
+        snprintf(err, errlen, "spec of %s: not a JSON object", id);
+        json_decref(root);
+        return -1;
+    }
+    struct pna_container *c = pna_container_set_add(set);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        json_decref(root);
+        return -1;
+    }
+    c->runtime = PNA_RT_CONTAINERD;
+    json_t *ann = json_object_get(root, "annotations");
+    read_identity(json_is_object(ann) ? ann : NULL, id, c, info);
+
+    json_t *linux_ = json_object_get(root, "linux");
+    const char *cg = jstr(linux_, "cgroupsPath");
+    if (cg)
+        pna_copy_display(info->cgroups_path, cg, sizeof info->cgroups_path);
+    json_t *resources = json_object_get(linux_, "resources");
+    read_memory_limit(resources, info);
+    if (info->has_mem_limit) {
+        c->has_limit = true;
+        c->mem_limit_bytes = info->mem_limit_bytes;
+    }
+    if (add_spec_devices(json_object_get(linux_, "devices"), set) < 0 ||
+        add_allowed_devices(json_object_get(resources, "devices"), roots, set) < 0) {
+        pna_container_set_drop_last(set);
+        snprintf(err, errlen, "out of memory");
+        json_decref(root);
+        return -1;
+    }
+    json_decref(root);
+    return 0;
+}

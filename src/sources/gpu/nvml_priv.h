@@ -1,0 +1,98 @@
+/* sources/gpu/nvml_priv.h -- what nvml.c (loading, reading GPUs) and
+ * watchers/gpu_xid.c (the XID listener) share: the loaded library's state and a
+ * few helpers.  Not for other files: they use nvml.h. */
+#ifndef PNA_GPU_NVML_PRIV_H
+#define PNA_GPU_NVML_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sources/gpu/nvml.h"
+#include "sources/gpu/nvml_api.h"
+
+#define NVML_MAX_GPUS 64
+
+/* What a GPU was when last read, so a lost GPU keeps its row identity.
+ * Keyed by device handle: NVML hands out the same handle for a device until
+ * nvmlShutdown, whereas indexes may shift if a device leaves the list. */
+struct nvml_ident {
+    nvmlDevice_t dev;  /* NULL: free slot */
+    struct pna_gpu id; /* identity fields only */
+};
+
+struct nvml_event_dev {
+    nvmlDevice_t dev;
+    struct pna_nvml_xid ident;
+};
+
+struct pna_nvml {
+    void *lib;
+    bool initialised;
+
+    nvmlInit_v2_fn Init;
+    nvmlShutdown_fn Shutdown;
+    nvmlErrorString_fn ErrorString;
+    nvmlSystemGetDriverVersion_fn SystemGetDriverVersion;
+    nvmlSystemGetCudaDriverVersion_v2_fn SystemGetCudaDriverVersion;
+    nvmlDeviceGetCount_v2_fn DeviceGetCount;
+    nvmlDeviceGetHandleByIndex_v2_fn DeviceGetHandleByIndex;
+    nvmlDeviceGetPciInfo_v3_fn DeviceGetPciInfo;
+    nvmlDeviceGetStr_fn DeviceGetName, DeviceGetUUID, DeviceGetSerial, DeviceGetVbiosVersion;
+    nvmlDeviceGetUInt_fn DeviceGetMinorNumber, DeviceGetPowerUsage, DeviceGetEnforcedPowerLimit,
+        DeviceGetFanSpeed, DeviceGetCurrPcieLinkGeneration, DeviceGetCurrPcieLinkWidth,
+        DeviceGetMaxPcieLinkGeneration, DeviceGetMaxPcieLinkWidth, DeviceGetPcieReplayCounter;
+    nvmlDeviceGetPerformanceState_fn DeviceGetPerformanceState;
+    nvmlDeviceGetULL_fn DeviceGetTotalEnergyConsumption, DeviceGetClocksEventReasons;
+    nvmlDeviceGetUtilizationRates_fn DeviceGetUtilizationRates;
+    nvmlDeviceGetMemoryInfo_fn DeviceGetMemoryInfo;
+    nvmlDeviceGetMemoryInfo_v2_fn DeviceGetMemoryInfo_v2;
+    nvmlDeviceGetTemperature_fn DeviceGetTemperature;
+    nvmlDeviceGetTemperatureThreshold_fn DeviceGetTemperatureThreshold;
+    nvmlDeviceGetFieldValues_fn DeviceGetFieldValues;
+    nvmlDeviceGetClockInfo_fn DeviceGetClockInfo;
+    nvmlDeviceGetTotalEccErrors_fn DeviceGetTotalEccErrors;
+    nvmlDeviceGetRetiredPages_fn DeviceGetRetiredPages;
+    nvmlDeviceGetRemappedRows_fn DeviceGetRemappedRows;
+    nvmlDeviceGetRunningProcesses_fn DeviceGetComputeProcs, DeviceGetGraphicsProcs;
+    nvmlDeviceGetMigMode_fn DeviceGetMigMode;
+    nvmlEventSetCreate_fn EventSetCreate;
+    nvmlDeviceRegisterEvents_fn DeviceRegisterEvents;
+    nvmlEventSetWait_v2_fn EventSetWait;
+    nvmlEventSetFree_fn EventSetFree;
+
+    struct nvml_ident ident[NVML_MAX_GPUS];
+    size_t nident;
+
+    /* XID listener */
+    pthread_t ev_thread;
+    atomic_bool ev_running; /* thread started and not yet joined */
+    atomic_bool ev_stop;
+    atomic_bool ev_exited;  /* set by the thread as its last act */
+    bool ev_detached;       /* a stuck listener was abandoned: never unload */
+    nvmlEventSet_t ev_set;
+    size_t ev_count;
+    struct nvml_event_dev ev_devs[NVML_MAX_GPUS];
+    pna_nvml_xid_fn ev_fn;
+    void *ev_arg;
+};
+
+/* The result of one optional call: true when the value is valid.  A lost GPU
+ * is remembered so the remaining calls are skipped. */
+struct dev_read {
+    struct pna_nvml *nv;
+    nvmlDevice_t dev;
+    bool lost;
+};
+
+/* NVML's text for RC ("NVML error" when it has none). */
+const char *pna_nvml_strerror(const struct pna_nvml *nv, nvmlReturn_t rc);
+/* True when RC is success; a lost GPU is remembered in R. */
+bool pna_nvml_ok(struct dev_read *r, nvmlReturn_t rc);
+/* G's PCI identity from nvmlDeviceGetPciInfo_v3; false when it did not answer. */
+bool pna_nvml_read_pci(struct dev_read *r, struct pna_gpu *g);
+/* A string property into BUF ("" when absent). */
+void pna_nvml_get_str(struct dev_read *r, nvmlDeviceGetStr_fn fn, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,350 @@
+/* transport/http_client.c -- bounded HTTP GETs and line streams over libcurl
+ * (see http_client.h). */
+#include "pna_autoconf.h"
+#include "transport/http_client.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct pna_http_client {
+    CURL *h;
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+/* curl_global_init() is not safe to run from two threads at once. */
+static void global_init(void)
+{
+    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+struct pna_http_client *pna_http_client_new(void)
+{
+    pthread_once(&curl_once, global_init);
+    if (curl_init_rc != CURLE_OK)
+        return NULL;
+    struct pna_http_client *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->h = curl_easy_init();
+    if (!c->h) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void pna_http_client_free(struct pna_http_client *c)
+{
+    if (!c)
+        return;
+    curl_easy_cleanup(c->h);
+    free(c);
+}
+
+/* Options every request gets.  HEADERS is returned for the caller to free. */
+static int setup(struct pna_http_client *c, const struct pna_http_target *t, const char *path,
+                 struct curl_slist **headers, char *err, size_t errlen)
+{
+    char url[1024];
+    CURL *h = c->h;
+    curl_easy_reset(h);   /* keeps the open connection */
+    if (snprintf(url, sizeof url, "%s%s", t->base_url, path) >= (int)sizeof url) {
+        snprintf(err, errlen, "URL too long");
+        return -1;
+    }
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);   /* we run in threads */
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     (long)(t->connect_timeout_ms ? t->connect_timeout_ms : 1000));
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    if (t->unix_socket)
+        curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, t->unix_socket);
+    if (t->ca_file)
+        curl_easy_setopt(h, CURLOPT_CAINFO, t->ca_file);
+    if (t->insecure) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    *headers = curl_slist_append(NULL, "Accept: application/json");
+    if (t->bearer_token && *t->bearer_token) {
+        size_t n = strlen(t->bearer_token) + 32;
+        char *auth = malloc(n);
+        if (!auth) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        snprintf(auth, n, "Authorization: Bearer %s", t->bearer_token);
+        struct curl_slist *nh = curl_slist_append(*headers, auth);
+        /* The token must not linger in freed memory longer than needed. */
+        memset(auth, 0, n);
+        free(auth);
+        if (!nh) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        *headers = nh;
+    }
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, *headers);
+    return 0;
+}
+
+/* A failure to trust the server's certificate: the operator's next question
+ * is which CAs were used, so the error says. */
+static bool is_verify_failure(CURLcode rc)
+{
+    return rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+           rc == CURLE_SSL_ISSUER_ERROR;
+}
+
+static void describe_failure(CURLcode rc, const struct pna_http_target *t, const char *path,
+                             const char *curl_err, char *err, size_t errlen)
+{
+    const char *what = curl_err[0] ? curl_err : curl_easy_strerror(rc);
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        snprintf(err, errlen, "%s: timed out after %u ms", path, t->timeout_ms);
+    else if (is_verify_failure(rc) && t->ca_file)
+        snprintf(err, errlen, "%s: %s (CA file %s)", path, what, t->ca_file);
+    else if (is_verify_failure(rc))
+        snprintf(err, errlen, "%s: %s (system CAs)", path, what);
+    else
+        snprintf(err, errlen, "%s: %s", path, what);
+}
+
+struct body {
+    char *data;
+    size_t len, cap, max;
+    bool too_big;
+};
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+    struct body *b = arg;
+    size_t n = size * nmemb;
+    if (b->len + n > b->max) {
+        b->too_big = true;
+        return 0;   /* makes libcurl stop with CURLE_WRITE_ERROR */
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t ncap = b->cap ? b->cap : 16384;
+        while (ncap < b->len + n + 1)
+            ncap *= 2;
+        if (ncap > b->max + 1)
+            ncap = b->max + 1;
+        char *nd = realloc(b->data, ncap);
+        if (!nd)
+            return 0;
+        b->data = nd;
+        b->cap = ncap;
+    }
+    memcpy(b->data + b->len, ptr, n);
+    b->len += n;
+    return n;
+}
+
+int pna_http_get(struct pna_http_client *c, const struct pna_http_target *t, const char *path,
+                 size_t max_bytes, char **body, size_t *len, long *status,
+                 char *err, size_t errlen)
+{
+    struct curl_slist *headers = NULL;
+    struct body b = { .max = max_bytes };
+    char curl_err[CURL_ERROR_SIZE] = "";
+    *body = NULL;
+    if (status)
+        *status = 0;
+    if (setup(c, t, path, &headers, err, errlen) < 0) {
+        curl_slist_free_all(headers);
+        return -1;
+    }
+    curl_easy_setopt(c->h, CURLOPT_TIMEOUT_MS, (long)(t->timeout_ms ? t->timeout_ms : 5000));
+    curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &b);
+    curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, curl_err);
+    CURLcode rc = curl_easy_perform(c->h);
+    curl_slist_free_all(headers);
+    curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
+    long code = 0;
+    curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &code);
+    if (status)
+        *status = code;
+    if (rc != CURLE_OK) {
+        if (b.too_big)
+            snprintf(err, errlen, "%s: body over %zu bytes", path, max_bytes);
+        else
+            describe_failure(rc, t, path, curl_err, err, errlen);
+        free(b.data);
+        return -1;
+    }
+    if (code < 200 || code > 299) {
+        snprintf(err, errlen, "%s: HTTP %ld", path, code);
+        free(b.data);
+        return -1;
+    }
+    if (!b.data) {
+        b.data = malloc(1);
+        if (!b.data) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    b.data[b.len] = '\0';
+    *body = b.data;
+    if (len)
+        *len = b.len;
+    return 0;
+}
+
+/* ---- streams ------------------------------------------------------------------ */
+
+struct stream {
+    char *line;
+    size_t len, max;
+    bool overlong;           /* dropping the rest of a too-long line */
+    pna_http_line_fn fn;
+    void (*on_open)(void *arg);
+    void *arg;
+    bool fn_stopped;
+    const atomic_bool *stop;
+    CURL *h;
+    bool checked_status, bad_status;
+    bool got_headers;
+    unsigned header_timeout_ms;
+    struct timespec started;
+};
+
+static size_t on_stream(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+    struct stream *s = arg;
+    size_t n = size * nmemb;
+    if (!s->checked_status) {
+        /* An error page is not a stream of events. */
+        long code = 0;
+        curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+        s->checked_status = true;
+        s->bad_status = code < 200 || code > 299;
+    }
+    if (s->bad_status)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = ptr[i];
+        if (ch == '\n') {
+            if (!s->overlong && s->len) {
+                s->line[s->len] = '\0';
+                if (s->fn(s->arg, s->line, s->len)) {
+                    s->fn_stopped = true;
+                    return 0;
+                }
+            }
+            s->len = 0;
+            s->overlong = false;
+            continue;
+        }
+        if (s->overlong)
+            continue;
+        if (s->len >= s->max) {
+            s->overlong = true;
+            continue;
+        }
+        s->line[s->len++] = ch;
+    }
+    return n;
+}
+
+static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+    struct stream *s = arg;
+    size_t n = size * nmemb;
+    s->got_headers = true;
+    /* The blank line that ends the headers: the stream is open. */
+    if ((n == 2 && ptr[0] == '\r') || (n == 1 && ptr[0] == '\n')) {
+        long code = 0;
+        curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+        if (code >= 200 && code <= 299 && s->on_open)
+            s->on_open(s->arg);
+    }
+    return n;
+}
+
+static int64_t since_ms(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* libcurl calls this about once a second even on an idle stream. */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    struct stream *s = arg;
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    if (s->stop && atomic_load(s->stop))
+        return 1;
+    /* A server that accepts and never answers must not hold us forever. */
+    if (!s->got_headers && since_ms(&s->started) > (int64_t)s->header_timeout_ms)
+        return 1;
+    return 0;
+}
+
+int pna_http_stream_lines(struct pna_http_client *c, const struct pna_http_target *t,
+                          const char *path, size_t max_line, pna_http_line_fn fn,
+                          void (*on_open)(void *arg), void *arg,
+                          const atomic_bool *stop, char *err, size_t errlen)
+{
+    struct curl_slist *headers = NULL;
+    char curl_err[CURL_ERROR_SIZE] = "";
+    struct stream s = { .max = max_line, .fn = fn, .on_open = on_open, .arg = arg, .stop = stop,
+                        .header_timeout_ms = t->timeout_ms ? t->timeout_ms : 5000 };
+    s.line = malloc(max_line + 1);
+    if (!s.line) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &s.started);
+    s.h = c->h;
+    if (setup(c, t, path, &headers, err, errlen) < 0) {
+        curl_slist_free_all(headers);
+        free(s.line);
+        return -1;
+    }
+    curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_stream);
+    curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c->h, CURLOPT_HEADERDATA, &s);
+    curl_easy_setopt(c->h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c->h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c->h, CURLOPT_XFERINFODATA, &s);
+    curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, curl_err);
+    CURLcode rc = curl_easy_perform(c->h);
+    curl_slist_free_all(headers);
+    curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
+    free(s.line);
+    long code = 0;
+    curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &code);
+    if (s.fn_stopped || (stop && atomic_load(stop)))
+        return 0;
+    if (s.bad_status || (rc == CURLE_OK && (code < 200 || code > 299))) {
+        snprintf(err, errlen, "%s: HTTP %ld", path, code);
+        return -1;
+    }
+    if (rc == CURLE_ABORTED_BY_CALLBACK && !s.got_headers) {
+        snprintf(err, errlen, "%s: no answer within %u ms", path, s.header_timeout_ms);
+        return -1;
+    }
+    if (rc != CURLE_OK) {
+        describe_failure(rc, t, path, curl_err, err, errlen);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,28 @@
+/* watchers/docker_events.h -- dockerd's GET /events stream followed on a
+ * thread of its own, reconnecting when dockerd restarts.  Each container
+ * event (sources/containers/docker.h) goes to the caller's function, on that
+ * thread. */
+#ifndef PNA_WATCHERS_DOCKER_EVENTS_H
+#define PNA_WATCHERS_DOCKER_EVENTS_H
+
+#include <stdint.h>
+
+struct pna_docker_event;
+
+/* Lines of the stream longer than this are dropped. */
+#define PNA_DOCKER_EVENT_LINE_MAX 65536
+
+typedef void (*pna_docker_event_fn)(void *arg, const struct pna_docker_event *ev);
+struct pna_docker_events;
+
+/* Follow GET /events (container events only) on a thread; reconnect after
+ * RETRY_MS (doubling up to 8x) whenever the stream ends or fails. */
+struct pna_docker_events *pna_docker_events_start(const char *socket_path, unsigned timeout_ms,
+                                                  unsigned retry_ms, pna_docker_event_fn fn,
+                                                  void *arg);
+void pna_docker_events_stop(struct pna_docker_events *e);
+/* Successful connections so far, and failed attempts. */
+uint32_t pna_docker_events_connects(const struct pna_docker_events *e);
+uint32_t pna_docker_events_failures(const struct pna_docker_events *e);
+
+#endif

@@ -1,0 +1,605 @@
+/* watchers/oom_watch.c -- event-driven OOM-kill and lifecycle notices (see
+ * oom_watch.h).
+ *
+ * Thread ownership: the entry table is shared between the caller's thread
+ * (sync, dirs, observe, poke) and the watch thread, under `lock`.  Kernel
+ * objects (inotify watches, eventfds) are created and removed under the same
+ * lock, so an event is never matched against a freed entry. */
+#include "pna_autoconf.h"
+#include "watchers/oom_watch.h"
+#include "util/fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+/* After a v1 notification (or a poke) the count is re-read this often, for this
+ * long: the kernel signals when the cgroup enters OOM, before the victim dies. */
+#define RECHECK_EVERY_MS 50
+#define RECHECK_FOR_MS 1000
+
+/* epoll tags: the low values name fixed fds, entries use their serial. */
+#define TAG_STOP 1
+#define TAG_INOTIFY 2
+#define TAG_WAKE 3
+#define TAG_FIRST_ENTRY 16
+
+struct entry {
+    struct pna_oom_target t;
+    char file[600];          /* memory.events or memory.oom_control */
+    uint64_t serial;         /* epoll tag of its eventfd */
+    uint64_t last;           /* last count reported or taken as the start */
+    bool readable;           /* the last read of FILE worked */
+    int wd;                  /* inotify watch (v2), -1 none */
+    int efd, ofd;            /* eventfd and memory.oom_control fd (v1), -1 none */
+    int64_t recheck_until;   /* monotonic ms; 0 none */
+};
+
+struct dirwatch {
+    int wd;
+    char *path;
+};
+
+struct pna_oom_watch {
+    struct pna_cgroup_env env;
+    pna_oom_fn on_oom;
+    pna_change_fn on_change;
+    void *arg;
+
+    int ifd, epfd, stopfd, wakefd;
+    pthread_t thread;
+    bool thread_started;
+
+    pthread_mutex_t lock;    /* guards everything below */
+    struct entry *entries;   /* sorted by id */
+    size_t count;
+    bool primed;             /* sync ran once */
+    uint64_t next_serial;
+    size_t active;
+    struct dirwatch *dirs;
+    size_t ndirs;
+    atomic_uint_fast64_t reported;
+};
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- kernel watches (lock held) ------------------------------------------- */
+
+static void unwatch(struct pna_oom_watch *w, struct entry *e)
+{
+    if (e->wd >= 0) {
+        inotify_rm_watch(w->ifd, e->wd);
+        e->wd = -1;
+        w->active--;
+    }
+    if (e->efd >= 0) {
+        epoll_ctl(w->epfd, EPOLL_CTL_DEL, e->efd, NULL);
+        close(e->efd);
+        close(e->ofd);
+        e->efd = e->ofd = -1;
+        w->active--;
+    }
+}
+
+/* v1: "<eventfd> <fd of memory.oom_control>" written to cgroup.event_control
+ * arms an OOM notification for that cgroup. */
+static int watch_v1(struct pna_oom_watch *w, struct entry *e)
+{
+    char ctl[600], line[64];
+    if (pna_cgroup_event_control(&w->env, e->t.cgroup_path, ctl, sizeof ctl) < 0)
+        return -1;
+    int ofd = open(e->file, O_RDONLY | O_CLOEXEC);
+    if (ofd < 0)
+        return -1;
+    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (efd < 0) {
+        close(ofd);
+        return -1;
+    }
+    int cfd = open(ctl, O_WRONLY | O_CLOEXEC);
+    int n = snprintf(line, sizeof line, "%d %d", efd, ofd);
+    bool ok = cfd >= 0 && write(cfd, line, (size_t)n) == n;
+    if (cfd >= 0)
+        close(cfd);
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = e->serial };
+    if (!ok || epoll_ctl(w->epfd, EPOLL_CTL_ADD, efd, &ev) < 0) {
+        close(efd);
+        close(ofd);
+        return -1;
+    }
+    e->efd = efd;
+    e->ofd = ofd;
+    return 0;
+}
+
+static void watch(struct pna_oom_watch *w, struct entry *e)
+{
+    if (w->active >= PNA_OOM_MAX_WATCHES || !e->file[0])
+        return;
+    if (w->env.mode == PNA_CG_V2) {
+        e->wd = inotify_add_watch(w->ifd, e->file, IN_MODIFY);
+        if (e->wd >= 0)
+            w->active++;
+    } else if (w->env.mode == PNA_CG_V1) {
+        if (watch_v1(w, e) == 0)
+            w->active++;
+    }
+}
+
+/* ---- counting (lock held) -------------------------------------------------- */
+
+struct hits {
+    struct pna_oom_hit *v;
+    size_t n, cap;
+};
+
+static void add_hit(struct hits *h, const struct entry *e, uint64_t count)
+{
+    uint64_t prev = e->last;
+    if (h->n == h->cap) {
+        size_t ncap = h->cap ? h->cap * 2 : 4;
+        struct pna_oom_hit *nv = realloc(h->v, ncap * sizeof *nv);
+        if (!nv)
+            return;
+        h->v = nv;
+        h->cap = ncap;
+    }
+    h->v[h->n].who = e->t;
+    h->v[h->n].kill_count = count;
+    h->v[h->n].prev_count = prev;
+    h->n++;
+}
+
+/* Compare COUNT with what was reported: a higher count is one report (however
+ * many kills it covers); a lower one means a new cgroup under the same id (a
+ * restarted Docker container) and becomes the new start. */
+static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count, struct hits *h)
+{
+    if (count > e->last) {
+        add_hit(h, e, count);
+        atomic_fetch_add(&w->reported, 1);
+    }
+    e->last = count;
+}
+
+static void recheck(struct pna_oom_watch *w, struct entry *e, struct hits *h)
+{
+    uint64_t count;
+    e->readable = e->file[0] && pna_cgroup_read_oom_kill(e->file, &count) == 0;
+    if (e->readable)
+        account(w, e, count, h);
+}
+
+static void flush(struct pna_oom_watch *w, struct hits *h)
+{
+    for (size_t i = 0; i < h->n; i++)
+        w->on_oom(w->arg, &h->v[i]);
+    free(h->v);
+    h->v = NULL;
+    h->n = h->cap = 0;
+}
+
+static struct entry *find(struct pna_oom_watch *w, const char *id)
+{
+    size_t lo = 0, hi = w->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(w->entries[mid].t.id, id);
+        if (c == 0)
+            return &w->entries[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* ---- the thread -------------------------------------------------------------- */
+
+static bool is_dir_wd(const struct pna_oom_watch *w, int wd)
+{
+    for (size_t i = 0; i < w->ndirs; i++)
+        if (w->dirs[i].wd == wd)
+            return true;
+    return false;
+}
+
+/* Lock held.  Returns true when a watched directory changed. */
+static bool drain_inotify(struct pna_oom_watch *w, struct hits *h, int64_t now)
+{
+    char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+    bool changed = false;
+    for (;;) {
+        ssize_t n = read(w->ifd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        for (char *p = buf; p < buf + n;) {
+            struct inotify_event *ev = (struct inotify_event *)p;
+            p += sizeof *ev + ev->len;
+            if (ev->mask & IN_Q_OVERFLOW) {
+                /* Events were lost: treat it as "everything may have changed". */
+                changed = true;
+                for (size_t i = 0; i < w->count; i++)
+                    w->entries[i].recheck_until = now + RECHECK_EVERY_MS;
+                continue;
+            }
+            if (is_dir_wd(w, ev->wd)) {
+                changed = true;
+                continue;
+            }
+            for (size_t i = 0; i < w->count; i++) {
+                struct entry *e = &w->entries[i];
+                if (e->wd != ev->wd)
+                    continue;
+                if (ev->mask & IN_IGNORED) {   /* the cgroup went away */
+                    e->wd = -1;
+                    w->active--;
+                } else {
+                    recheck(w, e, h);
+                }
+                break;
+            }
+        }
+    }
+    return changed;
+}
+
+static void on_eventfd(struct pna_oom_watch *w, uint64_t tag, struct hits *h, int64_t now)
+{
+    for (size_t i = 0; i < w->count; i++) {
+        struct entry *e = &w->entries[i];
+        if (e->serial != tag || e->efd < 0)
+            continue;
+        uint64_t v;
+        if (read(e->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+            break;
+        recheck(w, e, h);
+        e->recheck_until = now + RECHECK_FOR_MS;
+        break;
+    }
+}
+
+/* Lock held: re-read entries still waiting for a count to move; returns the
+ * epoll timeout until the next such read. */
+static int run_rechecks(struct pna_oom_watch *w, struct hits *h, int64_t now)
+{
+    bool pending = false;
+    for (size_t i = 0; i < w->count; i++) {
+        struct entry *e = &w->entries[i];
+        if (!e->recheck_until)
+            continue;
+        uint64_t before = e->last;
+        recheck(w, e, h);
+        if (now >= e->recheck_until || e->last != before)
+            e->recheck_until = 0;
+        else
+            pending = true;
+    }
+    return pending ? RECHECK_EVERY_MS : 1000;
+}
+
+static void *watch_main(void *arg)
+{
+    struct pna_oom_watch *w = arg;
+    int timeout = 1000;
+    for (;;) {
+        struct epoll_event evs[32];
+        int n = epoll_wait(w->epfd, evs, 32, timeout);
+        if (n < 0 && errno != EINTR)
+            break;
+        struct hits h = { 0 };
+        bool changed = false, stop = false;
+        int64_t now = mono_ms();
+        pthread_mutex_lock(&w->lock);
+        for (int i = 0; i < n; i++) {
+            uint64_t tag = evs[i].data.u64;
+            if (tag == TAG_STOP)
+                stop = true;
+            else if (tag == TAG_INOTIFY)
+                changed |= drain_inotify(w, &h, now);
+            else if (tag == TAG_WAKE) {
+                uint64_t v;
+                if (read(w->wakefd, &v, sizeof v) < 0) {
+                    /* EAGAIN: already drained */
+                }
+            }
+            else
+                on_eventfd(w, tag, &h, now);
+        }
+        timeout = run_rechecks(w, &h, now);
+        pthread_mutex_unlock(&w->lock);
+        if (stop)
+            break;
+        flush(w, &h);
+        if (changed && w->on_change)
+            w->on_change(w->arg);
+    }
+    return NULL;
+}
+
+/* ---- public ---------------------------------------------------------------------- */
+
+struct pna_oom_watch *pna_oom_watch_new(const struct pna_cgroup_env *env, pna_oom_fn on_oom,
+                                        pna_change_fn on_change, void *arg,
+                                        char *err, size_t errlen)
+{
+    struct pna_oom_watch *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->env = *env;
+    w->on_oom = on_oom;
+    w->on_change = on_change;
+    w->arg = arg;
+    w->next_serial = TAG_FIRST_ENTRY;
+    w->ifd = w->epfd = w->stopfd = w->wakefd = -1;
+    pthread_mutex_init(&w->lock, NULL);
+    w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    w->epfd = epoll_create1(EPOLL_CLOEXEC);
+    w->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    w->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    struct epoll_event ei = { .events = EPOLLIN, .data.u64 = TAG_INOTIFY };
+    struct epoll_event es = { .events = EPOLLIN, .data.u64 = TAG_STOP };
+    struct epoll_event ew = { .events = EPOLLIN, .data.u64 = TAG_WAKE };
+    if (w->ifd < 0 || w->epfd < 0 || w->stopfd < 0 || w->wakefd < 0 ||
+        epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->ifd, &ei) < 0 ||
+        epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->stopfd, &es) < 0 ||
+        epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wakefd, &ew) < 0) {
+        snprintf(err, errlen, "inotify/epoll setup failed: %s", strerror(errno));
+        pna_oom_watch_free(w);
+        return NULL;
+    }
+    if (pthread_create(&w->thread, NULL, watch_main, w) != 0) {
+        snprintf(err, errlen, "cannot start the OOM watch thread");
+        pna_oom_watch_free(w);
+        return NULL;
+    }
+    w->thread_started = true;
+    return w;
+}
+
+static int cmp_targets(const void *a, const void *b)
+{
+    return strcmp(((const struct pna_oom_target *)a)->id, ((const struct pna_oom_target *)b)->id);
+}
+
+static void init_entry(struct pna_oom_watch *w, struct entry *e, const struct pna_oom_target *t,
+                       bool from_zero)
+{
+    memset(e, 0, sizeof *e);
+    e->t = *t;
+    e->wd = e->efd = e->ofd = -1;
+    e->serial = w->next_serial++;
+    if (pna_cgroup_oom_file(&w->env, t->cgroup_path, e->file, sizeof e->file) < 0)
+        e->file[0] = '\0';
+    uint64_t count = 0;
+    e->readable = e->file[0] && pna_cgroup_read_oom_kill(e->file, &count) == 0;
+    e->last = from_zero ? 0 : count;
+}
+
+int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *targets, size_t n)
+{
+    struct pna_oom_target *sorted = NULL;
+    struct entry *next = NULL;
+    if (n) {
+        sorted = malloc(n * sizeof *sorted);
+        next = malloc(n * sizeof *next);
+        if (!sorted || !next) {
+            free(sorted);
+            free(next);
+            return -1;
+        }
+        memcpy(sorted, targets, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, cmp_targets);
+    }
+    struct hits h = { 0 };
+    pthread_mutex_lock(&w->lock);
+    bool from_zero = w->primed;
+    size_t i = 0, j = 0, k = 0;
+    while (i < w->count || j < n) {
+        int c = i >= w->count ? 1 : j >= n ? -1 : strcmp(w->entries[i].t.id, sorted[j].id);
+        if (c < 0) {                     /* gone */
+            unwatch(w, &w->entries[i++]);
+            continue;
+        }
+        if (c == 0 && j > 0 && strcmp(sorted[j - 1].id, sorted[j].id) == 0) {
+            j++;                         /* duplicate id in the input */
+            continue;
+        }
+        if (c > 0) {                     /* new */
+            if (k > 0 && strcmp(next[k - 1].t.id, sorted[j].id) == 0) {
+                j++;
+                continue;
+            }
+            init_entry(w, &next[k], &sorted[j++], from_zero);
+            watch(w, &next[k]);
+            /* A kill in its first moments, before it was watched, counts too. */
+            if (from_zero)
+                recheck(w, &next[k], &h);
+            k++;
+            continue;
+        }
+        struct entry *e = &w->entries[i++];
+        const struct pna_oom_target *t = &sorted[j++];
+        if (strcmp(e->t.cgroup_path, t->cgroup_path) != 0) {
+            /* Same id, new cgroup (restarted): start over from its count. */
+            unwatch(w, e);
+            init_entry(w, &next[k], t, false);
+            watch(w, &next[k]);
+        } else {
+            next[k] = *e;
+            next[k].t = *t;              /* names may have been filled in since */
+            if (next[k].wd < 0 && next[k].efd < 0)
+                watch(w, &next[k]);
+        }
+        k++;
+    }
+    free(w->entries);
+    w->entries = next;
+    w->count = k;
+    w->primed = true;
+    pthread_mutex_unlock(&w->lock);
+    free(sorted);
+    flush(w, &h);
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_dirs(struct dirwatch *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(d[i].path);
+    free(d);
+}
+
+int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t n)
+{
+    /* Merge the sorted new list with the sorted old one: directories still
+     * wanted keep their watch (removing and re-adding would open a window in
+     * which a container's arrival is missed). */
+    char **sorted = n ? malloc(n * sizeof *sorted) : NULL;
+    struct dirwatch *nd = n ? calloc(n, sizeof *nd) : NULL;
+    if (n && (!sorted || !nd)) {
+        free(sorted);
+        free(nd);
+        return -1;
+    }
+    if (n) {
+        memcpy(sorted, dirs, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, cmp_str);
+    }
+    pthread_mutex_lock(&w->lock);
+    size_t i = 0, j = 0, k = 0;
+    int added = 0;
+    while (i < w->ndirs || j < n) {
+        int c = i >= w->ndirs ? 1 : j >= n ? -1 : strcmp(w->dirs[i].path, sorted[j]);
+        if (c < 0) {
+            inotify_rm_watch(w->ifd, w->dirs[i].wd);
+            free(w->dirs[i].path);
+            i++;
+        } else if (c == 0) {
+            nd[k++] = w->dirs[i++];
+            j++;
+        } else {
+            if (k > 0 && strcmp(nd[k - 1].path, sorted[j]) == 0) {
+                j++;
+                continue;
+            }
+            int wd = inotify_add_watch(w->ifd, sorted[j], IN_CREATE | IN_DELETE | IN_MOVED_FROM |
+                                       IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
+            char *copy = wd >= 0 ? strdup(sorted[j]) : NULL;
+            if (copy) {
+                nd[k].wd = wd;
+                nd[k].path = copy;
+                k++;
+                added++;
+            } else if (wd >= 0) {
+                inotify_rm_watch(w->ifd, wd);
+            }
+            j++;
+        }
+    }
+    free(w->dirs);
+    w->dirs = nd;
+    w->ndirs = k;
+    pthread_mutex_unlock(&w->lock);
+    free(sorted);
+    return added;
+}
+
+void pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count)
+{
+    struct hits h = { 0 };
+    pthread_mutex_lock(&w->lock);
+    struct entry *e = find(w, id);
+    if (e)
+        account(w, e, count, &h);
+    pthread_mutex_unlock(&w->lock);
+    flush(w, &h);
+}
+
+void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
+{
+    struct hits h = { 0 };
+    pthread_mutex_lock(&w->lock);
+    struct entry *e = find(w, id);
+    if (e) {
+        recheck(w, e, &h);
+        if (!e->readable) {
+            /* No cgroup to count in (not mounted here): the runtime's word is
+             * all there is, one kill per notice. */
+            account(w, e, e->last + 1, &h);
+        } else {
+            e->recheck_until = mono_ms() + RECHECK_FOR_MS;
+            uint64_t one = 1;
+            /* Wake the thread so it starts re-reading now, not at its next
+             * one-second timeout. */
+            if (write(w->wakefd, &one, sizeof one) < 0) {
+                /* EAGAIN: a wake-up is already pending */
+            }
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    flush(w, &h);
+}
+
+size_t pna_oom_watch_active(struct pna_oom_watch *w)
+{
+    pthread_mutex_lock(&w->lock);
+    size_t n = w->active;
+    pthread_mutex_unlock(&w->lock);
+    return n;
+}
+
+uint64_t pna_oom_watch_reported(struct pna_oom_watch *w)
+{
+    return atomic_load(&w->reported);
+}
+
+void pna_oom_watch_free(struct pna_oom_watch *w)
+{
+    if (!w)
+        return;
+    if (w->thread_started) {
+        uint64_t one = 1;
+        if (write(w->stopfd, &one, sizeof one) != sizeof one) {
+            /* cannot fail on an eventfd below its maximum */
+        }
+        pthread_join(w->thread, NULL);
+    }
+    for (size_t i = 0; i < w->count; i++)
+        unwatch(w, &w->entries[i]);
+    free(w->entries);
+    free_dirs(w->dirs, w->ndirs);
+    if (w->ifd >= 0)
+        close(w->ifd);
+    if (w->epfd >= 0)
+        close(w->epfd);
+    if (w->stopfd >= 0)
+        close(w->stopfd);
+    if (w->wakefd >= 0)
+        close(w->wakefd);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}

@@ -1,0 +1,80 @@
+/* watchers/oom_watch.h -- OOM kills as they happen, and container lifecycle
+ * changes.
+ *
+ * One thread per watch blocks in epoll on:
+ *   - inotify: each container's cgroup v2 memory.events (the kernel signals a
+ *     modification when any of its counters moves) and the runtime directories
+ *     whose entries appear and vanish as containers come and go;
+ *   - one eventfd per cgroup v1 container, registered through
+ *     cgroup.event_control on memory.oom_control (fires when the cgroup hits
+ *     OOM; the oom_kill count follows a moment later, so it is re-read for up to
+ *     a second).
+ * A kill is reported once per increase of the cgroup's oom_kill count (one OOM
+ * can signal many times: count, do not count signals).  Counts read elsewhere
+ * (the periodic poll) go through the same de-duplication with observe().
+ *
+ * Callbacks run on the watch thread, never with its lock held. */
+#ifndef PNA_WATCHERS_OOM_WATCH_H
+#define PNA_WATCHERS_OOM_WATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sources/containers/cgroup.h"
+
+#define PNA_OOM_MAX_WATCHES 16384   /* kernel watches; beyond this only polls see OOMs */
+
+struct pna_oom_target {
+    char id[80];
+    char name[128];
+    char pod[128];
+    char namespace_[64];
+    char cgroup_path[256];   /* hierarchy path, as cgroup.h takes it */
+};
+
+struct pna_oom_hit {
+    struct pna_oom_target who;
+    uint64_t kill_count;      /* the new count */
+    uint64_t prev_count;      /* the count reported (or taken as the start) before */
+};
+
+typedef void (*pna_oom_fn)(void *arg, const struct pna_oom_hit *hit);
+typedef void (*pna_change_fn)(void *arg);
+
+struct pna_oom_watch;
+
+/* Start the thread.  ON_CHANGE (may be NULL) is called when a watched directory
+ * changes.  Returns NULL with ERR on failure. */
+struct pna_oom_watch *pna_oom_watch_new(const struct pna_cgroup_env *env, pna_oom_fn on_oom,
+                                        pna_change_fn on_change, void *arg,
+                                        char *err, size_t errlen);
+
+/* Make the watched set exactly TARGETS (any order).  The first call takes the
+ * counts as they are (kills from before the agent started are not reported);
+ * containers added later start from zero, so a kill in their first moments is
+ * reported.  Returns 0, or -1 when out of memory (the old set stays). */
+int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *targets, size_t n);
+
+/* Watch these directories for entries created, deleted or moved (replaces the
+ * previous list; missing directories are skipped).  Returns how many of them
+ * were not watched before (a caller that scanned them before the watch was in
+ * place scans again: an entry made in between raised no event), or -1 when
+ * out of memory. */
+int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t n);
+
+/* A count read by someone else: reported if it is higher than the last one. */
+void pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count);
+
+/* Another source (Docker's "oom" event) says container ID was OOM-killed: read
+ * its count now and for the next second.  When its cgroup cannot be read at all,
+ * the kill is reported with the last count plus one. */
+void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id);
+
+/* Kernel watches in place (inotify + eventfd), and kills reported so far. */
+size_t pna_oom_watch_active(struct pna_oom_watch *w);
+uint64_t pna_oom_watch_reported(struct pna_oom_watch *w);
+
+/* Stop the thread and free everything. NULL is allowed. */
+void pna_oom_watch_free(struct pna_oom_watch *w);
+
+#endif
