@@ -196,7 +196,7 @@ static void setup_logging(const struct cli *cli)
         else
             snmp_enable_syslog_ident(APP_NAME, LOG_DAEMON);
     }
-    pna_log_use_netsnmp(1);
+    pna_log_set_sink(pna_agent_log_line);
 }
 
 static int write_pidfile(const char *path)

@@ -1,4 +1,5 @@
-/* core/log.c -- thread-safe logging that reaches net-snmp only on the main thread. */
+/* core/log.c -- thread-safe logging: lines reach the installed sink only on
+ * the main thread; other threads queue them (see log.h). */
 #include "pna_autoconf.h"
 #include "core/log.h"
 #include "core/events.h"
@@ -8,9 +9,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <net-snmp/net-snmp-config.h>
-#include <net-snmp/net-snmp-includes.h>
 
 #define LOG_QUEUE_LEN 64
 #define LOG_LINE_MAX 512
@@ -24,13 +22,13 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct log_line queue[LOG_QUEUE_LEN];
 static size_t queue_head, queue_len;
 static unsigned long lines_dropped;
-static atomic_int use_netsnmp;
+static _Atomic(pna_log_sink *) sink;
 static pthread_t main_thread;
 
-void pna_log_use_netsnmp(int on)
+void pna_log_set_sink(pna_log_sink *s)
 {
     main_thread = pthread_self();
-    atomic_store(&use_netsnmp, on);
+    atomic_store(&sink, s);
 }
 
 static void enqueue(int priority, const char *text)
@@ -54,12 +52,13 @@ void pna_log(int priority, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    if (!atomic_load(&use_netsnmp)) {
+    pna_log_sink *s = atomic_load(&sink);
+    if (!s) {
         fprintf(stderr, "%s\n", text);
         return;
     }
     if (pthread_equal(pthread_self(), main_thread))
-        snmp_log(priority, "%s\n", text);
+        s(priority, text);
     else {
         enqueue(priority, text);
         pna_wake_main();
@@ -68,6 +67,7 @@ void pna_log(int priority, const char *fmt, ...)
 
 void pna_log_flush(void)
 {
+    pna_log_sink *s = atomic_load(&sink);
     for (;;) {
         struct log_line l;
         unsigned long dropped;
@@ -76,14 +76,20 @@ void pna_log_flush(void)
             dropped = lines_dropped;
             lines_dropped = 0;
             pthread_mutex_unlock(&log_lock);
-            if (dropped)
-                snmp_log(LOG_WARNING, "%lu log lines dropped (queue full)\n", dropped);
+            if (dropped && s) {
+                char text[64];
+                snprintf(text, sizeof text, "%lu log lines dropped (queue full)", dropped);
+                s(LOG_WARNING, text);
+            }
             return;
         }
         l = queue[queue_head];
         queue_head = (queue_head + 1) % LOG_QUEUE_LEN;
         queue_len--;
         pthread_mutex_unlock(&log_lock);
-        snmp_log(l.priority, "%s\n", l.text);
+        if (s)
+            s(l.priority, l.text);
+        else
+            fprintf(stderr, "%s\n", l.text);
     }
 }

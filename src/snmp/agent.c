@@ -57,6 +57,11 @@ static void hand_over_remembered_lines(void)
     nremembered = 0;
 }
 
+void pna_agent_log_line(int priority, const char *line)
+{
+    snmp_log(priority, "%s\n", line);
+}
+
 static void on_wake(int fd, void *arg)
 {
     (void)fd;

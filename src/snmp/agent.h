@@ -21,6 +21,10 @@ void pna_agent_request_stop(void);
 
 void pna_agent_shutdown(const char *app_name);
 
+/* The log sink (core/log.h) of an agent: one line to net-snmp's logging
+ * (stderr, syslog or a file, as -L said).  Main thread only. */
+void pna_agent_log_line(int priority, const char *line);
+
 /* Registration functions of the MIB groups (one file each). */
 void pna_system_scalars_register(void);
 void pna_agent_tables_register(void);
