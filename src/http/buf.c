@@ -1,6 +1,7 @@
 /* http/buf.c -- the growable response buffer (see buf.h). */
 #include "pna_autoconf.h"
 #include "http/buf.h"
+#include "util/array.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -41,16 +42,11 @@ bool pna_buf_reserve(struct pna_buf *b, size_t n)
     size_t need = b->len + n + 1;
     if (need <= b->cap)
         return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < need)
-        cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p) {
+    /* A first block of 4 KiB (few responses are smaller), then doubling. */
+    if (PNA_ARRAY_RESERVE(b->data, b->cap, need < 4096 ? 4096 : need) != 0) {
         b->failed = true;
         return false;
     }
-    b->data = p;
-    b->cap = cap;
     return true;
 }
 

@@ -121,6 +121,8 @@ static uint64_t name_hash(const char *s)
     return h;
 }
 
+/* Not util/array.h: an open-addressing table whose size is a power of two
+ * is rebuilt, every name rehashed, rather than extended. */
 static bool seen_grow(struct pna_prom *p)
 {
     size_t cap = p->seen_cap ? p->seen_cap * 2 : 256;

@@ -4,6 +4,7 @@
 #include "pna_autoconf.h"
 #include "model/containers.h"
 #include "model/storage.h"
+#include "util/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,23 +29,9 @@ void pna_container_set_clear(struct pna_container_set *set)
     set->devices_dropped = 0;
 }
 
-/* Grow *ARR (elements of SIZE bytes) so that one more fits. */
-static int grow(void **arr, size_t *cap, size_t used, size_t size)
-{
-    if (used < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *n = realloc(*arr, ncap * size);
-    if (!n)
-        return -1;
-    *arr = n;
-    *cap = ncap;
-    return 0;
-}
-
 struct pna_container *pna_container_set_add(struct pna_container_set *set)
 {
-    if (grow((void **)&set->rows, &set->cap, set->count, sizeof *set->rows) < 0)
+    if (PNA_ARRAY_RESERVE(set->rows, set->cap, set->count + 1) != 0)
         return NULL;
     struct pna_container *c = &set->rows[set->count++];
     memset(c, 0, sizeof *c);
@@ -102,7 +89,7 @@ int pna_container_set_add_device(struct pna_container_set *set, const struct pna
         set->devices_dropped++;
         return 1;
     }
-    if (grow((void **)&set->devs, &set->dev_cap, set->dev_count, sizeof *set->devs) < 0)
+    if (PNA_ARRAY_RESERVE(set->devs, set->dev_cap, set->dev_count + 1) != 0)
         return -1;
     set->devs[set->dev_count++] = d;
     c->dev_count++;
@@ -400,7 +387,7 @@ void pna_pod_set_free(struct pna_pod_set *set)
 
 struct pna_pod *pna_pod_set_add(struct pna_pod_set *set)
 {
-    if (grow((void **)&set->rows, &set->cap, set->count, sizeof *set->rows) < 0)
+    if (PNA_ARRAY_RESERVE(set->rows, set->cap, set->count + 1) != 0)
         return NULL;
     struct pna_pod *p = &set->rows[set->count++];
     memset(p, 0, sizeof *p);

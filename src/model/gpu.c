@@ -3,6 +3,7 @@
  * threshold rule (with its hysteresis) the GPU notifications follow. */
 #include "pna_autoconf.h"
 #include "model/gpu.h"
+#include "util/array.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -94,14 +95,8 @@ int pna_gpu_set_pci(struct pna_gpu *g, const char *text)
 
 struct pna_gpu *pna_gpu_list_add(struct pna_gpu_list *list)
 {
-    if (list->count == list->cap) {
-        size_t ncap = list->cap ? list->cap * 2 : 8;
-        struct pna_gpu *n = realloc(list->gpus, ncap * sizeof *n);
-        if (!n)
-            return NULL;
-        list->gpus = n;
-        list->cap = ncap;
-    }
+    if (PNA_ARRAY_RESERVE(list->gpus, list->cap, list->count + 1) != 0)
+        return NULL;
     struct pna_gpu *g = &list->gpus[list->count++];
     memset(g, 0, sizeof *g);
     return g;

@@ -12,6 +12,7 @@
 #include "pna_autoconf.h"
 #include "snmp/table.h"
 #include "core/log.h"
+#include "util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,13 +160,8 @@ static size_t prepare_order(struct table_reg *reg, const void *ctx)
     uint64_t gen = ctx ? ((const struct pna_snap *)ctx)->generation : 0;
     if (reg->order && reg->order_ctx == ctx && reg->order_gen == gen && reg->order_len == n)
         return n;
-    if (n > reg->order_cap) {
-        size_t *o = realloc(reg->order, n * sizeof *o);
-        if (!o)
-            return 0;
-        reg->order = o;
-        reg->order_cap = n;
-    }
+    if (PNA_ARRAY_RESERVE(reg->order, reg->order_cap, n) != 0)
+        return 0;
     for (size_t i = 0; i < n; i++)
         reg->order[i] = i;
     sort_def = def;

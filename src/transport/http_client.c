@@ -136,6 +136,8 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
         b->too_big = true;
         return 0;   /* makes libcurl stop with CURLE_WRITE_ERROR */
     }
+    /* Not util/array.h: the body is bounded by MAX (more is an error, caught
+     * above) and the room never passes MAX + 1 (the NUL). */
     if (b->len + n + 1 > b->cap) {
         size_t ncap = b->cap ? b->cap : 16384;
         while (ncap < b->len + n + 1)
@@ -208,10 +210,8 @@ int pna_http_get(struct pna_http_client *c, const struct pna_http_target *t, con
 /* ---- streams ------------------------------------------------------------------ */
 
 struct stream {
-    char *line;
-    size_t len, max;
-    bool overlong;           /* dropping the rest of a too-long line */
-    pna_http_line_fn fn;
+    struct pna_line_split lines;
+    pna_line_fn fn;
     void (*on_open)(void *arg);
     void *arg;
     bool fn_stopped;
@@ -236,27 +236,9 @@ static size_t on_stream(char *ptr, size_t size, size_t nmemb, void *arg)
     }
     if (s->bad_status)
         return 0;
-    for (size_t i = 0; i < n; i++) {
-        char ch = ptr[i];
-        if (ch == '\n') {
-            if (!s->overlong && s->len) {
-                s->line[s->len] = '\0';
-                if (s->fn(s->arg, s->line, s->len)) {
-                    s->fn_stopped = true;
-                    return 0;
-                }
-            }
-            s->len = 0;
-            s->overlong = false;
-            continue;
-        }
-        if (s->overlong)
-            continue;
-        if (s->len >= s->max) {
-            s->overlong = true;
-            continue;
-        }
-        s->line[s->len++] = ch;
+    if (pna_line_split_feed(&s->lines, ptr, n, s->fn, s->arg)) {
+        s->fn_stopped = true;
+        return 0;   /* makes libcurl end the transfer */
     }
     return n;
 }
@@ -298,16 +280,15 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
 }
 
 int pna_http_stream_lines(struct pna_http_client *c, const struct pna_http_target *t,
-                          const char *path, size_t max_line, pna_http_line_fn fn,
+                          const char *path, size_t max_line, pna_line_fn fn,
                           void (*on_open)(void *arg), void *arg,
                           const atomic_bool *stop, char *err, size_t errlen)
 {
     struct curl_slist *headers = NULL;
     char curl_err[CURL_ERROR_SIZE] = "";
-    struct stream s = { .max = max_line, .fn = fn, .on_open = on_open, .arg = arg, .stop = stop,
+    struct stream s = { .fn = fn, .on_open = on_open, .arg = arg, .stop = stop,
                         .header_timeout_ms = t->timeout_ms ? t->timeout_ms : 5000 };
-    s.line = malloc(max_line + 1);
-    if (!s.line) {
+    if (pna_line_split_init(&s.lines, max_line) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -315,7 +296,7 @@ int pna_http_stream_lines(struct pna_http_client *c, const struct pna_http_targe
     s.h = c->h;
     if (setup(c, t, path, &headers, err, errlen) < 0) {
         curl_slist_free_all(headers);
-        free(s.line);
+        pna_line_split_free(&s.lines);
         return -1;
     }
     curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_stream);
@@ -329,7 +310,7 @@ int pna_http_stream_lines(struct pna_http_client *c, const struct pna_http_targe
     CURLcode rc = curl_easy_perform(c->h);
     curl_slist_free_all(headers);
     curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
-    free(s.line);
+    pna_line_split_free(&s.lines);
     long code = 0;
     curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &code);
     if (s.fn_stopped || (stop && atomic_load(stop)))

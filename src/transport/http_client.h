@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "transport/line_split.h"
+
 struct pna_http_target {
     const char *unix_socket;     /* path of a unix socket, or NULL for TCP */
     const char *base_url;        /* "http://localhost", "https://127.0.0.1:10250" */
@@ -37,17 +39,13 @@ int pna_http_get(struct pna_http_client *c, const struct pna_http_target *t, con
                  size_t max_bytes, char **body, size_t *len, long *status,
                  char *err, size_t errlen);
 
-/* Called for each complete line of a streamed body (without its newline).
- * Return nonzero to end the stream. */
-typedef int (*pna_http_line_fn)(void *arg, const char *line, size_t len);
-
 /* GET a long-lived stream (Docker /events) and call FN per line until the
  * server closes it, an error occurs, FN asks to stop, or *STOP becomes true
  * (checked at least once a second).  ON_OPEN (may be NULL) is called once the
  * server answered 2xx.  A line longer than MAX_LINE is dropped.
  * Returns 0 when the server ended the stream or it was stopped, -1 with ERR. */
 int pna_http_stream_lines(struct pna_http_client *c, const struct pna_http_target *t,
-                          const char *path, size_t max_line, pna_http_line_fn fn,
+                          const char *path, size_t max_line, pna_line_fn fn,
                           void (*on_open)(void *arg), void *arg,
                           const atomic_bool *stop, char *err, size_t errlen);
 

@@ -166,6 +166,8 @@ int pna_run_capture(const char *const argv[], unsigned timeout_ms, size_t max_by
                 too_big = true;
                 break;
             }
+            /* Not util/array.h: the capture is bounded by MAX_BYTES (more is an
+             * error) and keeps a byte for the NUL. */
             size_t ncap = cap * 2 > max_bytes ? max_bytes : cap * 2;
             char *n = realloc(buf, ncap + 1);
             if (!n) {

@@ -160,6 +160,8 @@ int pna_read_alloc(const char *path, size_t max, char **out, size_t *len)
             err = -EFBIG;
             break;
         }
+        /* Not util/array.h: this buffer is bounded by MAX (a file over it is an
+         * error, not a bigger buffer) and keeps a byte for the NUL. */
         size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
         char *nbuf = realloc(buf, ncap + 1);
         if (!nbuf) {

@@ -8,6 +8,7 @@
 #include "pna_autoconf.h"
 #include "watchers/oom_watch.h"
 #include "util/fileio.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,14 +152,8 @@ struct hits {
 static void add_hit(struct hits *h, const struct entry *e, uint64_t count)
 {
     uint64_t prev = e->last;
-    if (h->n == h->cap) {
-        size_t ncap = h->cap ? h->cap * 2 : 4;
-        struct pna_oom_hit *nv = realloc(h->v, ncap * sizeof *nv);
-        if (!nv)
-            return;
-        h->v = nv;
-        h->cap = ncap;
-    }
+    if (PNA_ARRAY_RESERVE(h->v, h->cap, h->n + 1) != 0)
+        return;
     h->v[h->n].who = e->t;
     h->v[h->n].kill_count = count;
     h->v[h->n].prev_count = prev;

@@ -4,6 +4,8 @@
  * start-up errors), all without an SNMP agent or pollers. */
 #include "pna_autoconf.h"
 #include "core/config.h"
+#include "http/address.h"
+#include "http/auth.h"
 #include "http/http.h"
 #include "unit.h"
 

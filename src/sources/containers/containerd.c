@@ -6,6 +6,7 @@
 #include "sources/containers/oci_spec.h"
 #include "core/roots.h"
 #include "util/fileio.h"
+#include "util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -194,14 +195,8 @@ struct strv {
 
 static void strv_add(struct strv *s, const char *path)
 {
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 16;
-        char **nv = realloc(s->v, ncap * sizeof *nv);
-        if (!nv)
-            return;
-        s->v = nv;
-        s->cap = ncap;
-    }
+    if (PNA_ARRAY_RESERVE(s->v, s->cap, s->n + 1) != 0)
+        return;
     char *copy = strdup(path);
     if (copy)
         s->v[s->n++] = copy;

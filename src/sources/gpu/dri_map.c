@@ -3,6 +3,7 @@
 #include "pna_autoconf.h"
 #include "sources/gpu/dri_map.h"
 #include "util/fileio.h"
+#include "util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,14 +22,8 @@ static struct pna_dri_entry *entry_for(struct pna_dri_map *map, const char *bus_
     for (size_t i = 0; i < map->count; i++)
         if (strcmp(map->entries[i].pci_bus_id, g.pci_bus_id) == 0)
             return &map->entries[i];
-    if (map->count == map->cap) {
-        size_t ncap = map->cap ? map->cap * 2 : 16;
-        struct pna_dri_entry *n = realloc(map->entries, ncap * sizeof *n);
-        if (!n)
-            return NULL;
-        map->entries = n;
-        map->cap = ncap;
-    }
+    if (PNA_ARRAY_RESERVE(map->entries, map->cap, map->count + 1) != 0)
+        return NULL;
     struct pna_dri_entry *e = &map->entries[map->count++];
     memset(e, 0, sizeof *e);
     e->key = g.index;

@@ -12,6 +12,7 @@
  * Thread ownership: the ib poller thread only. */
 #include "pna_autoconf.h"
 #include "sources/rdma/ib_mad.h"
+#include "util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -149,14 +150,8 @@ static struct mad_port *find_port(const struct pna_ib_mad *mad, const char *devi
 
 static struct mad_port *add_port(struct pna_ib_mad *mad, const char *device, uint32_t port)
 {
-    if (mad->n_ports == mad->cap_ports) {
-        size_t ncap = mad->cap_ports ? mad->cap_ports * 2 : 8;
-        struct mad_port *np = realloc(mad->ports, ncap * sizeof *np);
-        if (!np)
-            return NULL;
-        mad->ports = np;
-        mad->cap_ports = ncap;
-    }
+    if (PNA_ARRAY_RESERVE(mad->ports, mad->cap_ports, mad->n_ports + 1) != 0)
+        return NULL;
     struct mad_port *mp = &mad->ports[mad->n_ports++];
     memset(mp, 0, sizeof *mp);
     pna_strlcpy(mp->device, device, sizeof mp->device);

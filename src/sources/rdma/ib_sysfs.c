@@ -14,6 +14,7 @@
  * trailing blank lines, files without a final newline. */
 #include "pna_autoconf.h"
 #include "sources/rdma/ib_sysfs.h"
+#include "util/array.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -106,15 +107,9 @@ static int list_dir(const char *path, size_t max, struct names *out)
             out->truncated = true;
             break;
         }
-        if (out->n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            char **nv = realloc(out->v, ncap * sizeof *nv);
-            if (!nv) {
-                rc = -ENOMEM;
-                break;
-            }
-            out->v = nv;
-            cap = ncap;
+        if (PNA_ARRAY_RESERVE(out->v, cap, out->n + 1) != 0) {
+            rc = -ENOMEM;
+            break;
         }
         if (!(out->v[out->n] = strdup(de->d_name))) {
             rc = -ENOMEM;

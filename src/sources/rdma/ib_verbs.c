@@ -10,6 +10,7 @@
  * Thread ownership: the ib poller thread only. */
 #include "pna_autoconf.h"
 #include "sources/rdma/ib_verbs.h"
+#include "util/array.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -81,14 +82,8 @@ static struct verbs_dev *find_dev(const struct pna_ib_verbs *v, const char *name
 
 static struct verbs_dev *add_dev(struct pna_ib_verbs *v, const char *name)
 {
-    if (v->n_devs == v->cap_devs) {
-        size_t ncap = v->cap_devs ? v->cap_devs * 2 : 4;
-        struct verbs_dev *nd = realloc(v->devs, ncap * sizeof *nd);
-        if (!nd)
-            return NULL;
-        v->devs = nd;
-        v->cap_devs = ncap;
-    }
+    if (PNA_ARRAY_RESERVE(v->devs, v->cap_devs, v->n_devs + 1) != 0)
+        return NULL;
     struct verbs_dev *vd = &v->devs[v->n_devs++];
     memset(vd, 0, sizeof *vd);
     pna_strlcpy(vd->name, name, sizeof vd->name);
