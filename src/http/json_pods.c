@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-static json_t *gpu_device(const struct pna_http_view *v, const struct pna_ctr_device *d,
+static json_t *gpu_device(const struct pna_http_view *v, const struct pna_container_device *d,
                           const struct pna_gpu *g)
 {
     size_t i = (size_t)(g - v->gpu->gpus);
@@ -32,7 +32,7 @@ static json_t *gpu_device(const struct pna_http_view *v, const struct pna_ctr_de
     return o;
 }
 
-static json_t *rdma_device(const struct pna_http_view *v, const struct pna_ctr_device *d)
+static json_t *rdma_device(const struct pna_http_view *v, const struct pna_container_device *d)
 {
     char guid[32] = "";
     const struct pna_ib_device *dev = v->ib && d->rdma_dev[0] ? pna_ib_find_device(v->ib, d->rdma_dev)
@@ -56,7 +56,7 @@ struct pna_json_reply pna_json_pods(const struct pna_http_view *v)
         const struct pna_container *c = &set->rows[i];
         json_t *gpus = json_array(), *ib = json_array();
         size_t n;
-        const struct pna_ctr_device *devs = pna_container_devices(set, i, &n);
+        const struct pna_container_device *devs = pna_container_devices(set, i, &n);
         for (size_t k = 0; k < n; k++) {
             const struct pna_gpu *g = pna_http_device_gpu(v, &devs[k]);
             if (g)

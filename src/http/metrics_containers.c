@@ -18,7 +18,7 @@
 #include <string.h>
 
 const struct pna_gpu *pna_http_device_gpu(const struct pna_http_view *v,
-                                          const struct pna_ctr_device *d)
+                                          const struct pna_container_device *d)
 {
     if (!v->gpu || !d->gpu_index)
         return NULL;
@@ -36,8 +36,8 @@ static void pci_key_text(uint32_t key, char *buf, size_t cap)
 static const char *runtime_name(uint8_t rt)
 {
     switch (rt) {
-    case PNA_RT_CONTAINERD: return "containerd";
-    case PNA_RT_DOCKER: return "docker";
+    case PNA_RUNTIME_CONTAINERD: return "containerd";
+    case PNA_RUNTIME_DOCKER: return "docker";
     }
     return "other";
 }
@@ -46,10 +46,10 @@ static const char *runtime_name(uint8_t rt)
 static const char *state_name(uint8_t st)
 {
     switch (st) {
-    case PNA_CTR_CREATED: return "created";
-    case PNA_CTR_RUNNING: return "running";
-    case PNA_CTR_PAUSED: return "paused";
-    case PNA_CTR_EXITED: return "stopped";
+    case PNA_CSTATE_CREATED: return "created";
+    case PNA_CSTATE_RUNNING: return "running";
+    case PNA_CSTATE_PAUSED: return "paused";
+    case PNA_CSTATE_EXITED: return "stopped";
     }
     return "unknown";
 }
@@ -72,13 +72,13 @@ static void id_labels(struct pna_prom_label *l, const struct pna_container *c)
     l[3] = (struct pna_prom_label){ "namespace", c->pod_namespace };
 }
 
-enum ctr_metric { CM_START, CM_MEM_USAGE, CM_MEM_LIMIT, CM_OOM, CM_GPUS, CM_RDMA, CM_COUNT };
+enum container_metric { CM_START, CM_MEM_USAGE, CM_MEM_LIMIT, CM_OOM, CM_GPUS, CM_RDMA, CM_COUNT };
 
 static const struct {
     const char *name;
     enum pna_prom_type type;
     const char *help;
-} ctr_metrics[CM_COUNT] = {
+} container_metrics[CM_COUNT] = {
     [CM_START] = { "primus_container_start_time_seconds", PNA_PROM_GAUGE,
                    "When the container's task started, seconds since 1970-01-01 UTC "
                    "(primusContainerStartTime)." },
@@ -95,8 +95,8 @@ static const struct {
                   "RDMA devices the container holds (primusContainerRdmaCount)." },
 };
 
-static void ctr_sample(struct pna_prom *p, enum ctr_metric m, const struct pna_container_set *set,
-                       size_t i)
+static void container_sample(struct pna_prom *p, enum container_metric m,
+                             const struct pna_container_set *set, size_t i)
 {
     const struct pna_container *c = &set->rows[i];
     struct pna_prom_label l[ID_LABELS];
@@ -152,9 +152,10 @@ static void container_rows(struct pna_prom *p, const struct pna_http_view *v)
         pna_prom_u64(p, l, ID_LABELS + 1, 1);
     }
     for (int m = 0; m < CM_COUNT; m++) {
-        pna_prom_family(p, ctr_metrics[m].name, ctr_metrics[m].type, ctr_metrics[m].help);
+        pna_prom_family(p, container_metrics[m].name, container_metrics[m].type,
+                        container_metrics[m].help);
         for (size_t i = 0; i < set->count; i++)
-            ctr_sample(p, (enum ctr_metric)m, set, i);
+            container_sample(p, (enum container_metric)m, set, i);
     }
 }
 
@@ -167,9 +168,9 @@ static void device_rows(struct pna_prom *p, const struct pna_http_view *v)
                     "it belongs to; always 1 (primusContainerDeviceTable).");
     for (size_t i = 0; i < set->count; i++) {
         size_t n;
-        const struct pna_ctr_device *devs = pna_container_devices(set, i, &n);
+        const struct pna_container_device *devs = pna_container_devices(set, i, &n);
         for (size_t k = 0; k < n; k++) {
-            const struct pna_ctr_device *d = &devs[k];
+            const struct pna_container_device *d = &devs[k];
             char major[16] = "", minor[16] = "";
             if (d->has_numbers) {
                 snprintf(major, sizeof major, "%u", (unsigned)d->major);

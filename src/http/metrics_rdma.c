@@ -122,11 +122,11 @@ static const char *counter_source(const struct pna_ib_port *port)
 {
     bool ext = false;
     for (int c = 0; c < PNA_IBC_COUNT; c++) {
-        if (!port->ctr[c].present)
+        if (!port->counters[c].present)
             continue;
-        if (port->ctr[c].from_pma)
+        if (port->counters[c].from_pma)
             return "pmaExtended";
-        ext |= port->ctr[c].from_ext;
+        ext |= port->counters[c].from_ext;
     }
     return ext ? "sysfsExt64" : "sysfs";
 }
@@ -243,11 +243,11 @@ static void port_counters_all(struct pna_prom *p, const struct pna_ib_model *m)
             continue;
         pna_prom_family(p, port_counters[c].name, PNA_PROM_COUNTER, port_counters[c].help);
         FOR_EACH_PORT(m, d, port) {
-            if (!port->ctr[c].present)
+            if (!port->counters[c].present)
                 continue;
             struct port_labels pl;
             port_labels(&pl, d, port);
-            pna_prom_u64(p, pl.l, 2, port->ctr[c].value);
+            pna_prom_u64(p, pl.l, 2, port->counters[c].value);
         }
     }
     pna_prom_family(p, "primus_ib_port_saturated", PNA_PROM_GAUGE,
@@ -256,12 +256,12 @@ static void port_counters_all(struct pna_prom *p, const struct pna_ib_model *m)
                     "absent otherwise (primusIbPortSaturated).");
     FOR_EACH_PORT(m, d, port) {
         for (int c = 0; c < PNA_IBC_COUNT; c++) {
-            if (!port->ctr[c].present || !port->ctr[c].saturated || !port_counters[c].name)
+            if (!port->counters[c].present || !port->counters[c].saturated || !port_counters[c].name)
                 continue;
             struct port_labels pl;
             port_labels(&pl, d, port);
             const struct pna_prom_label l[] = { pl.l[0], pl.l[1],
-                                                { "counter", pna_ib_ctr_descs[c].file } };
+                                                { "counter", pna_ib_counter_descs[c].file } };
             pna_prom_u64(p, l, 3, 1);
         }
     }

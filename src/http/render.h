@@ -91,7 +91,7 @@ void pna_http_split_os(const char *pretty, char *os, size_t os_cap, char *versio
 /* Shared across domains (metrics_gpu.c, metrics_containers.c). */
 struct pna_gpu;
 struct pna_container;
-struct pna_ctr_device;
+struct pna_container_device;
 /* The GPU's number as the vendor tools and the seeds show it (gpu, gpu_id,
  * gpu_index labels, "gpu" in JSON): the source's own index when every GPU has
  * a distinct one, else the position in PCI order. */
@@ -99,7 +99,7 @@ uint32_t pna_http_gpu_number(const struct pna_gpu_snap *s, size_t i);
 /* The GPU row a container's device node belongs to (the PCI key the collector
  * resolved), or NULL (a shared node such as /dev/kfd, or no such GPU row). */
 const struct pna_gpu *pna_http_device_gpu(const struct pna_http_view *v,
-                                          const struct pna_ctr_device *d);
+                                          const struct pna_container_device *d);
 
 /* A GUID as eight colon-separated bytes ("98:03:9b:ff:fe:12:34:56"), as the
  * node exporter's /rdma prints them (json_rdma.c). */

@@ -35,12 +35,13 @@ struct pna_container *pna_container_set_add(struct pna_container_set *set)
         return NULL;
     struct pna_container *c = &set->rows[set->count++];
     memset(c, 0, sizeof *c);
-    c->state = PNA_CTR_UNKNOWN;
+    c->state = PNA_CSTATE_UNKNOWN;
     c->dev_first = (uint32_t)set->dev_count;
     return c;
 }
 
-size_t pna_ctr_device_number_name(const struct pna_ctr_device *dev, char *buf, size_t cap)
+size_t pna_container_device_number_name(const struct pna_container_device *dev, char *buf,
+                                        size_t cap)
 {
     if (!dev->has_numbers)
         return 0;
@@ -52,40 +53,41 @@ size_t pna_ctr_device_number_name(const struct pna_ctr_device *dev, char *buf, s
 bool pna_container_id_ok(const char *id)
 {
     size_t n = id ? strlen(id) : 0;
-    return n >= 1 && n <= PNA_CTR_ID_MAX;
+    return n >= 1 && n <= PNA_CONTAINER_ID_MAX;
 }
 
 /* The same device node: both numbered alike (a type left unknown matches;
  * a FIFO has no device numbers to compare). */
-static bool same_numbers(const struct pna_ctr_device *a, const struct pna_ctr_device *b)
+static bool same_numbers(const struct pna_container_device *a, const struct pna_container_device *b)
 {
     return a->has_numbers && b->has_numbers && a->type != 'p' && b->type != 'p' &&
            a->major == b->major && a->minor == b->minor &&
            (a->type == b->type || !a->type || !b->type);
 }
 
-int pna_container_set_add_device(struct pna_container_set *set, const struct pna_ctr_device *dev)
+int pna_container_set_add_device(struct pna_container_set *set,
+                                 const struct pna_container_device *dev)
 {
     if (!set->count)
         return -1;
     struct pna_container *c = &set->rows[set->count - 1];
-    struct pna_ctr_device d = *dev;
+    struct pna_container_device d = *dev;
     /* The device's name is an index string: a path too long for it gives way
      * to the numbers, and with no numbers the device has no name at all. */
-    if (!d.path[0] || strlen(d.path) > PNA_CTR_DEVICE_NAME_MAX) {
-        if (!pna_ctr_device_number_name(&d, d.path, sizeof d.path)) {
+    if (!d.path[0] || strlen(d.path) > PNA_CONTAINER_DEVICE_NAME_MAX) {
+        if (!pna_container_device_number_name(&d, d.path, sizeof d.path)) {
             set->devices_dropped++;
             return 1;
         }
     }
     for (uint32_t i = 0; i < c->dev_count; i++) {
-        const struct pna_ctr_device *o = &set->devs[c->dev_first + i];
+        const struct pna_container_device *o = &set->devs[c->dev_first + i];
         /* Listed twice (spec and allow-list, the runtime twice, or one node
          * under two paths): one device. */
         if (strcmp(o->path, d.path) == 0 || same_numbers(o, &d))
             return 0;
     }
-    if (c->dev_count >= PNA_CTR_MAX_DEVICES) {
+    if (c->dev_count >= PNA_CONTAINER_MAX_DEVICES) {
         set->devices_dropped++;
         return 1;
     }
@@ -122,7 +124,7 @@ int pna_container_set_sort(struct pna_container_set *set)
     /* The rows moved: regroup the device array in the new row order. */
     if (!set->dev_count)
         return 0;
-    struct pna_ctr_device *nd = malloc(set->dev_count * sizeof *nd);
+    struct pna_container_device *nd = malloc(set->dev_count * sizeof *nd);
     if (!nd)
         return -1;
     size_t at = 0;
@@ -162,7 +164,7 @@ void pna_container_set_count_devices(struct pna_container_set *set)
         c->gpu_count = c->rdma_count = 0;
         if (c->dev_count == 0)
             continue;   /* DEVS may be NULL: no offset from it */
-        const struct pna_ctr_device *d = set->devs + c->dev_first;
+        const struct pna_container_device *d = set->devs + c->dev_first;
         /* A GPU is usually there twice (cardN and renderDN): count distinct. */
         for (uint32_t k = 0; k < c->dev_count; k++) {
             bool gpu_new = d[k].gpu_index != 0, rdma_new = d[k].rdma_dev[0] != '\0';

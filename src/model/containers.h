@@ -19,18 +19,18 @@
 #include "core/cache.h"
 
 /* primusContainerRuntime */
-enum pna_ctr_runtime {
-    PNA_RT_CONTAINERD = 1,
-    PNA_RT_DOCKER = 2,
+enum pna_container_runtime {
+    PNA_RUNTIME_CONTAINERD = 1,
+    PNA_RUNTIME_DOCKER = 2,
 };
 
 /* primusContainerState */
-enum pna_ctr_state {
-    PNA_CTR_CREATED = 1,  /* task exists, process not started */
-    PNA_CTR_RUNNING = 2,
-    PNA_CTR_PAUSED = 3,
-    PNA_CTR_EXITED = 4,   /* process gone, task/bundle not yet deleted */
-    PNA_CTR_UNKNOWN = 5,
+enum pna_container_state {
+    PNA_CSTATE_CREATED = 1,  /* task exists, process not started */
+    PNA_CSTATE_RUNNING = 2,
+    PNA_CSTATE_PAUSED = 3,
+    PNA_CSTATE_EXITED = 4,   /* process gone, task/bundle not yet deleted */
+    PNA_CSTATE_UNKNOWN = 5,
 };
 
 /* primusContainerDeviceKind */
@@ -54,21 +54,21 @@ enum pna_dev_family {
     PNA_DEVF_RDMA_CM,     /* /dev/infiniband/rdma_cm */
 };
 
-#define PNA_CTR_MAX_DEVICES 256   /* per container; more are dropped and counted */
+#define PNA_CONTAINER_MAX_DEVICES 256   /* per container; more are dropped and counted */
 
 /* A container ID is 1..76 characters: containerd's identifier limit, and the
  * SIZE of primusContainerId.  Sources skip anything longer rather than cut it
  * (two cut IDs could collide). */
-#define PNA_CTR_ID_MAX 76
+#define PNA_CONTAINER_ID_MAX 76
 
 /* A device is named by its path when that has at most this many characters
  * (the SIZE of primusContainerDevicePath, an index string), else by its
  * numbers as "/dev/char/MAJ:MIN" ("/dev/block/..." for a block device), the
  * name udev gives every device node too.  Linux numbers are at most 12 + 20
  * bits, so that name has at most 23 characters. */
-#define PNA_CTR_DEVICE_NAME_MAX 36
+#define PNA_CONTAINER_DEVICE_NAME_MAX 36
 
-struct pna_ctr_device {
+struct pna_container_device {
     uint8_t kind;          /* enum pna_dev_kind */
     uint8_t family;        /* enum pna_dev_family */
     char type;             /* 'c' char, 'b' block, 'u' unbuffered, 'p' fifo, 0 unknown */
@@ -77,7 +77,7 @@ struct pna_ctr_device {
     int32_t unit;          /* see enum pna_dev_family; -1 when none */
     char path[96];         /* as the container sees it, e.g. "/dev/dri/renderD128";
                               "/dev/char/MAJ:MIN" when only the number is known or
-                              the path is over PNA_CTR_DEVICE_NAME_MAX (set by
+                              the path is over PNA_CONTAINER_DEVICE_NAME_MAX (set by
                               pna_container_set_add_device) */
     uint32_t gpu_index;    /* primusGpuIndex (PCI key) of the GPU it is; 0 none/shared */
     char rdma_dev[64];     /* RDMA device it opens ("mlx5_0"); empty none */
@@ -85,8 +85,8 @@ struct pna_ctr_device {
 
 struct pna_container {
     uint32_t index;        /* primusContainerIndex: kept while the container lives */
-    uint8_t runtime;       /* enum pna_ctr_runtime */
-    uint8_t state;         /* enum pna_ctr_state */
+    uint8_t runtime;       /* enum pna_container_runtime */
+    uint8_t state;         /* enum pna_container_state */
     bool has_memory;       /* mem_usage_bytes read from the cgroup */
     bool has_limit;        /* false: unlimited or unknown */
     bool has_oom;          /* oom_kills read from the cgroup */
@@ -114,9 +114,9 @@ struct pna_container {
 struct pna_container_set {
     struct pna_container *rows;
     size_t count, cap;
-    struct pna_ctr_device *devs;
+    struct pna_container_device *devs;
     size_t dev_count, dev_cap;
-    uint64_t devices_dropped;  /* over PNA_CTR_MAX_DEVICES in one container, or
+    uint64_t devices_dropped;  /* over PNA_CONTAINER_MAX_DEVICES in one container, or
                                   with a path too long and no numbers to name it */
 };
 
@@ -141,12 +141,13 @@ void pna_container_set_clear(struct pna_container_set *set);   /* keeps the memo
 struct pna_container *pna_container_set_add(struct pna_container_set *set);
 
 /* Append one device to the LAST record added.  A path over
- * PNA_CTR_DEVICE_NAME_MAX characters is replaced by the device's numbers
+ * PNA_CONTAINER_DEVICE_NAME_MAX characters is replaced by the device's numbers
  * ("/dev/char/MAJ:MIN"); without numbers such a device cannot be named and is
  * dropped.  A device the record already has (same name, or same type and
  * numbers under another path) is not added twice.  Returns 0, 1 when dropped
  * (bound or no name; counted in devices_dropped), -1 when out of memory. */
-int pna_container_set_add_device(struct pna_container_set *set, const struct pna_ctr_device *dev);
+int pna_container_set_add_device(struct pna_container_set *set,
+                                 const struct pna_container_device *dev);
 
 /* Remove the last record and its devices (a spec that failed half-way). */
 void pna_container_set_drop_last(struct pna_container_set *set);
@@ -187,7 +188,7 @@ const struct pna_container *pna_container_of_device(const struct pna_container_s
                                                     size_t dev);
 
 /* Devices of row I. */
-static inline const struct pna_ctr_device *
+static inline const struct pna_container_device *
 pna_container_devices(const struct pna_container_set *set, size_t i, size_t *n)
 {
     *n = set->rows[i].dev_count;
@@ -198,9 +199,10 @@ pna_container_devices(const struct pna_container_set *set, size_t i, size_t *n)
 /* Write DEV's by-number name ("/dev/char/MAJ:MIN", "/dev/block/MAJ:MIN" for
  * a block device) into BUF; returns its length, or 0 when DEV has no numbers
  * or BUF is too small. */
-size_t pna_ctr_device_number_name(const struct pna_ctr_device *dev, char *buf, size_t cap);
+size_t pna_container_device_number_name(const struct pna_container_device *dev, char *buf,
+                                        size_t cap);
 
-/* True when ID can be a row's identity: 1..PNA_CTR_ID_MAX characters. */
+/* True when ID can be a row's identity: 1..PNA_CONTAINER_ID_MAX characters. */
 bool pna_container_id_ok(const char *id);
 
 /* Copy SRC into DST of CAP bytes for export: control characters become '?',

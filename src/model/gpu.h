@@ -188,7 +188,7 @@ struct pna_gpu_list {
 
 /* The GPU domain's snapshot as served from the cache. */
 struct pna_gpu_snap {
-    struct pna_snap snap;        /* first: the cache handles it as a struct pna_snap */
+    struct pna_snap base;        /* first: the cache handles it as a struct pna_snap */
     size_t count;
     struct pna_gpu *gpus;        /* ascending index; owned by the snapshot */
     char nvidia_driver_version[80];

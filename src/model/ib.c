@@ -18,7 +18,7 @@
  * longer than one poll).  The unicast/multicast counters exist only in
  * PortCountersExtended.  port_xmit_data / port_rcv_data count 4-octet words
  * (IBA: "divided by 4"); the model holds octets. */
-const struct pna_ib_ctr_desc pna_ib_ctr_descs[PNA_IBC_COUNT] = {
+const struct pna_ib_counter_desc pna_ib_counter_descs[PNA_IBC_COUNT] = {
     [PNA_IBC_XMIT_DATA] = { "port_xmit_data", "port_xmit_data_64", 32, 4, false },
     [PNA_IBC_RCV_DATA] = { "port_rcv_data", "port_rcv_data_64", 32, 4, false },
     [PNA_IBC_XMIT_PACKETS] = { "port_xmit_packets", "port_xmit_packets_64", 32, 1, false },
@@ -264,7 +264,7 @@ static void compute_rates(struct pna_ib_port *port, const struct pna_ib_port *pr
     memset(r, 0, sizeof *r);
     if (!prev || interval_ms <= 0)
         return;
-    const struct pna_counter *c = port->ctr, *pc = prev->ctr;
+    const struct pna_counter *c = port->counters, *pc = prev->counters;
     if (!both_present(&c[PNA_IBC_RCV_DATA], &pc[PNA_IBC_RCV_DATA]) ||
         !both_present(&c[PNA_IBC_XMIT_DATA], &pc[PNA_IBC_XMIT_DATA]))
         return;
@@ -277,7 +277,7 @@ static void compute_rates(struct pna_ib_port *port, const struct pna_ib_port *pr
     r->rx_util_cpct = utilization_cpct(r->rx_bytes_per_s, port->rate_mbps);
     r->tx_util_cpct = utilization_cpct(r->tx_bytes_per_s, port->rate_mbps);
     for (int i = 0; i < PNA_IBC_COUNT; i++) {
-        if (!pna_ib_ctr_descs[i].is_error || !c[i].present)
+        if (!pna_ib_counter_descs[i].is_error || !c[i].present)
             continue;
         if (c[i].saturated)
             r->errors_saturated = true;

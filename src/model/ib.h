@@ -35,7 +35,7 @@ struct pna_counter {
 
 /* The standard port counters of /sys/class/infiniband/<dev>/ports/<n>/counters.
  * Order is fixed: it is the column order of the port table. */
-enum pna_ib_ctr {
+enum pna_ib_counter {
     PNA_IBC_XMIT_DATA,                 /* octets (the kernel counts 4-octet words: x4) */
     PNA_IBC_RCV_DATA,                  /* octets */
     PNA_IBC_XMIT_PACKETS,
@@ -62,14 +62,14 @@ enum pna_ib_ctr {
 };
 
 /* What is known of each standard counter (table in src/model/ib.c). */
-struct pna_ib_ctr_desc {
+struct pna_ib_counter_desc {
     const char *file;        /* name under ports/<n>/counters/ */
     const char *ext_file;    /* name under ports/<n>/counters_ext/, or NULL */
     unsigned width_bits;     /* PortCounters width: saturates at 2^width - 1; 0: 64-bit */
     unsigned scale;          /* multiply the raw value by this (4 for data words) */
     bool is_error;           /* counted in the derived error rate */
 };
-extern const struct pna_ib_ctr_desc pna_ib_ctr_descs[PNA_IBC_COUNT];
+extern const struct pna_ib_counter_desc pna_ib_counter_descs[PNA_IBC_COUNT];
 
 /* A hardware counter (hw_counters/<name>), name discovered at run time.
  * RAW is what the file said; VALUE is RAW widened to 64 bits when the counter
@@ -153,7 +153,7 @@ struct pna_ib_port {
     uint32_t active_mtu;          /* octets, from libibverbs (src/sources/rdma/ib_verbs.c); 0 unknown */
     uint32_t max_mtu;             /* largest MTU the port supports, octets; 0 unknown */
 
-    struct pna_counter ctr[PNA_IBC_COUNT];
+    struct pna_counter counters[PNA_IBC_COUNT];
     struct pna_hw_counter *hw;    /* sorted by name */
     size_t n_hw;
     struct pna_counter cc[PNA_CC_COUNT]; /* widened hw counter values by stable name */

@@ -45,7 +45,7 @@ struct pna_node {
 
 /* The node domain's snapshot in the cache (PNA_DOM_NODE). */
 struct pna_node_snap {
-    struct pna_snap snap; /* first: the cache handles it as a struct pna_snap */
+    struct pna_snap base; /* first: the cache handles it as a struct pna_snap */
     struct pna_node node;
 };
 

@@ -456,8 +456,8 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
 
     snap->count = list.count;
     snap->gpus = list.gpus; /* the snapshot owns the array now */
-    pna_snap_init(&snap->snap, gpu_snap_destroy);
-    *out = &snap->snap;
+    pna_snap_init(&snap->base, gpu_snap_destroy);
+    *out = &snap->base;
     return 0;
 }
 

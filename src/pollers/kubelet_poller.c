@@ -21,7 +21,7 @@ struct kubelet_state {
     struct pna_roots roots;
     struct pna_kubelet_opts opts;
     const char *node_name;
-    struct pna_http_client *http;
+    struct pna_hclient *http;
 };
 
 static int kubelet_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
@@ -31,7 +31,7 @@ static int kubelet_init(void **state, const struct pna_config *cfg, char *err, s
         return PNA_POLLER_DISABLED;
     }
     struct kubelet_state *st = calloc(1, sizeof *st);
-    if (!st || !(st->http = pna_http_client_new())) {
+    if (!st || !(st->http = pna_hclient_new())) {
         free(st);
         snprintf(err, errlen, "cannot set up libcurl");
         return -1;
@@ -92,7 +92,7 @@ static void kubelet_fini(void *state)
     struct kubelet_state *st = state;
     if (!st)
         return;
-    pna_http_client_free(st->http);
+    pna_hclient_free(st->http);
     free(st);
 }
 

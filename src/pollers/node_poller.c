@@ -37,8 +37,8 @@ static int node_collect(void *state, const struct pna_snap *prev,
         free(snap);
         return -1;
     }
-    pna_snap_init(&snap->snap, node_snap_destroy);
-    *out = &snap->snap;
+    pna_snap_init(&snap->base, node_snap_destroy);
+    *out = &snap->base;
     return 0;
 }
 

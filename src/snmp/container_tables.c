@@ -19,8 +19,8 @@
 #include "snmp/table.h"
 
 /* The model's name limits are the MIB's index SIZEs. */
-_Static_assert(PNA_CTR_ID_MAX == PNA_MAX_CONTAINER_ID_LEN, "primusContainerId SIZE");
-_Static_assert(PNA_CTR_DEVICE_NAME_MAX == PNA_MAX_CONTAINER_DEVICE_PATH_LEN,
+_Static_assert(PNA_CONTAINER_ID_MAX == PNA_MAX_CONTAINER_ID_LEN, "primusContainerId SIZE");
+_Static_assert(PNA_CONTAINER_DEVICE_NAME_MAX == PNA_MAX_CONTAINER_DEVICE_PATH_LEN,
                "primusContainerDevicePath SIZE");
 _Static_assert(PNA_POD_UID_MAX == PNA_MAX_POD_UID_LEN, "primusPodUid SIZE");
 
@@ -93,8 +93,8 @@ static size_t container_index(const void *ctx, size_t row, oid *idx)
 static int runtime_value(uint8_t rt)
 {
     switch (rt) {
-    case PNA_RT_CONTAINERD: return PNA_CONTAINER_RUNTIME_CONTAINERD;
-    case PNA_RT_DOCKER: return PNA_CONTAINER_RUNTIME_DOCKER;
+    case PNA_RUNTIME_CONTAINERD: return PNA_CONTAINER_RUNTIME_CONTAINERD;
+    case PNA_RUNTIME_DOCKER: return PNA_CONTAINER_RUNTIME_DOCKER;
     default: return PNA_CONTAINER_RUNTIME_OTHER;
     }
 }
@@ -102,10 +102,10 @@ static int runtime_value(uint8_t rt)
 static int state_value(uint8_t st)
 {
     switch (st) {
-    case PNA_CTR_CREATED: return PNA_CONTAINER_STATE_CREATED;
-    case PNA_CTR_RUNNING: return PNA_CONTAINER_STATE_RUNNING;
-    case PNA_CTR_PAUSED: return PNA_CONTAINER_STATE_PAUSED;
-    case PNA_CTR_EXITED: return PNA_CONTAINER_STATE_STOPPED;
+    case PNA_CSTATE_CREATED: return PNA_CONTAINER_STATE_CREATED;
+    case PNA_CSTATE_RUNNING: return PNA_CONTAINER_STATE_RUNNING;
+    case PNA_CSTATE_PAUSED: return PNA_CONTAINER_STATE_PAUSED;
+    case PNA_CSTATE_EXITED: return PNA_CONTAINER_STATE_STOPPED;
     default: return PNA_CONTAINER_STATE_UNKNOWN;
     }
 }
@@ -142,7 +142,7 @@ static int container_cell(const void *ctx, size_t row, unsigned col, struct pna_
     case PNA_COL_CONTAINER_RUNTIME_NS:
         /* Docker's own containers live in containerd's "moby" namespace; the
          * MIB shows the namespace for containerd containers only. */
-        return pna_cell_str(out, c->runtime == PNA_RT_CONTAINERD ? c->rt_namespace : "");
+        return pna_cell_str(out, c->runtime == PNA_RUNTIME_CONTAINERD ? c->rt_namespace : "");
     default: return PNA_CELL_ABSENT;
     }
 }
@@ -168,7 +168,7 @@ static size_t device_rows(const void *ctx)
 }
 
 /* The device's index strings: its container's ID and its name.  The model
- * names every device within PNA_CTR_DEVICE_NAME_MAX (36) characters and the
+ * names every device within PNA_CONTAINER_DEVICE_NAME_MAX (36) characters and the
  * table engine holds PNA_MAX_INDEX_LEN (114) sub-identifiers, the MIB's
  * 1 + 76 + 1 + 36; the budget check below stays as a guard should either
  * limit change.  A path over it is named by its numbers as the MIB says
@@ -185,16 +185,16 @@ static bool device_key(const struct pna_container_set *set, size_t row, struct d
     const struct pna_container *c = pna_container_of_device(set, row);
     if (!c || !pna_container_id_ok(c->id))
         return false;
-    const struct pna_ctr_device *d = &set->devs[row];
+    const struct pna_container_device *d = &set->devs[row];
     size_t budget = PNA_MAX_INDEX_LEN - 2 - strlen(c->id);
-    if (budget > PNA_CTR_DEVICE_NAME_MAX)
-        budget = PNA_CTR_DEVICE_NAME_MAX;
+    if (budget > PNA_CONTAINER_DEVICE_NAME_MAX)
+        budget = PNA_CONTAINER_DEVICE_NAME_MAX;
     k->id = c->id;
     k->name = d->path;
     size_t len = strlen(d->path);
     if (len >= 1 && len <= budget)
         return true;
-    len = pna_ctr_device_number_name(d, k->buf, sizeof k->buf);
+    len = pna_container_device_number_name(d, k->buf, sizeof k->buf);
     k->name = k->buf;
     return len >= 1 && len <= budget;
 }
@@ -220,7 +220,7 @@ static int device_kind_value(uint8_t kind)
 static int device_cell(const void *ctx, size_t row, unsigned col, struct pna_cell *out)
 {
     const struct pna_container_set *set = &containers_of(ctx)->set;
-    const struct pna_ctr_device *d = &set->devs[row];
+    const struct pna_container_device *d = &set->devs[row];
     struct device_key k;
     if (!device_key(set, row, &k))
         return PNA_CELL_ABSENT;

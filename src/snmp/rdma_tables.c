@@ -93,7 +93,7 @@ static int device_cell(const void *ctx, size_t row, unsigned col, struct pna_cel
 /* ---- primusIbPortTable -------------------------------------------------- */
 
 /* Columns 20..41 in MIB order; primusIbPortSaturated bit N is column 20+N. */
-static const enum pna_ib_ctr port_counter_cols[] = {
+static const enum pna_ib_counter port_counter_cols[] = {
     PNA_IBC_RCV_DATA,                       /* 20 */
     PNA_IBC_XMIT_DATA,
     PNA_IBC_RCV_PACKETS,
@@ -144,7 +144,7 @@ static uint32_t saturated_bits(const struct pna_ib_port *p)
 {
     uint32_t bits = 0;
     for (size_t i = 0; i < N_COUNTER_COLS; i++)
-        if (p->ctr[port_counter_cols[i]].present && p->ctr[port_counter_cols[i]].saturated)
+        if (p->counters[port_counter_cols[i]].present && p->counters[port_counter_cols[i]].saturated)
             bits |= UINT32_C(1) << i;
     return bits;
 }
@@ -153,9 +153,9 @@ static int counter_source(const struct pna_ib_port *p, struct pna_cell *out)
 {
     bool any = false, ext = false, pma = false;
     for (int i = 0; i < PNA_IBC_COUNT; i++) {
-        any |= p->ctr[i].present;
-        ext |= p->ctr[i].present && p->ctr[i].from_ext;
-        pma |= p->ctr[i].present && p->ctr[i].from_pma;
+        any |= p->counters[i].present;
+        ext |= p->counters[i].present && p->counters[i].from_ext;
+        pma |= p->counters[i].present && p->counters[i].from_pma;
     }
     if (!any)
         return PNA_CELL_ABSENT;
@@ -206,7 +206,7 @@ static int port_cell(const void *ctx, size_t row, unsigned col, struct pna_cell 
     if (!port_at(model_of(ctx), row, &d, &p))
         return PNA_CELL_ABSENT;
     if (col >= PNA_COL_IB_PORT_RCV_DATA && col < PNA_COL_IB_PORT_RCV_DATA + N_COUNTER_COLS) {
-        const struct pna_counter *c = &p->ctr[port_counter_cols[col - PNA_COL_IB_PORT_RCV_DATA]];
+        const struct pna_counter *c = &p->counters[port_counter_cols[col - PNA_COL_IB_PORT_RCV_DATA]];
         return c->present ? pna_cell_counter64(out, c->value) : PNA_CELL_ABSENT;
     }
     switch (col) {

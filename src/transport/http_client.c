@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-struct pna_http_client {
+struct pna_hclient {
     CURL *h;
 };
 
@@ -24,12 +24,12 @@ static void global_init(void)
     curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-struct pna_http_client *pna_http_client_new(void)
+struct pna_hclient *pna_hclient_new(void)
 {
     pthread_once(&curl_once, global_init);
     if (curl_init_rc != CURLE_OK)
         return NULL;
-    struct pna_http_client *c = calloc(1, sizeof *c);
+    struct pna_hclient *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     c->h = curl_easy_init();
@@ -40,7 +40,7 @@ struct pna_http_client *pna_http_client_new(void)
     return c;
 }
 
-void pna_http_client_free(struct pna_http_client *c)
+void pna_hclient_free(struct pna_hclient *c)
 {
     if (!c)
         return;
@@ -49,7 +49,7 @@ void pna_http_client_free(struct pna_http_client *c)
 }
 
 /* Options every request gets.  HEADERS is returned for the caller to free. */
-static int setup(struct pna_http_client *c, const struct pna_http_target *t, const char *path,
+static int setup(struct pna_hclient *c, const struct pna_hclient_target *t, const char *path,
                  struct curl_slist **headers, char *err, size_t errlen)
 {
     char url[1024];
@@ -108,7 +108,7 @@ static bool is_verify_failure(CURLcode rc)
            rc == CURLE_SSL_ISSUER_ERROR;
 }
 
-static void describe_failure(CURLcode rc, const struct pna_http_target *t, const char *path,
+static void describe_failure(CURLcode rc, const struct pna_hclient_target *t, const char *path,
                              const char *curl_err, char *err, size_t errlen)
 {
     const char *what = curl_err[0] ? curl_err : curl_easy_strerror(rc);
@@ -155,9 +155,9 @@ static size_t on_body(char *ptr, size_t size, size_t nmemb, void *arg)
     return n;
 }
 
-int pna_http_get(struct pna_http_client *c, const struct pna_http_target *t, const char *path,
-                 size_t max_bytes, char **body, size_t *len, long *status,
-                 char *err, size_t errlen)
+int pna_hclient_get(struct pna_hclient *c, const struct pna_hclient_target *t, const char *path,
+                    size_t max_bytes, char **body, size_t *len, long *status,
+                    char *err, size_t errlen)
 {
     struct curl_slist *headers = NULL;
     struct body b = { .max = max_bytes };
@@ -279,10 +279,10 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off
     return 0;
 }
 
-int pna_http_stream_lines(struct pna_http_client *c, const struct pna_http_target *t,
-                          const char *path, size_t max_line, pna_line_fn fn,
-                          void (*on_open)(void *arg), void *arg,
-                          const atomic_bool *stop, char *err, size_t errlen)
+int pna_hclient_stream_lines(struct pna_hclient *c, const struct pna_hclient_target *t,
+                             const char *path, size_t max_line, pna_line_fn fn,
+                             void (*on_open)(void *arg), void *arg,
+                             const atomic_bool *stop, char *err, size_t errlen)
 {
     struct curl_slist *headers = NULL;
     char curl_err[CURL_ERROR_SIZE] = "";

@@ -15,7 +15,7 @@
 
 #include "transport/line_split.h"
 
-struct pna_http_target {
+struct pna_hclient_target {
     const char *unix_socket;     /* path of a unix socket, or NULL for TCP */
     const char *base_url;        /* "http://localhost", "https://127.0.0.1:10250" */
     const char *bearer_token;    /* NULL: none */
@@ -25,28 +25,28 @@ struct pna_http_target {
     unsigned connect_timeout_ms;
 };
 
-struct pna_http_client;
+struct pna_hclient;
 
 /* Returns NULL when libcurl cannot be set up. */
-struct pna_http_client *pna_http_client_new(void);
-void pna_http_client_free(struct pna_http_client *c);
+struct pna_hclient *pna_hclient_new(void);
+void pna_hclient_free(struct pna_hclient *c);
 
 /* GET BASE_URL+PATH.  On a 2xx answer returns 0 with a malloc'd NUL-terminated
  * body (caller frees) of at most MAX_BYTES.  Otherwise -1 and one line in ERR
  * ("HTTP 404 for /x", "timed out after 500 ms", "body over N bytes"...).
  * STATUS (may be NULL) gets the HTTP status, 0 when there was none. */
-int pna_http_get(struct pna_http_client *c, const struct pna_http_target *t, const char *path,
-                 size_t max_bytes, char **body, size_t *len, long *status,
-                 char *err, size_t errlen);
+int pna_hclient_get(struct pna_hclient *c, const struct pna_hclient_target *t, const char *path,
+                    size_t max_bytes, char **body, size_t *len, long *status,
+                    char *err, size_t errlen);
 
 /* GET a long-lived stream (Docker /events) and call FN per line until the
  * server closes it, an error occurs, FN asks to stop, or *STOP becomes true
  * (checked at least once a second).  ON_OPEN (may be NULL) is called once the
  * server answered 2xx.  A line longer than MAX_LINE is dropped.
  * Returns 0 when the server ended the stream or it was stopped, -1 with ERR. */
-int pna_http_stream_lines(struct pna_http_client *c, const struct pna_http_target *t,
-                          const char *path, size_t max_line, pna_line_fn fn,
-                          void (*on_open)(void *arg), void *arg,
-                          const atomic_bool *stop, char *err, size_t errlen);
+int pna_hclient_stream_lines(struct pna_hclient *c, const struct pna_hclient_target *t,
+                             const char *path, size_t max_line, pna_line_fn fn,
+                             void (*on_open)(void *arg), void *arg,
+                             const atomic_bool *stop, char *err, size_t errlen);
 
 #endif

@@ -64,8 +64,8 @@ static void pause_ms(struct pna_docker_events *e, unsigned ms)
 static void *events_main(void *arg)
 {
     struct pna_docker_events *e = arg;
-    struct pna_http_client *http = pna_http_client_new();
-    struct pna_http_target t = {
+    struct pna_hclient *http = pna_hclient_new();
+    struct pna_hclient_target t = {
         .unix_socket = e->socket_path, .base_url = "http://localhost",
         .timeout_ms = e->timeout_ms, .connect_timeout_ms = e->timeout_ms,
     };
@@ -73,8 +73,8 @@ static void *events_main(void *arg)
     while (http && !atomic_load(&e->stop)) {
         char err[160];
         unsigned before = atomic_load(&e->connects);
-        int rc = pna_http_stream_lines(http, &t, EVENTS_PATH, PNA_DOCKER_EVENT_LINE_MAX,
-                                       on_event_line, on_open, e, &e->stop, err, sizeof err);
+        int rc = pna_hclient_stream_lines(http, &t, EVENTS_PATH, PNA_DOCKER_EVENT_LINE_MAX,
+                                          on_event_line, on_open, e, &e->stop, err, sizeof err);
         if (atomic_load(&e->stop))
             break;
         if (rc < 0)
@@ -86,7 +86,7 @@ static void *events_main(void *arg)
             backoff *= 2;
         pause_ms(e, backoff);
     }
-    pna_http_client_free(http);
+    pna_hclient_free(http);
     return NULL;
 }
 

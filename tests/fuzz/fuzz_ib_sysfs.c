@@ -28,7 +28,7 @@ static void age_model(struct pna_ib_model *m, bool reset)
         for (size_t p = 0; p < d->n_ports; p++) {
             struct pna_ib_port *port = &d->ports[p];
             for (int c = 0; c < PNA_IBC_COUNT; c++)
-                port->ctr[c].value = earlier(port->ctr[c].value, reset);
+                port->counters[c].value = earlier(port->counters[c].value, reset);
             for (size_t h = 0; h < port->n_hw; h++)
                 port->hw[h].raw = port->hw[h].value = earlier(port->hw[h].raw, reset);
         }

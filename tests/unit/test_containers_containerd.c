@@ -166,7 +166,7 @@ static void test_scan(void)
         CHECK_STR(c->pod_namespace, "team-a");
         CHECK_STR(c->image, "busybox:1.36");
         CHECK_STR(c->rt_namespace, "k8s.io");
-        CHECK_INT(c->state, PNA_CTR_RUNNING);
+        CHECK_INT(c->state, PNA_CSTATE_RUNNING);
         CHECK_INT(c->pid, 1001);
         CHECK(c->start_ms == 1700000000123LL);
         /* The process's cgroup wins over the spec's systemd path. */
@@ -182,7 +182,7 @@ static void test_scan(void)
     c = row(&set, ID_B);
     CHECK(c != NULL);
     if (c) {
-        CHECK_INT(c->state, PNA_CTR_EXITED);     /* no /proc/1002 */
+        CHECK_INT(c->state, PNA_CSTATE_EXITED);     /* no /proc/1002 */
         CHECK_STR(c->rt_namespace, "default");
         CHECK_STR(c->cgroup_path, "/myRuntime/myContainer");  /* from the spec */
         CHECK(c->has_memory);
@@ -193,7 +193,7 @@ static void test_scan(void)
     c = row(&set, ID_C);
     CHECK(c != NULL);
     if (c) {
-        CHECK_INT(c->state, PNA_CTR_CREATED);
+        CHECK_INT(c->state, PNA_CSTATE_CREATED);
         CHECK_INT(c->pid, 0);
         CHECK(c->has_limit);     /* the spec's limit, the cgroup does not exist */
         CHECK_U64(c->mem_limit_bytes, 536870912);
@@ -246,33 +246,33 @@ static void test_merge_runtimes(void)
     pna_container_set_init(&s);
     struct pna_container *d = pna_container_set_add(&s);
     strcpy(d->id, "abc");
-    d->runtime = PNA_RT_DOCKER;
+    d->runtime = PNA_RUNTIME_DOCKER;
     strcpy(d->name, "web");
     strcpy(d->image, "nginx:1");
-    d->state = PNA_CTR_RUNNING;
+    d->state = PNA_CSTATE_RUNNING;
     struct pna_container *t = pna_container_set_add(&s);
     strcpy(t->id, "abc");
-    t->runtime = PNA_RT_CONTAINERD;
+    t->runtime = PNA_RUNTIME_CONTAINERD;
     strcpy(t->name, "abc");
     strcpy(t->rt_namespace, "moby");
     strcpy(t->cgroup_path, "/docker/abc");
     t->pid = 77;
     t->has_oom = true;
     t->oom_kills = 2;
-    struct pna_ctr_device dev = { .kind = PNA_DEV_RDMA, .path = "/dev/infiniband/uverbs0" };
+    struct pna_container_device dev = { .kind = PNA_DEV_RDMA, .path = "/dev/infiniband/uverbs0" };
     pna_container_set_add_device(&s, &dev);
     struct pna_container *o = pna_container_set_add(&s);
     strcpy(o->id, "zzz");
-    o->runtime = PNA_RT_CONTAINERD;
+    o->runtime = PNA_RUNTIME_CONTAINERD;
     pna_container_set_add_device(&s, &dev);
     pna_container_set_add_device(&s, &dev);      /* the same path again: once */
-    struct pna_ctr_device dev2 = { .kind = PNA_DEV_RDMA, .path = "/dev/infiniband/uverbs1" };
+    struct pna_container_device dev2 = { .kind = PNA_DEV_RDMA, .path = "/dev/infiniband/uverbs1" };
     pna_container_set_add_device(&s, &dev2);
     CHECK_INT(pna_container_set_sort(&s), 0);
     CHECK_INT(pna_container_set_merge_runtimes(&s), 0);
     CHECK_INT(s.count, 2);
     CHECK_STR(s.rows[0].id, "abc");
-    CHECK_INT(s.rows[0].runtime, PNA_RT_DOCKER);
+    CHECK_INT(s.rows[0].runtime, PNA_RUNTIME_DOCKER);
     CHECK_STR(s.rows[0].name, "web");
     CHECK_STR(s.rows[0].rt_namespace, "moby");
     CHECK_INT(s.rows[0].pid, 77);
@@ -294,7 +294,7 @@ static void test_indexes(void)
     for (int i = 0; i < 5000; i++) {
         struct pna_container *c = pna_container_set_add(&a);
         snprintf(c->id, sizeof c->id, "%064x", i * 2654435761u);
-        c->runtime = PNA_RT_CONTAINERD;
+        c->runtime = PNA_RUNTIME_CONTAINERD;
     }
     pna_container_set_sort(&a);
     pna_container_set_assign_indexes(&a, NULL);
@@ -317,7 +317,7 @@ static void test_indexes(void)
     for (int i = 0; i < 2500; i++) {
         struct pna_container *c = pna_container_set_add(&b);
         snprintf(c->id, sizeof c->id, "new-%d", i);
-        c->runtime = PNA_RT_DOCKER;
+        c->runtime = PNA_RUNTIME_DOCKER;
     }
     pna_container_set_sort(&b);
     pna_container_set_assign_indexes(&b, &a);
@@ -425,14 +425,14 @@ static void test_paused(void)
     CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
     CHECK_INT(set.count, 2);
-    CHECK_INT(row(&set, "p1")->state, PNA_CTR_PAUSED);
+    CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_PAUSED);
     CHECK(row(&set, "p1")->has_memory);   /* the figures still come */
-    CHECK_INT(row(&set, "p2")->state, PNA_CTR_EXITED);
+    CHECK_INT(row(&set, "p2")->state, PNA_CSTATE_EXITED);
     tt_write(base, "sys/fs/cgroup/default/p1/cgroup.events", "populated 1\nfrozen 0\n");
     pna_container_set_clear(&set);
     CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
-    CHECK_INT(row(&set, "p1")->state, PNA_CTR_RUNNING);
+    CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_RUNNING);
 
     /* v1 (this kind of host): the freezer hierarchy beside the memory one. */
     snprintf(sys, sizeof sys, "%s/sys1", base);
@@ -445,12 +445,12 @@ static void test_paused(void)
     pna_container_set_clear(&set);
     CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
-    CHECK_INT(row(&set, "p1")->state, PNA_CTR_PAUSED);
+    CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_PAUSED);
     tt_write(sys, "fs/cgroup/freezer/default/p1/freezer.state", "THAWED\n");
     pna_container_set_clear(&set);
     CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
-    CHECK_INT(row(&set, "p1")->state, PNA_CTR_RUNNING);
+    CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_RUNNING);
     pna_container_set_free(&set);
 }
 

@@ -10,7 +10,7 @@ static char tmp[] = "/tmp/pna-devmap-XXXXXX";
 
 static void by_path(const char *path, int kind, int family, int unit)
 {
-    struct pna_ctr_device d = { 0 };
+    struct pna_container_device d = { 0 };
     snprintf(d.path, sizeof d.path, "%s", path);
     pna_devmap_classify(&d);
     if (d.kind != kind || d.family != family || d.unit != unit)
@@ -22,7 +22,7 @@ static void by_path(const char *path, int kind, int family, int unit)
 
 static void by_number(uint32_t major, uint32_t minor, int kind, int family, int unit)
 {
-    struct pna_ctr_device d = { .type = 'c', .has_numbers = true, .major = major, .minor = minor };
+    struct pna_container_device d = { .type = 'c', .has_numbers = true, .major = major, .minor = minor };
     pna_devmap_classify(&d);
     if (d.kind != kind || d.family != family || d.unit != unit)
         fprintf(stderr, "number %u:%u\n", major, minor);
@@ -63,7 +63,7 @@ static void test_classify(void)
     by_number(231, 1, PNA_DEV_RDMA, PNA_DEVF_IB_UMAD, 1);
     by_number(231, 65, PNA_DEV_RDMA, PNA_DEVF_IB_ISSM, 1);
     by_number(1, 3, PNA_DEV_OTHER, PNA_DEVF_OTHER, -1);
-    struct pna_ctr_device blk = { .type = 'b', .has_numbers = true, .major = 226, .minor = 0 };
+    struct pna_container_device blk = { .type = 'b', .has_numbers = true, .major = 226, .minor = 0 };
     pna_devmap_classify(&blk);
     CHECK_INT(blk.kind, PNA_DEV_OTHER);   /* a block device 226 is not DRM */
 }
@@ -129,7 +129,7 @@ static void test_owners(void)
         struct pna_container *r = pna_container_set_add(&set);
         snprintf(r->id, sizeof r->id, "c%d", c);
         for (size_t i = 0; i < 7; i++) {
-            struct pna_ctr_device d = { 0 };
+            struct pna_container_device d = { 0 };
             snprintf(d.path, sizeof d.path, "%s", a[i]);
             pna_devmap_classify(&d);
             pna_container_set_add_device(&set, &d);
@@ -137,7 +137,7 @@ static void test_owners(void)
     }
     pna_devmap_owners(&roots, &set);
     for (int c = 0; c < 2; c++) {
-        const struct pna_ctr_device *d = set.devs + set.rows[c].dev_first;
+        const struct pna_container_device *d = set.devs + set.rows[c].dev_first;
         CHECK_INT(d[0].gpu_index, pna_gpu_pci_key(0, 0xe3, 0, 0));
         CHECK_INT(d[1].gpu_index, pna_gpu_pci_key(0, 0x3b, 0, 0));
         CHECK_INT(d[2].gpu_index, pna_gpu_pci_key(0, 0x3c, 0, 0));

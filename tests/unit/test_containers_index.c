@@ -54,20 +54,20 @@ static struct pna_containers_snap *new_containers(void)
     return s;
 }
 
-static struct pna_container *add_ctr(struct pna_containers_snap *s, const char *id)
+static struct pna_container *add_container(struct pna_containers_snap *s, const char *id)
 {
     struct pna_container *c = pna_container_set_add(&s->set);
     pna_strlcpy(c->id, id, sizeof c->id);
     pna_strlcpy(c->name, "n", sizeof c->name);
-    c->runtime = PNA_RT_CONTAINERD;
-    c->state = PNA_CTR_RUNNING;
+    c->runtime = PNA_RUNTIME_CONTAINERD;
+    c->state = PNA_CSTATE_RUNNING;
     return c;
 }
 
 static int add_dev(struct pna_containers_snap *s, const char *path, char type, int major,
                    int minor)
 {
-    struct pna_ctr_device d = { 0 };
+    struct pna_container_device d = { 0 };
     pna_strlcpy(d.path, path, sizeof d.path);
     d.type = type;
     d.has_numbers = major >= 0;
@@ -175,9 +175,9 @@ static bool has_walked(const struct walked *w, const char *s1, const char *s2)
 static void test_model_names(void)
 {
     struct pna_containers_snap *s = new_containers();
-    add_ctr(s, "c1");
+    add_container(s, "c1");
     const char *long_path = "/dev/vendor-accelerators/by-id/accel-0001";   /* 41 */
-    CHECK(strlen(long_path) > PNA_CTR_DEVICE_NAME_MAX);
+    CHECK(strlen(long_path) > PNA_CONTAINER_DEVICE_NAME_MAX);
     CHECK_INT(add_dev(s, long_path, 'c', 511, 3), 0);
     CHECK_STR(s->set.devs[0].path, "/dev/char/511:3");
     CHECK_INT(add_dev(s, "/dev/disk/by-id/nvme-VENDOR_SSD_SERIAL0001-part1", 'b', 259, 1), 0);
@@ -195,12 +195,12 @@ static void test_model_names(void)
     CHECK_INT(add_dev(s, "/dev/char/511:3", 'c', 511, 3), 0);
     CHECK_INT(s->set.rows[0].dev_count, 3);
     /* Linux's largest numbers still fit the MIB's 36 (and the 23 promised). */
-    struct pna_ctr_device big = { .has_numbers = true, .type = 'b', .major = 4095, .minor = 1048575 };
+    struct pna_container_device big = { .has_numbers = true, .type = 'b', .major = 4095, .minor = 1048575 };
     char name[64];
-    CHECK_INT(pna_ctr_device_number_name(&big, name, sizeof name), 23);
+    CHECK_INT(pna_container_device_number_name(&big, name, sizeof name), 23);
     CHECK_STR(name, "/dev/block/4095:1048575");
-    struct pna_ctr_device none = { .has_numbers = false };
-    CHECK_INT(pna_ctr_device_number_name(&none, name, sizeof name), 0);
+    struct pna_container_device none = { .has_numbers = false };
+    CHECK_INT(pna_container_device_number_name(&none, name, sizeof name), 0);
     CHECK(!pna_container_id_ok(""));
     CHECK(pna_container_id_ok(rep('a', 76)));
     CHECK(!pna_container_id_ok(rep('a', 77)));
@@ -212,14 +212,14 @@ static void test_tables(void)
     struct pna_containers_snap *s = new_containers();
     /* A Docker/Kubernetes-length ID (64). */
     const char *id64 = rep('d', 64);
-    add_ctr(s, id64);
+    add_container(s, id64);
     add_dev(s, "/dev/dri/renderD128", 'c', 226, 128);
     const char *p33 = "/dev/nvidia-caps/nvidia-cap123456";    /* 33: within 36 */
     CHECK_INT(strlen(p33), 33);
     add_dev(s, p33, 'c', 508, 1);
     /* containerd's longest ID (76) still leaves the MIB's 36 for the path. */
     const char *id76 = rep('e', 76);
-    add_ctr(s, id76);
+    add_container(s, id76);
     const char *p36 = "/dev/infiniband/uverbs0-abcdefghijkl";  /* exactly 36 */
     CHECK_INT(strlen(p36), 36);
     add_dev(s, p36, 'c', 231, 192);
@@ -227,7 +227,7 @@ static void test_tables(void)
     add_dev(s, p37, 'c', 231, 193);
     add_dev(s, "/dev/kfd", 'c', 235, 0);
     /* An ID no runtime makes, put in directly: never shown, never counted. */
-    struct pna_container *bad = add_ctr(s, rep('f', 79));
+    struct pna_container *bad = add_container(s, rep('f', 79));
     (void)bad;
     add_dev(s, "/dev/kfd", 'c', 235, 0);
     pna_container_set_sort(&s->set);

@@ -31,9 +31,9 @@ static void test_parse_list(void)
     CHECK_STR(c->id, "e2173b9478a6ae55e237d4d74f8bbb753f0817192b5081334dc78476296b7dfb");
     CHECK_STR(c->name, "etcd");                  /* "/etcd" without the API's slash */
     CHECK_STR(c->image, "quay.io/coreos/etcd:v3.3.25");
-    CHECK_INT(c->state, PNA_CTR_RUNNING);
+    CHECK_INT(c->state, PNA_CSTATE_RUNNING);
     CHECK(c->start_ms == 1455941930000LL);       /* "Created": 1455941930 */
-    CHECK_INT(c->runtime, PNA_RT_DOCKER);
+    CHECK_INT(c->runtime, PNA_RUNTIME_DOCKER);
     CHECK_STR(set.rows[1].id, B7);
     CHECK_STR(set.rows[1].image, "quay.io:4443/coreos/etcd:v3.3.25");
     CHECK_STR(set.rows[2].name, "acme");
@@ -94,7 +94,7 @@ static void test_parse_inspect(void)
     struct pna_docker_inspect in;
     char err[160];
     CHECK_INT(pna_docker_parse_inspect(text, len, &in, err, sizeof err), 0);
-    CHECK_INT(in.state, PNA_CTR_RUNNING);
+    CHECK_INT(in.state, PNA_CSTATE_RUNNING);
     CHECK_INT(in.pid, 1234);
     struct tm tm = { .tm_year = 2018 - 1900, .tm_mon = 5, .tm_mday = 14, .tm_hour = 5,
                      .tm_min = 48, .tm_sec = 53 };
@@ -107,7 +107,7 @@ static void test_parse_inspect(void)
 
     text = tt_fixture("docker/telegraf/inspect_non_running_123456789.json", &len);
     CHECK_INT(pna_docker_parse_inspect(text, len, &in, err, sizeof err), 0);
-    CHECK_INT(in.state, PNA_CTR_EXITED);
+    CHECK_INT(in.state, PNA_CSTATE_EXITED);
     CHECK_INT(in.pid, 0);
     CHECK(in.start_ms == 1704067200000LL);  /* 2024-01-01T00:00:00Z */
     free(text);
@@ -232,7 +232,7 @@ static void test_client(void)
         if (!strcmp(set.rows[i].id, B7))
             b7 = &set.rows[i];
     CHECK(b7 && b7->pid == 1234 && b7->start_ms == 1528955333266LL);
-    CHECK(b7 && b7->state == PNA_CTR_RUNNING);
+    CHECK(b7 && b7->state == PNA_CSTATE_RUNNING);
     /* Four containers have no inspect answer (404): rows anyway, errors counted. */
     CHECK_INT(pna_docker_inspects(d), 5);
     CHECK_INT(pna_docker_errors(d), 4);
@@ -275,21 +275,21 @@ static void test_client(void)
 
     /* A body over the caller's bound is an error, not a truncation. */
     httpstub_mode(s, "/containers/json", STUB_OK);
-    struct pna_http_client *h = pna_http_client_new();
-    struct pna_http_target t = { .unix_socket = sock, .base_url = "http://localhost",
+    struct pna_hclient *h = pna_hclient_new();
+    struct pna_hclient_target t = { .unix_socket = sock, .base_url = "http://localhost",
                                  .timeout_ms = 500 };
     char *body = NULL;
     size_t blen;
     long status;
-    CHECK_INT(pna_http_get(h, &t, "/containers/json", 100, &body, &blen, &status, err, sizeof err), -1);
+    CHECK_INT(pna_hclient_get(h, &t, "/containers/json", 100, &body, &blen, &status, err, sizeof err), -1);
     CHECK(strstr(err, "body over 100 bytes") != NULL);
-    CHECK_INT(pna_http_get(h, &t, "/nope", 1000, &body, &blen, &status, err, sizeof err), -1);
+    CHECK_INT(pna_hclient_get(h, &t, "/nope", 1000, &body, &blen, &status, err, sizeof err), -1);
     CHECK_INT(status, 404);
     CHECK(strstr(err, "HTTP 404") != NULL);
-    CHECK_INT(pna_http_get(h, &t, "/containers/json", 1 << 20, &body, &blen, &status, err, sizeof err), 0);
+    CHECK_INT(pna_hclient_get(h, &t, "/containers/json", 1 << 20, &body, &blen, &status, err, sizeof err), 0);
     CHECK_INT(status, 200);
     free(body);
-    pna_http_client_free(h);
+    pna_hclient_free(h);
 
     /* dockerd gone: an error at once. */
     httpstub_stop(s);

@@ -183,8 +183,8 @@ static void test_nvml_and_amd(void)
             CHECK_STR(s->gpus[2].drm_render, "renderD128");
             CHECK(pna_gpu_find(s->gpus, s->count, 1u << 8) == &s->gpus[1]);
         }
-        CHECK(s->snap.destroy != NULL);
-        pna_snap_release(&s->snap);
+        CHECK(s->base.destroy != NULL);
+        pna_snap_release(&s->base);
     }
     /* nothing happened yet */
     struct seen ev = drain();
@@ -203,7 +203,7 @@ static void test_nvml_and_amd(void)
         s = poll_once(state, err, sizeof err);
         CHECK(s != NULL);
         if (s)
-            pna_snap_release(&s->snap);
+            pna_snap_release(&s->base);
         ev = drain();
         CHECK_INT(count_type(&ev, PNA_EV_GPU_THERMAL), steps[i].events);
         const struct pna_event *t = find_type(&ev, PNA_EV_GPU_THERMAL);
@@ -245,7 +245,7 @@ static void test_nvml_and_amd(void)
         CHECK(a && a->has_xid && a->xid_errors == 0 && a->last_xid == 0);
         const struct pna_gpu *amd = pna_gpu_find(s->gpus, s->count, 0x0cu << 8);
         CHECK(amd && !amd->has_xid);
-        pna_snap_release(&s->snap);
+        pna_snap_release(&s->base);
     }
     drain();
 
@@ -257,7 +257,7 @@ static void test_nvml_and_amd(void)
         if (s) {
             const struct pna_gpu *a = pna_gpu_find(s->gpus, s->count, 1u << 8);
             CHECK(a && a->lost && strcmp(a->uuid, "GPU-513536b6-7d19-9063-b049-1e69664bb298") == 0);
-            pna_snap_release(&s->snap);
+            pna_snap_release(&s->base);
         }
         ev = drain();
         CHECK_INT(count_type(&ev, PNA_EV_GPU_LOST), round == 0 ? 1 : 0);
@@ -275,7 +275,7 @@ static void test_nvml_and_amd(void)
     if (s) {
         CHECK_INT(s->count, 2);
         CHECK(pna_gpu_find(s->gpus, s->count, 6u << 3) == NULL);
-        pna_snap_release(&s->snap);
+        pna_snap_release(&s->base);
     }
     ev = drain();
     CHECK_INT(count_type(&ev, PNA_EV_GPU_LOST), 1);
@@ -287,7 +287,7 @@ static void test_nvml_and_amd(void)
     }
     s = poll_once(state, err, sizeof err);
     if (s)
-        pna_snap_release(&s->snap);
+        pna_snap_release(&s->base);
     ev = drain();
     CHECK_INT(count_type(&ev, PNA_EV_GPU_LOST), 0);
 
@@ -310,7 +310,7 @@ static void test_configured_threshold(void)
         return;
     struct pna_gpu_snap *s = poll_once(state, err, sizeof err);
     if (s)
-        pna_snap_release(&s->snap);
+        pna_snap_release(&s->base);
     struct seen ev = drain();
     CHECK_INT(count_type(&ev, PNA_EV_GPU_THERMAL), 1); /* H100 35 >= 30; A100 27 < 30 */
     const struct pna_event *t = find_type(&ev, PNA_EV_GPU_THERMAL);
@@ -350,7 +350,7 @@ static void test_nvsmi_fallback(void)
         CHECK_STR(s->nvidia_driver_version, "515.105.01");
         if (s->count)
             CHECK_STR(s->gpus[0].name, "Tesla T4");
-        pna_snap_release(&s->snap);
+        pna_snap_release(&s->base);
     }
     /* nvidia-smi failing fails the poll (the core keeps the last snapshot) */
     setenv("PNA_FAKE_NVSMI_EXIT", "6", 1);

@@ -56,8 +56,8 @@ static void publish(void)
     struct pna_gpu_snap *s = calloc(1, sizeof *s);
     s->count = l.count;
     s->gpus = l.gpus;
-    pna_snap_init(&s->snap, snap_free);
-    pna_cache_publish(PNA_DOM_GPU, &s->snap);
+    pna_snap_init(&s->base, snap_free);
+    pna_cache_publish(PNA_DOM_GPU, &s->base);
 }
 
 /* GET entry.COL.INDEX; returns 0 with *OUT, or -1 when absent. */

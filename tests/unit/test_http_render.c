@@ -720,21 +720,21 @@ static void test_pfc(void)
 
 /* ---- containers, pods, storage ---------------------------------------------------------- */
 
-struct ctr_fixture {
+struct container_fixture {
     struct pna_containers_snap snap;
     struct pna_kubelet_snap kubelet;
     struct pna_storage_snap storage;
-    struct pna_ctr_device devs[3];
+    struct pna_container_device devs[3];
     struct pna_container rows[2];
     struct pna_pod pods[2];
 };
 
-static void fill_containers(struct ctr_fixture *f, const struct pna_gpu *gpu)
+static void fill_containers(struct container_fixture *f, const struct pna_gpu *gpu)
 {
     memset(f, 0, sizeof *f);
     struct pna_container *c = &f->rows[0];
-    c->runtime = PNA_RT_CONTAINERD;
-    c->state = PNA_CTR_RUNNING;
+    c->runtime = PNA_RUNTIME_CONTAINERD;
+    c->state = PNA_CSTATE_RUNNING;
     snprintf(c->id, sizeof c->id, "%s", "4c1f7d5ab4e6d9d55a0cd0b7ff81f0ddc3a1c2e0c7b0f1a2b3c4d5e6f7a8b9c0");
     snprintf(c->name, sizeof c->name, "trainer");
     snprintf(c->pod_name, sizeof c->pod_name, "llm-train-0");
@@ -751,19 +751,19 @@ static void fill_containers(struct ctr_fixture *f, const struct pna_gpu *gpu)
     c->dev_count = 3;
     c->gpu_count = 1;
     c->rdma_count = 1;
-    struct pna_ctr_device *d = f->devs;
-    d[0] = (struct pna_ctr_device){ .kind = PNA_DEV_GPU, .family = PNA_DEVF_DRM_RENDER, .type = 'c',
+    struct pna_container_device *d = f->devs;
+    d[0] = (struct pna_container_device){ .kind = PNA_DEV_GPU, .family = PNA_DEVF_DRM_RENDER, .type = 'c',
                                     .has_numbers = true, .major = 226, .minor = 128, .unit = 128,
                                     .gpu_index = gpu ? gpu->index : 0 };
     snprintf(d[0].path, sizeof d[0].path, "/dev/dri/renderD128");
-    d[1] = (struct pna_ctr_device){ .kind = PNA_DEV_GPU, .family = PNA_DEVF_KFD, .unit = -1 };
+    d[1] = (struct pna_container_device){ .kind = PNA_DEV_GPU, .family = PNA_DEVF_KFD, .unit = -1 };
     snprintf(d[1].path, sizeof d[1].path, "/dev/kfd");
-    d[2] = (struct pna_ctr_device){ .kind = PNA_DEV_RDMA, .family = PNA_DEVF_IB_UVERBS, .unit = 0 };
+    d[2] = (struct pna_container_device){ .kind = PNA_DEV_RDMA, .family = PNA_DEVF_IB_UVERBS, .unit = 0 };
     snprintf(d[2].path, sizeof d[2].path, "/dev/infiniband/uverbs0");
     snprintf(d[2].rdma_dev, sizeof d[2].rdma_dev, "mlx5_0");
     struct pna_container *e = &f->rows[1];
-    e->runtime = PNA_RT_DOCKER;
-    e->state = PNA_CTR_EXITED;
+    e->runtime = PNA_RUNTIME_DOCKER;
+    e->state = PNA_CSTATE_EXITED;
     snprintf(e->id, sizeof e->id, "%s", "9a9a");
     snprintf(e->name, sizeof e->name, "sidecar \"quoted\"");
     e->dev_first = 3;
@@ -809,7 +809,7 @@ static void test_containers_storage(void)
     struct gpu_fixture g;
     CHECK(load_gpus(&g));
     snprintf(g.list.gpus[0].drm_render, sizeof g.list.gpus[0].drm_render, "renderD128");
-    struct ctr_fixture f;
+    struct container_fixture f;
     fill_containers(&f, &g.list.gpus[0]);
     /* the GPU poller's join with the containers snapshot */
     g.list.gpus[0].has_holder = true;
@@ -918,7 +918,7 @@ static void test_all_domains_promtool(void)
     fill_node(&n);
     struct gpu_fixture g;
     CHECK(load_gpus(&g));
-    struct ctr_fixture f;
+    struct container_fixture f;
     fill_containers(&f, &g.list.gpus[0]);
     struct pna_pfc_snap pfc;
     CHECK(load_pfc(&pfc));

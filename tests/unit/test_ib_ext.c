@@ -328,18 +328,18 @@ static void test_mad_decisions(void)
     CHECK(p != NULL);
     if (p) {
         /* sysfs said 4294967295 (saturated 32-bit); the PMA's 64-bit words x4 */
-        CHECK(p->ctr[PNA_IBC_XMIT_DATA].present && p->ctr[PNA_IBC_XMIT_DATA].from_pma);
-        CHECK(!p->ctr[PNA_IBC_XMIT_DATA].saturated);
-        CHECK_U64(p->ctr[PNA_IBC_XMIT_DATA].value, UINT64_C(5000000000) * 4);
-        CHECK_U64(p->ctr[PNA_IBC_RCV_DATA].value, 4000);
-        CHECK_U64(p->ctr[PNA_IBC_UNICAST_XMIT_PACKETS].value, 60);
-        CHECK(p->ctr[PNA_IBC_UNICAST_XMIT_PACKETS].from_pma);
-        CHECK_U64(p->ctr[PNA_IBC_MULTICAST_RCV_PACKETS].value, 5);
-        CHECK(!p->ctr[PNA_IBC_SYMBOL_ERROR].from_pma); /* errors stay sysfs */
-        CHECK_U64(p->ctr[PNA_IBC_SYMBOL_ERROR].value, 3);
+        CHECK(p->counters[PNA_IBC_XMIT_DATA].present && p->counters[PNA_IBC_XMIT_DATA].from_pma);
+        CHECK(!p->counters[PNA_IBC_XMIT_DATA].saturated);
+        CHECK_U64(p->counters[PNA_IBC_XMIT_DATA].value, UINT64_C(5000000000) * 4);
+        CHECK_U64(p->counters[PNA_IBC_RCV_DATA].value, 4000);
+        CHECK_U64(p->counters[PNA_IBC_UNICAST_XMIT_PACKETS].value, 60);
+        CHECK(p->counters[PNA_IBC_UNICAST_XMIT_PACKETS].from_pma);
+        CHECK_U64(p->counters[PNA_IBC_MULTICAST_RCV_PACKETS].value, 5);
+        CHECK(!p->counters[PNA_IBC_SYMBOL_ERROR].from_pma); /* errors stay sysfs */
+        CHECK_U64(p->counters[PNA_IBC_SYMBOL_ERROR].value, 3);
     }
     p = port_of(&m, "mlx4_1", 1);
-    CHECK(p && p->ctr[PNA_IBC_XMIT_DATA].from_ext && !p->ctr[PNA_IBC_XMIT_DATA].from_pma);
+    CHECK(p && p->counters[PNA_IBC_XMIT_DATA].from_ext && !p->counters[PNA_IBC_XMIT_DATA].from_pma);
 
     /* poll 2: the serving port fails: absent (not the sysfs value), back-off 2 */
     s41->query_fails = true;
@@ -347,14 +347,14 @@ static void test_mad_decisions(void)
     CHECK_INT(s41->queries, 2);
     CHECK_INT(pna_ib_mad_port_state(mad, "mlx4_0", 1), PNA_MAD_BACKOFF);
     p = port_of(&m, "mlx4_0", 1);
-    CHECK(p && !p->ctr[PNA_IBC_XMIT_DATA].present && !p->ctr[PNA_IBC_MULTICAST_RCV_PACKETS].present);
-    CHECK(p && p->ctr[PNA_IBC_SYMBOL_ERROR].present);
+    CHECK(p && !p->counters[PNA_IBC_XMIT_DATA].present && !p->counters[PNA_IBC_MULTICAST_RCV_PACKETS].present);
+    CHECK(p && p->counters[PNA_IBC_SYMBOL_ERROR].present);
     /* polls 3, 4: waiting, no MAD sent, still absent */
     mad_poll(mad, &r, &m);
     mad_poll(mad, &r, &m);
     CHECK_INT(s41->queries, 2);
     p = port_of(&m, "mlx4_0", 1);
-    CHECK(p && !p->ctr[PNA_IBC_RCV_DATA].present);
+    CHECK(p && !p->counters[PNA_IBC_RCV_DATA].present);
     /* poll 5: asked again, fails again: back-off 4 */
     mad_poll(mad, &r, &m);
     CHECK_INT(s41->queries, 3);
@@ -367,7 +367,7 @@ static void test_mad_decisions(void)
     CHECK_INT(s41->queries, 4);
     CHECK_INT(pna_ib_mad_port_state(mad, "mlx4_0", 1), PNA_MAD_SERVING);
     p = port_of(&m, "mlx4_0", 1);
-    CHECK(p && p->ctr[PNA_IBC_XMIT_DATA].from_pma);
+    CHECK(p && p->counters[PNA_IBC_XMIT_DATA].from_pma);
     CHECK_INT(s41->opens, 1); /* the same handle all along */
 
     /* mlx4_0/2 comes up, but its umad node is missing: no library call */
@@ -383,9 +383,9 @@ static void test_mad_decisions(void)
     CHECK_INT(s42->opens, 1);
     CHECK_INT(pna_ib_mad_port_state(mad, "mlx4_0", 2), PNA_MAD_FAILED);
     p = port_of(&m, "mlx4_0", 2);
-    CHECK(p && p->ctr[PNA_IBC_XMIT_DATA].present && !p->ctr[PNA_IBC_XMIT_DATA].from_pma);
-    CHECK_U64(p ? p->ctr[PNA_IBC_XMIT_DATA].value : 0, UINT64_C(4294967295) * 4);
-    CHECK(p && p->ctr[PNA_IBC_XMIT_DATA].saturated);
+    CHECK(p && p->counters[PNA_IBC_XMIT_DATA].present && !p->counters[PNA_IBC_XMIT_DATA].from_pma);
+    CHECK_U64(p ? p->counters[PNA_IBC_XMIT_DATA].value : 0, UINT64_C(4294967295) * 4);
+    CHECK(p && p->counters[PNA_IBC_XMIT_DATA].saturated);
     CHECK(p && strstr(p->error, "cannot open the umad port") != NULL);
     for (int i = 0; i < 5; i++)
         mad_poll(mad, &r, &m);
@@ -405,7 +405,7 @@ static void test_mad_decisions(void)
     CHECK_INT(mad_closes, closes + 1);
     CHECK_INT(pna_ib_mad_port_state(mad, "mlx4_2", 1), PNA_MAD_NOT_EXT);
     p = port_of(&m, "mlx4_2", 1);
-    CHECK(p && p->ctr[PNA_IBC_XMIT_DATA].present && !p->ctr[PNA_IBC_XMIT_DATA].from_pma);
+    CHECK(p && p->counters[PNA_IBC_XMIT_DATA].present && !p->counters[PNA_IBC_XMIT_DATA].from_pma);
 
     /* NoIETF: data and packets from the PMA, unicast/multicast not */
     ib_port("mlx4_3", 1, "4: ACTIVE\n", 12);
@@ -413,8 +413,8 @@ static void test_mad_decisions(void)
     stub("mlx4_3", 1)->cap = PNA_PMA_CAP_EXT_WIDTH_NOIETF;
     mad_poll(mad, &r, &m);
     p = port_of(&m, "mlx4_3", 1);
-    CHECK(p && p->ctr[PNA_IBC_RCV_PACKETS].from_pma && p->ctr[PNA_IBC_RCV_PACKETS].value == 80);
-    CHECK(p && !p->ctr[PNA_IBC_UNICAST_XMIT_PACKETS].present);
+    CHECK(p && p->counters[PNA_IBC_RCV_PACKETS].from_pma && p->counters[PNA_IBC_RCV_PACKETS].value == 80);
+    CHECK(p && !p->counters[PNA_IBC_UNICAST_XMIT_PACKETS].present);
 
     /* a first query that fails: given up, sysfs kept, never again */
     ib_port("mlx4_4", 1, "4: ACTIVE\n", 13);
@@ -426,7 +426,7 @@ static void test_mad_decisions(void)
     CHECK_INT(s4->queries, 1);
     CHECK_INT(pna_ib_mad_port_state(mad, "mlx4_4", 1), PNA_MAD_FAILED);
     p = port_of(&m, "mlx4_4", 1);
-    CHECK(p && p->ctr[PNA_IBC_XMIT_DATA].present && !p->ctr[PNA_IBC_XMIT_DATA].from_pma);
+    CHECK(p && p->counters[PNA_IBC_XMIT_DATA].present && !p->counters[PNA_IBC_XMIT_DATA].from_pma);
 
     /* a serving port goes DOWN: absent while down, not asked */
     unsigned q = s41->queries;
@@ -434,7 +434,7 @@ static void test_mad_decisions(void)
     mad_poll(mad, &r, &m);
     CHECK_INT(s41->queries, q);
     p = port_of(&m, "mlx4_0", 1);
-    CHECK(p && !p->ctr[PNA_IBC_XMIT_DATA].present);
+    CHECK(p && !p->counters[PNA_IBC_XMIT_DATA].present);
     put("sys/class/infiniband/mlx4_0/ports/1/state", "4: ACTIVE\n");
     mad_poll(mad, &r, &m);
     CHECK_INT(s41->queries, q + 1);

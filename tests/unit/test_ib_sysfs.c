@@ -46,7 +46,7 @@ static int fixture_u64(const char *dir, const char *sub, const char *name, uint6
 static void check_port_counters_against_files(const char *pdir, const struct pna_ib_port *port)
 {
     for (int i = 0; i < PNA_IBC_COUNT; i++) {
-        const struct pna_ib_ctr_desc *d = &pna_ib_ctr_descs[i];
+        const struct pna_ib_counter_desc *d = &pna_ib_counter_descs[i];
         uint64_t v = 0;
         int got = 0;
         bool ext = false;
@@ -56,15 +56,15 @@ static void check_port_counters_against_files(const char *pdir, const struct pna
             got = fixture_u64(pdir, "counters", d->file, &v);
         uint64_t scale = (strstr(d->file, "_data") != NULL) ? 4 : 1; /* 4-octet words */
         if (got == 1) {
-            if (!port->ctr[i].present || port->ctr[i].value != v * scale)
+            if (!port->counters[i].present || port->counters[i].value != v * scale)
                 fprintf(stderr, "  %s %s\n", pdir, d->file);
-            CHECK(port->ctr[i].present);
-            CHECK_U64(port->ctr[i].value, v * scale);
-            CHECK_INT(port->ctr[i].from_ext, ext);
+            CHECK(port->counters[i].present);
+            CHECK_U64(port->counters[i].value, v * scale);
+            CHECK_INT(port->counters[i].from_ext, ext);
         } else {
-            if (port->ctr[i].present)
+            if (port->counters[i].present)
                 fprintf(stderr, "  %s %s should be absent\n", pdir, d->file);
-            CHECK(!port->ctr[i].present);
+            CHECK(!port->counters[i].present);
         }
     }
 }
@@ -151,15 +151,15 @@ static void test_procfs_tree(void)
     CHECK_U64(hfi->ports[0].rate_mbps, 100000);
     CHECK_INT(hfi->ports[0].width, 4);
     CHECK_STR(hfi->ports[0].rate_text, "100 Gb/sec (4X EDR)");
-    CHECK_U64(hfi->ports[0].ctr[PNA_IBC_RCV_DATA].value, UINT64_C(345091702026) * 4);
-    CHECK(!hfi->ports[0].ctr[PNA_IBC_RCV_DATA].saturated);
-    CHECK(!hfi->ports[0].ctr[PNA_IBC_UNICAST_RCV_PACKETS].present); /* no such file */
+    CHECK_U64(hfi->ports[0].counters[PNA_IBC_RCV_DATA].value, UINT64_C(345091702026) * 4);
+    CHECK(!hfi->ports[0].counters[PNA_IBC_RCV_DATA].saturated);
+    CHECK(!hfi->ports[0].counters[PNA_IBC_UNICAST_RCV_PACKETS].present); /* no such file */
 
     CHECK_STR(mlx4->name, "mlx4_0");
     CHECK_U64(mlx4->n_ports, 2);
     CHECK_STR(mlx4->ports[1].link_layer, "InfiniBand"); /* file has an extra blank line */
     CHECK_U64(mlx4->ports[1].rate_mbps, 40000);
-    CHECK_U64(mlx4->ports[1].ctr[PNA_IBC_XMIT_WAIT].value, 3846);
+    CHECK_U64(mlx4->ports[1].counters[PNA_IBC_XMIT_WAIT].value, 3846);
 
     CHECK_STR(mlx5->name, "mlx5_0");
     CHECK(mlx5->has_node_guid);             /* file without trailing newline */
@@ -175,10 +175,10 @@ static void test_procfs_tree(void)
     CHECK_STR(p->phys_state_text, "4: ACTIVE"); /* as the file says */
     CHECK_U64(p->rate_mbps, 25000);
     CHECK_INT(p->width, 1);
-    CHECK_U64(p->ctr[PNA_IBC_XMIT_DATA].value, UINT64_C(2880761508848) * 4);
-    CHECK_U64(p->ctr[PNA_IBC_XMIT_PACKETS].value, UINT64_C(10907922116));
-    CHECK_U64(p->ctr[PNA_IBC_UNICAST_XMIT_PACKETS].value, UINT64_C(10907922116));
-    CHECK(!p->ctr[PNA_IBC_RCV_DISCARDS].present);
+    CHECK_U64(p->counters[PNA_IBC_XMIT_DATA].value, UINT64_C(2880761508848) * 4);
+    CHECK_U64(p->counters[PNA_IBC_XMIT_PACKETS].value, UINT64_C(10907922116));
+    CHECK_U64(p->counters[PNA_IBC_UNICAST_XMIT_PACKETS].value, UINT64_C(10907922116));
+    CHECK(!p->counters[PNA_IBC_RCV_DISCARDS].present);
     CHECK_U64(p->n_hw, 24);                 /* 25 files minus "lifespan" */
     const struct pna_hw_counter *h = pna_ib_find_hw(p->hw, p->n_hw, "rx_read_requests");
     CHECK(h && h->raw == 175528982);
@@ -216,23 +216,23 @@ static void test_node_exporter_tree(void)
     CHECK_U64(iw->ports[0].rate_mbps, 10000);
     CHECK_INT(iw->ports[0].width, 4);        /* "10 Gb/sec (4X)": no speed name */
     for (int i = 0; i < PNA_IBC_COUNT; i++)
-        CHECK(!iw->ports[0].ctr[i].present); /* "N/A (no PMA)": absent, not zero */
+        CHECK(!iw->ports[0].counters[i].present); /* "N/A (no PMA)": absent, not zero */
 
     const struct pna_ib_port *p1 = &mlx4->ports[0], *p2 = &mlx4->ports[1];
     /* saturated 32-bit PortXmitWait */
-    CHECK(p1->ctr[PNA_IBC_XMIT_WAIT].present);
-    CHECK(p1->ctr[PNA_IBC_XMIT_WAIT].saturated);
-    CHECK_U64(p1->ctr[PNA_IBC_XMIT_WAIT].value, UINT64_C(4294967295));
-    CHECK(!p1->ctr[PNA_IBC_XMIT_DISCARDS].saturated);
-    CHECK_U64(p1->ctr[PNA_IBC_XMIT_DISCARDS].value, 5);
+    CHECK(p1->counters[PNA_IBC_XMIT_WAIT].present);
+    CHECK(p1->counters[PNA_IBC_XMIT_WAIT].saturated);
+    CHECK_U64(p1->counters[PNA_IBC_XMIT_WAIT].value, UINT64_C(4294967295));
+    CHECK(!p1->counters[PNA_IBC_XMIT_DISCARDS].saturated);
+    CHECK_U64(p1->counters[PNA_IBC_XMIT_DISCARDS].value, 5);
     /* counters_ext preferred: port_rcv_packets_64 = 0 beats counters' 6825908347 */
-    CHECK(p1->ctr[PNA_IBC_RCV_PACKETS].from_ext);
-    CHECK_U64(p1->ctr[PNA_IBC_RCV_PACKETS].value, 0);
-    CHECK_U64(p1->ctr[PNA_IBC_RCV_DATA].value, UINT64_C(4631917) * 4);
-    CHECK(p1->ctr[PNA_IBC_RCV_DISCARDS].present);
+    CHECK(p1->counters[PNA_IBC_RCV_PACKETS].from_ext);
+    CHECK_U64(p1->counters[PNA_IBC_RCV_PACKETS].value, 0);
+    CHECK_U64(p1->counters[PNA_IBC_RCV_DATA].value, UINT64_C(4631917) * 4);
+    CHECK(p1->counters[PNA_IBC_RCV_DISCARDS].present);
     /* port 2: counters has multicast 0, counters_ext 93 */
-    CHECK_U64(p2->ctr[PNA_IBC_MULTICAST_RCV_PACKETS].value, 93);
-    CHECK(!p2->ctr[PNA_IBC_SYMBOL_ERROR].present);
+    CHECK_U64(p2->counters[PNA_IBC_MULTICAST_RCV_PACKETS].value, 93);
+    CHECK(!p2->counters[PNA_IBC_SYMBOL_ERROR].present);
     pna_ib_model_free(&m);
 }
 
@@ -365,13 +365,13 @@ static void test_broken_tree(void)
     CHECK_STR(b2->state_text, "banana");
     CHECK(strstr(b2->error, "state") != NULL);
     CHECK_U64(b2->rate_mbps, 0);
-    CHECK(!b2->ctr[PNA_IBC_SYMBOL_ERROR].present);
-    CHECK(b2->ctr[PNA_IBC_LINK_DOWNED].present && b2->ctr[PNA_IBC_LINK_DOWNED].saturated);
-    CHECK(!b2->ctr[PNA_IBC_RCV_ERRORS].present);
-    CHECK(!b2->ctr[PNA_IBC_XMIT_DATA].present);
-    CHECK(!b2->ctr[PNA_IBC_RCV_DATA].present);
-    CHECK(!b2->ctr[PNA_IBC_XMIT_WAIT].present);
-    CHECK(b2->ctr[PNA_IBC_VL15_DROPPED].present && b2->ctr[PNA_IBC_VL15_DROPPED].value == 7);
+    CHECK(!b2->counters[PNA_IBC_SYMBOL_ERROR].present);
+    CHECK(b2->counters[PNA_IBC_LINK_DOWNED].present && b2->counters[PNA_IBC_LINK_DOWNED].saturated);
+    CHECK(!b2->counters[PNA_IBC_RCV_ERRORS].present);
+    CHECK(!b2->counters[PNA_IBC_XMIT_DATA].present);
+    CHECK(!b2->counters[PNA_IBC_RCV_DATA].present);
+    CHECK(!b2->counters[PNA_IBC_XMIT_WAIT].present);
+    CHECK(b2->counters[PNA_IBC_VL15_DROPPED].present && b2->counters[PNA_IBC_VL15_DROPPED].value == 7);
     CHECK_U64(b2->n_hw, 1);
     CHECK(b2->n_hw == 1 && strcmp(b2->hw[0].name, "ok") == 0);
     CHECK_INT(bad->ports[1].state, 0);
@@ -395,7 +395,7 @@ static void test_broken_tree(void)
     CHECK_STR(r1->gid0, "fe80:0000:0000:0000:0202:c9ff:fef1:a0b1");
     CHECK_STR(r1->error, "");
     for (int i = 0; i < PNA_IBC_COUNT; i++)
-        CHECK(!r1->ctr[i].present);
+        CHECK(!r1->counters[i].present);
     pna_ib_derive(&m, NULL);
     CHECK(r1->cc[PNA_CC_NP_CNP_SENT].present && r1->cc[PNA_CC_NP_CNP_SENT].value == 12);
     /* ionic's name for ECN-marked packets lands in the same column */

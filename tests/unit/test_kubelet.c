@@ -273,7 +273,7 @@ static void test_client(void)
     snprintf(token_file, sizeof token_file, "%s/token", tmp);
     struct pna_kubelet_opts o = { .url = url, .token_file = token_file,
                                   .ca_file = "/nonexistent/ca.crt", .timeout_ms = 400 };
-    struct pna_http_client *h = pna_http_client_new();
+    struct pna_hclient *h = pna_hclient_new();
     struct pna_kubelet_result r;
     char err[160] = "";
     CHECK_INT(pna_kubelet_fetch(h, &o, &r, err, sizeof err), 0);
@@ -320,7 +320,7 @@ static void test_client(void)
     t0 = tt_mono_ms();
     CHECK_INT(pna_kubelet_fetch(h, &o, &r, err, sizeof err), -1);
     CHECK(tt_mono_ms() - t0 < 400);
-    pna_http_client_free(h);
+    pna_hclient_free(h);
 }
 
 int main(void)

@@ -36,7 +36,7 @@ static void test_reference_example(void)
     CHECK_STR(c->pod_name, "");
     CHECK_STR(c->pod_namespace, "");
     CHECK_STR(c->image, "");
-    CHECK_INT(c->runtime, PNA_RT_CONTAINERD);
+    CHECK_INT(c->runtime, PNA_RUNTIME_CONTAINERD);
     CHECK(!info.sandbox);
     CHECK_STR(info.cgroups_path, json_string_value(json_object_get(lin, "cgroupsPath")));
     CHECK(info.has_mem_limit);
@@ -47,7 +47,7 @@ static void test_reference_example(void)
     /* linux.devices: both listed; the allow-list repeats them and adds nothing. */
     CHECK_INT(c->dev_count, json_array_size(devs));
     for (size_t i = 0; i < c->dev_count && i < json_array_size(devs); i++) {
-        const struct pna_ctr_device *d = &set.devs[c->dev_first + i];
+        const struct pna_container_device *d = &set.devs[c->dev_first + i];
         json_t *e = json_array_get(devs, i);
         CHECK_STR(d->path, json_string_value(json_object_get(e, "path")));
         CHECK_INT(d->major, json_integer_value(json_object_get(e, "major")));
@@ -141,7 +141,7 @@ static void test_cri_container(void)
         { "/dev/dri/renderD129", PNA_DEV_GPU, PNA_DEVF_DRM_RENDER, 129 },
     };
     for (size_t i = 0; i < 9 && i < c->dev_count; i++) {
-        const struct pna_ctr_device *d = &set.devs[c->dev_first + i];
+        const struct pna_container_device *d = &set.devs[c->dev_first + i];
         CHECK_STR(d->path, want[i].path);
         CHECK_INT(d->kind, want[i].kind);
         CHECK_INT(d->family, want[i].family);
@@ -238,8 +238,8 @@ static void test_device_bound(void)
     struct pna_oci_info info;
     char err[160];
     CHECK_INT(pna_oci_parse(text, strlen(text), "priv", NULL, &set, &info, err, sizeof err), 0);
-    CHECK_INT(set.rows[0].dev_count, PNA_CTR_MAX_DEVICES);
-    CHECK_U64(set.devices_dropped, 300 - PNA_CTR_MAX_DEVICES);
+    CHECK_INT(set.rows[0].dev_count, PNA_CONTAINER_MAX_DEVICES);
+    CHECK_U64(set.devices_dropped, 300 - PNA_CONTAINER_MAX_DEVICES);
     free(text);
     json_decref(root);
     pna_container_set_free(&set);

@@ -101,7 +101,7 @@ static void check_port_counters(const char *dev, const struct pna_ib_port *p)
 {
     static const struct {
         unsigned col;
-        enum pna_ib_ctr c;
+        enum pna_ib_counter c;
     } map[] = {
         { PNA_COL_IB_PORT_RCV_DATA, PNA_IBC_RCV_DATA },
         { PNA_COL_IB_PORT_XMIT_DATA, PNA_IBC_XMIT_DATA },
@@ -120,10 +120,10 @@ static void check_port_counters(const char *dev, const struct pna_ib_port *p)
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         struct pna_cell c;
         int rc = get_cell(&pna_ib_port_table, map[i].col, idx, n, &c);
-        if (p->ctr[map[i].c].present) {
+        if (p->counters[map[i].c].present) {
             CHECK_INT(rc, 0);
             CHECK_INT(c.type, ASN_COUNTER64);
-            CHECK_U64(c.u, p->ctr[map[i].c].value);
+            CHECK_U64(c.u, p->counters[map[i].c].value);
         } else {
             CHECK_INT(rc, -1); /* absent, not zero */
         }

@@ -39,19 +39,19 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
 {
     char path[512];
     int mode = cg ? cg->mode : PNA_CG_NONE;
-    if (c->pid > 0 && c->state == PNA_CTR_UNKNOWN) {
+    if (c->pid > 0 && c->state == PNA_CSTATE_UNKNOWN) {
         struct stat st;
         /* The task's process is alive as long as procfs has it. */
         if (pna_path(path, sizeof path, roots->procfs, "/%d", c->pid) == 0 &&
             stat(path, &st) == 0)
-            c->state = PNA_CTR_RUNNING;
+            c->state = PNA_CSTATE_RUNNING;
         else
-            c->state = PNA_CTR_EXITED;
+            c->state = PNA_CSTATE_EXITED;
     }
     /* The process's own view is the truth (cgroup drivers and nesting vary);
      * the spec's cgroupsPath is the fallback for a task not running. */
     if (!c->cgroup_path[0] && mode != PNA_CG_NONE && c->pid > 0 &&
-        c->state == PNA_CTR_RUNNING &&
+        c->state == PNA_CSTATE_RUNNING &&
         pna_cgroup_path_of_pid(roots, mode, c->pid, c->cgroup_path, sizeof c->cgroup_path) < 0)
         c->cgroup_path[0] = '\0';
     if (!c->cgroup_path[0] && spec_cgroups_path && *spec_cgroups_path &&
@@ -62,9 +62,9 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
     /* A paused task's process is alive but frozen: neither its bundle nor
      * procfs tells, its cgroup's freezer does (as runc itself decides). */
     bool frozen;
-    if (c->state == PNA_CTR_RUNNING && pna_cgroup_read_frozen(cg, c->cgroup_path, &frozen) == 0 &&
-        frozen)
-        c->state = PNA_CTR_PAUSED;
+    if (c->state == PNA_CSTATE_RUNNING &&
+        pna_cgroup_read_frozen(cg, c->cgroup_path, &frozen) == 0 && frozen)
+        c->state = PNA_CSTATE_PAUSED;
     struct pna_cgroup_mem mem;
     if (pna_cgroup_read_memory(cg, c->cgroup_path, &mem) < 0)
         return;
@@ -94,7 +94,7 @@ static void read_init_pid(const char *bundle, struct pna_container *c)
         c->pid = (int32_t)pid;
         c->start_ms = mtime_ms(&st);
     } else {
-        c->state = PNA_CTR_CREATED;
+        c->state = PNA_CSTATE_CREATED;
     }
 }
 
@@ -116,7 +116,7 @@ static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_e
     if (!pna_container_id_ok(id)) {
         /* containerd refuses such IDs; a cut one could collide with another. */
         snprintf(err, sizeof err, "%.100s/%.100s: task id longer than %d characters", ns, id,
-                 PNA_CTR_ID_MAX);
+                 PNA_CONTAINER_ID_MAX);
         note_error(st, err);
         return;
     }

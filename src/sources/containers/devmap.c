@@ -35,7 +35,7 @@ static int32_t numbered(const char *name, const char *prefix)
     return (int32_t)strtol(d, NULL, 10);
 }
 
-static void set(struct pna_ctr_device *dev, enum pna_dev_kind kind, enum pna_dev_family fam,
+static void set(struct pna_container_device *dev, enum pna_dev_kind kind, enum pna_dev_family fam,
                 int32_t unit)
 {
     dev->kind = (uint8_t)kind;
@@ -43,7 +43,7 @@ static void set(struct pna_ctr_device *dev, enum pna_dev_kind kind, enum pna_dev
     dev->unit = unit;
 }
 
-static bool classify_by_path(struct pna_ctr_device *dev)
+static bool classify_by_path(struct pna_container_device *dev)
 {
     const char *p = dev->path;
     if (strncmp(p, "/dev/", 5) != 0)
@@ -94,7 +94,7 @@ static bool classify_by_path(struct pna_ctr_device *dev)
 /* Minor ranges per Documentation/admin-guide/devices.txt and the drivers:
  * DRM primary nodes 0-63, render nodes 128-191; NVIDIA GPUs 0-253 with 254
  * modeset and 255 nvidiactl; InfiniBand umad 0-63, issm 64-127, uverbs 192-255. */
-static bool classify_by_number(struct pna_ctr_device *dev)
+static bool classify_by_number(struct pna_container_device *dev)
 {
     if (!dev->has_numbers || (dev->type != 'c' && dev->type != 0))
         return false;
@@ -129,7 +129,7 @@ static bool classify_by_number(struct pna_ctr_device *dev)
     }
 }
 
-void pna_devmap_classify(struct pna_ctr_device *dev)
+void pna_devmap_classify(struct pna_container_device *dev)
 {
     set(dev, PNA_DEV_OTHER, PNA_DEVF_OTHER, -1);
     if (classify_by_path(dev))
@@ -264,7 +264,7 @@ struct owner_memo {
     char rdma_dev[64];
 };
 
-static void resolve_owner(const struct pna_roots *roots, struct pna_ctr_device *d)
+static void resolve_owner(const struct pna_roots *roots, struct pna_container_device *d)
 {
     char node[32];
     switch (d->family) {
@@ -302,7 +302,7 @@ void pna_devmap_owners(const struct pna_roots *roots, struct pna_container_set *
     struct owner_memo memo[128];
     size_t nmemo = 0;
     for (size_t i = 0; i < set->dev_count; i++) {
-        struct pna_ctr_device *d = &set->devs[i];
+        struct pna_container_device *d = &set->devs[i];
         d->gpu_index = 0;
         d->rdma_dev[0] = '\0';
         if (d->unit < 0)

@@ -18,7 +18,7 @@ struct pna_roots;
 
 /* Fill DEV->kind, family and unit from DEV->path (and major/minor when the
  * path says nothing). */
-void pna_devmap_classify(struct pna_ctr_device *dev);
+void pna_devmap_classify(struct pna_container_device *dev);
 
 /* The /dev path of character (TYPE 'c') or block ('b') device MAJOR:MINOR, from
  * sysfs dev/{char,block}/MAJ:MIN/uevent (DEVNAME=...) under ROOTS->sysfs.

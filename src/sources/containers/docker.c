@@ -27,16 +27,16 @@ static const char *jstr(const json_t *obj, const char *key)
 static uint8_t state_from_text(const char *s)
 {
     if (!s)
-        return PNA_CTR_UNKNOWN;
+        return PNA_CSTATE_UNKNOWN;
     if (!strcmp(s, "running") || !strcmp(s, "restarting"))
-        return PNA_CTR_RUNNING;
+        return PNA_CSTATE_RUNNING;
     if (!strcmp(s, "paused"))
-        return PNA_CTR_PAUSED;
+        return PNA_CSTATE_PAUSED;
     if (!strcmp(s, "created"))
-        return PNA_CTR_CREATED;
+        return PNA_CSTATE_CREATED;
     if (!strcmp(s, "exited") || !strcmp(s, "dead") || !strcmp(s, "removing"))
-        return PNA_CTR_EXITED;
-    return PNA_CTR_UNKNOWN;
+        return PNA_CSTATE_EXITED;
+    return PNA_CSTATE_UNKNOWN;
 }
 
 /* ---- parsers ------------------------------------------------------------------------- */
@@ -52,7 +52,7 @@ static json_t *load(const char *text, size_t len, const char *what, char *err, s
 
 static void fill_from_list_entry(const json_t *o, struct pna_container *c)
 {
-    c->runtime = PNA_RT_DOCKER;
+    c->runtime = PNA_RUNTIME_DOCKER;
     pna_copy_display(c->id, jstr(o, "Id"), sizeof c->id);
     json_t *names = json_object_get(o, "Names");
     const char *name = json_string_value(json_array_get(names, 0));
@@ -111,7 +111,7 @@ static void add_inspect_device(struct pna_docker_inspect *out, const char *path)
 {
     if (!path || !*path || out->ndevs >= sizeof out->devs / sizeof out->devs[0])
         return;
-    struct pna_ctr_device *d = &out->devs[out->ndevs++];
+    struct pna_container_device *d = &out->devs[out->ndevs++];
     memset(d, 0, sizeof *d);
     pna_copy_display(d->path, path, sizeof d->path);
     d->type = 'c';
@@ -140,7 +140,7 @@ int pna_docker_parse_inspect(const char *text, size_t len, struct pna_docker_ins
                              char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->state = PNA_CTR_UNKNOWN;
+    out->state = PNA_CSTATE_UNKNOWN;
     json_t *root = load(text, len, "/containers/{id}/json", err, errlen);
     if (!root)
         return -1;

@@ -25,14 +25,14 @@ int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set
                           char *err, size_t errlen);
 
 struct pna_docker_inspect {
-    uint8_t state;             /* enum pna_ctr_state */
+    uint8_t state;             /* enum pna_container_state */
     int32_t pid;
     int64_t start_ms;          /* State.StartedAt; 0 unknown */
     bool oom_killed;           /* State.OOMKilled */
     bool has_mem_limit;
     uint64_t mem_limit_bytes;  /* HostConfig.Memory (0 there = none) */
     size_t ndevs;
-    struct pna_ctr_device devs[64]; /* HostConfig.Devices, DeviceRequests GPU ids */
+    struct pna_container_device devs[64]; /* HostConfig.Devices, DeviceRequests GPU ids */
 };
 
 /* GET /containers/{id}/json.  Returns 0 or -1 with ERR. */

@@ -27,7 +27,7 @@ struct cached {
 struct pna_docker {
     char *socket_path;
     unsigned timeout_ms;
-    struct pna_http_client *http;
+    struct pna_hclient *http;
     struct cached *cache;      /* sorted by id */
     size_t ncache;
     atomic_uint errors, inspects;
@@ -45,7 +45,7 @@ struct pna_docker *pna_docker_new(const char *socket_path, unsigned timeout_ms)
         return NULL;
     d->socket_path = strdup(socket_path);
     d->timeout_ms = timeout_ms;
-    d->http = pna_http_client_new();
+    d->http = pna_hclient_new();
     d->dirty = calloc(DIRTY_MAX, sizeof *d->dirty);
     pthread_mutex_init(&d->dirty_lock, NULL);
     if (!d->socket_path || !d->http || !d->dirty) {
@@ -59,7 +59,7 @@ void pna_docker_free(struct pna_docker *d)
 {
     if (!d)
         return;
-    pna_http_client_free(d->http);
+    pna_hclient_free(d->http);
     free(d->socket_path);
     free(d->cache);
     free(d->dirty);
@@ -116,7 +116,7 @@ static int cmp_cached(const void *a, const void *b)
     return strcmp(((const struct cached *)a)->id, ((const struct cached *)b)->id);
 }
 
-static int inspect(struct pna_docker *d, const struct pna_http_target *t, const char *id,
+static int inspect(struct pna_docker *d, const struct pna_hclient_target *t, const char *id,
                    struct pna_docker_inspect *out)
 {
     char path[160], err[160];
@@ -127,8 +127,8 @@ static int inspect(struct pna_docker *d, const struct pna_http_target *t, const 
         return -1;
     snprintf(path, sizeof path, "/containers/%s/json", id);
     atomic_fetch_add(&d->inspects, 1);
-    if (pna_http_get(d->http, t, path, PNA_DOCKER_INSPECT_MAX, &body, &len, NULL,
-                     err, sizeof err) < 0) {
+    if (pna_hclient_get(d->http, t, path, PNA_DOCKER_INSPECT_MAX, &body, &len, NULL,
+                        err, sizeof err) < 0) {
         atomic_fetch_add(&d->errors, 1);
         return -1;
     }
@@ -160,14 +160,14 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
                        const struct pna_cgroup_env *cg, struct pna_container_set *set,
                        char *err, size_t errlen)
 {
-    struct pna_http_target t = {
+    struct pna_hclient_target t = {
         .unix_socket = d->socket_path, .base_url = "http://localhost",
         .timeout_ms = d->timeout_ms, .connect_timeout_ms = d->timeout_ms,
     };
     char *body = NULL;
     size_t len = 0;
-    if (pna_http_get(d->http, &t, "/containers/json", PNA_DOCKER_LIST_MAX, &body, &len, NULL,
-                     err, errlen) < 0) {
+    if (pna_hclient_get(d->http, &t, "/containers/json", PNA_DOCKER_LIST_MAX, &body, &len, NULL,
+                        err, errlen) < 0) {
         atomic_fetch_add(&d->errors, 1);
         return -1;
     }

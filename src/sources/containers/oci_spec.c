@@ -80,7 +80,7 @@ static int add_spec_devices(const json_t *devices, struct pna_container_set *set
         const char *path = jstr(d, "path");
         if (!path || !*path)
             continue;
-        struct pna_ctr_device dev = { 0 };
+        struct pna_container_device dev = { 0 };
         pna_copy_display(dev.path, path, sizeof dev.path);
         dev.type = jtype(d);
         dev.has_numbers = jnum(d, "major", &dev.major) && jnum(d, "minor", &dev.minor);
@@ -96,7 +96,7 @@ static bool already_listed(const struct pna_container_set *set, char type, uint3
 {
     const struct pna_container *c = &set->rows[set->count - 1];
     for (uint32_t i = 0; i < c->dev_count; i++) {
-        const struct pna_ctr_device *d = &set->devs[c->dev_first + i];
+        const struct pna_container_device *d = &set->devs[c->dev_first + i];
         if (d->has_numbers && d->major == major && d->minor == minor &&
             (d->type == type || !d->type || !type))
             return true;
@@ -115,7 +115,7 @@ static int add_allowed_devices(const json_t *rules, const struct pna_roots *root
     json_array_foreach(rules, i, r) {
         if (!json_is_true(json_object_get(r, "allow")))
             continue;
-        struct pna_ctr_device dev = { 0 };
+        struct pna_container_device dev = { 0 };
         dev.type = jtype(r);
         if (dev.type != 'c' && dev.type != 'b')
             continue;
@@ -166,7 +166,7 @@ int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna
         json_decref(root);
         return -1;
     }
-    c->runtime = PNA_RT_CONTAINERD;
+    c->runtime = PNA_RUNTIME_CONTAINERD;
     json_t *ann = json_object_get(root, "annotations");
     read_identity(json_is_object(ann) ? ann : NULL, id, c, info);
 

@@ -346,12 +346,12 @@ static void wipe_free(char *s)
     free(s);
 }
 
-int pna_kubelet_fetch(struct pna_http_client *http, const struct pna_kubelet_opts *o,
+int pna_kubelet_fetch(struct pna_hclient *http, const struct pna_kubelet_opts *o,
                       struct pna_kubelet_result *result, char *err, size_t errlen)
 {
     memset(result, 0, sizeof *result);
     char *token = read_token(o->token_file);
-    struct pna_http_target t = {
+    struct pna_hclient_target t = {
         .base_url = o->url, .bearer_token = token,
         .ca_file = file_exists(o->ca_file) ? o->ca_file : NULL,
         .insecure = o->insecure, .timeout_ms = o->timeout_ms,
@@ -359,15 +359,16 @@ int pna_kubelet_fetch(struct pna_http_client *http, const struct pna_kubelet_opt
     };
     char *body = NULL;
     size_t len = 0;
-    int rc = pna_http_get(http, &t, "/pods", PNA_KUBELET_BODY_MAX, &body, &len, NULL, err, errlen);
+    int rc = pna_hclient_get(http, &t, "/pods", PNA_KUBELET_BODY_MAX, &body, &len, NULL, err,
+                             errlen);
     if (rc == 0) {
         rc = pna_kubelet_parse_pods(body, len, &result->pods, &result->gpus_allocated, err, errlen);
         free(body);
         body = NULL;
     }
     if (rc == 0)
-        rc = pna_http_get(http, &t, "/stats/summary", PNA_KUBELET_BODY_MAX, &body, &len, NULL,
-                          err, errlen);
+        rc = pna_hclient_get(http, &t, "/stats/summary", PNA_KUBELET_BODY_MAX, &body, &len, NULL,
+                             err, errlen);
     if (rc == 0) {
         rc = pna_kubelet_parse_summary(body, len, &result->pods, &result->node_fs,
                                        result->node_name, sizeof result->node_name, err, errlen);

@@ -18,7 +18,7 @@
 
 #include "model/storage.h"
 
-struct pna_http_client;
+struct pna_hclient;
 
 #define PNA_KUBELET_BODY_MAX (64u << 20)
 #define PNA_KUBELET_TOKEN_MAX 65536
@@ -61,7 +61,7 @@ struct pna_kubelet_result {
 
 /* Fetch and parse both endpoints.  Returns 0, or -1 with ERR (RESULT then holds
  * nothing to free).  Free a successful RESULT's pods with pna_pod_set_free(). */
-int pna_kubelet_fetch(struct pna_http_client *http, const struct pna_kubelet_opts *o,
+int pna_kubelet_fetch(struct pna_hclient *http, const struct pna_kubelet_opts *o,
                       struct pna_kubelet_result *result, char *err, size_t errlen);
 
 /* Turn GPUs allocated and on the node into the allocation scalar. */

@@ -170,15 +170,15 @@ enum pna_ib_mad_port_state pna_ib_mad_port_state(const struct pna_ib_mad *mad,
 
 /* The counters PortCountersExtended replaces, in struct pna_pma_ext order;
  * the last four only when the PMA keeps them (not NoIETF). */
-static const enum pna_ib_ctr pma_ctrs[] = {
+static const enum pna_ib_counter pma_counters[] = {
     PNA_IBC_XMIT_DATA, PNA_IBC_RCV_DATA, PNA_IBC_XMIT_PACKETS, PNA_IBC_RCV_PACKETS,
     PNA_IBC_UNICAST_XMIT_PACKETS, PNA_IBC_UNICAST_RCV_PACKETS,
     PNA_IBC_MULTICAST_XMIT_PACKETS, PNA_IBC_MULTICAST_RCV_PACKETS,
 };
 
-static size_t pma_ctr_count(const struct mad_port *mp)
+static size_t pma_counter_count(const struct mad_port *mp)
 {
-    return mp->noietf ? 4 : sizeof pma_ctrs / sizeof pma_ctrs[0];
+    return mp->noietf ? 4 : sizeof pma_counters / sizeof pma_counters[0];
 }
 
 /* Worth asking the PMA, and able to answer. */
@@ -191,9 +191,9 @@ static bool eligible(const struct pna_ib_port *p)
 /* The kernel's own counters are the 32-bit PortCounters ones. */
 static bool sysfs_counters_narrow(const struct pna_ib_port *p)
 {
-    return !p->ctr[PNA_IBC_XMIT_DATA].from_ext && !p->ctr[PNA_IBC_RCV_DATA].from_ext &&
-           !p->ctr[PNA_IBC_UNICAST_XMIT_PACKETS].present &&
-           !p->ctr[PNA_IBC_UNICAST_RCV_PACKETS].present;
+    return !p->counters[PNA_IBC_XMIT_DATA].from_ext && !p->counters[PNA_IBC_RCV_DATA].from_ext &&
+           !p->counters[PNA_IBC_UNICAST_XMIT_PACKETS].present &&
+           !p->counters[PNA_IBC_UNICAST_RCV_PACKETS].present;
 }
 
 static void set_pma(struct pna_counter *c, uint64_t raw, unsigned scale)
@@ -213,8 +213,8 @@ static void fill_port(struct pna_ib_port *p, const struct mad_port *mp,
     const uint64_t v[] = { x->xmit_words, x->rcv_words, x->xmit_pkts, x->rcv_pkts,
                            x->ucast_xmit_pkts, x->ucast_rcv_pkts, x->mcast_xmit_pkts,
                            x->mcast_rcv_pkts };
-    for (size_t i = 0; i < pma_ctr_count(mp); i++)
-        set_pma(&p->ctr[pma_ctrs[i]], v[i], pna_ib_ctr_descs[pma_ctrs[i]].scale);
+    for (size_t i = 0; i < pma_counter_count(mp); i++)
+        set_pma(&p->counters[pma_counters[i]], v[i], pna_ib_counter_descs[pma_counters[i]].scale);
 }
 
 /* A port that served PMA values and cannot now: its counters are absent for
@@ -222,8 +222,8 @@ static void fill_port(struct pna_ib_port *p, const struct mad_port *mp,
  * bits): serving them would make the Counter64s jump backwards. */
 static void blank_port(struct pna_ib_port *p, const struct mad_port *mp)
 {
-    for (size_t i = 0; i < pma_ctr_count(mp); i++)
-        p->ctr[pma_ctrs[i]] = (struct pna_counter){ 0 };
+    for (size_t i = 0; i < pma_counter_count(mp); i++)
+        p->counters[pma_counters[i]] = (struct pna_counter){ 0 };
 }
 
 static void note(struct pna_ib_port *p, const char *who, const char *what)

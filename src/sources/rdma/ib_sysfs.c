@@ -357,8 +357,8 @@ static int read_hw_counters(struct reader *rd, const char *dir, const char *who,
 static void read_port_counter(struct reader *rd, struct pna_ib_port *port, const char *pdir,
                               const char *who, bool have_ext, int i)
 {
-    const struct pna_ib_ctr_desc *desc = &pna_ib_ctr_descs[i];
-    struct pna_counter *c = &port->ctr[i];
+    const struct pna_ib_counter_desc *desc = &pna_ib_counter_descs[i];
+    struct pna_counter *c = &port->counters[i];
     char buf[64], sub[PATH_MAX];
     uint64_t raw;
 
