@@ -41,7 +41,7 @@ for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$GETLAT"; do
 done
 
 ENT=$(sed -n 's/^#define PNA_ENTERPRISE_OID[[:space:]]*\([0-9, ]*\).*/\1/p' \
-      "$top_srcdir/src/snmp/oids.h" | tr -d ' ' | tr ',' '.')
+      "$top_srcdir/src/model/oids.h" | tr -d ' ' | tr ',' '.')
 ROOT=".$ENT.1"; OBJ="$ROOT.1"; NOTIFY="$ROOT.0"
 POLLER="$OBJ.4.10.1"
 

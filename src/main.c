@@ -11,6 +11,8 @@
 #include "core/log.h"
 #include "core/poller.h"
 #include "core/privileges.h"
+#include "core/view.h"
+#include "model/metric_tables.h"
 #include "snmp/agent.h"
 
 #include <errno.h>
@@ -62,12 +64,14 @@ static void usage(FILE *out)
         "      --procfs DIR     read procfs under DIR (default /proc)\n"
         "      --devfs DIR      read device nodes under DIR (default /dev)\n"
         "      --rootfs DIR     read host files (os-release, runtimes) under DIR (default /)\n"
+        "      --list-metrics   print every served value (MIB object, column, syntax,\n"
+        "                       Prometheus family, type, scale, label, JSON member) and exit\n"
         "  -h, --help           this text\n"
         "  -v, --version        version\n\n"
         "Config file tokens are described in docs/configuration.md.\n");
 }
 
-enum { OPT_STANDALONE = 256, OPT_HTTP, OPT_SYSFS, OPT_PROCFS, OPT_DEVFS, OPT_ROOTFS };
+enum { OPT_STANDALONE = 256, OPT_HTTP, OPT_SYSFS, OPT_PROCFS, OPT_DEVFS, OPT_ROOTFS, OPT_LIST_METRICS };
 
 static const struct option long_options[] = {
     { "standalone", required_argument, NULL, OPT_STANDALONE },
@@ -76,6 +80,7 @@ static const struct option long_options[] = {
     { "procfs", required_argument, NULL, OPT_PROCFS },
     { "devfs", required_argument, NULL, OPT_DEVFS },
     { "rootfs", required_argument, NULL, OPT_ROOTFS },
+    { "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -108,6 +113,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
         case OPT_PROCFS: cli->roots.procfs = optarg; break;
         case OPT_DEVFS: cli->roots.devfs = optarg; break;
         case OPT_ROOTFS: cli->roots.rootfs = optarg; break;
+        case OPT_LIST_METRICS: pna_metric_catalogue(stdout); return 1;
         case 'h': usage(stdout); return 1;
         case 'v': printf(APP_NAME " " PACKAGE_VERSION "\n"); return 1;
         default: usage(stderr); return -1;
@@ -228,6 +234,7 @@ int main(int argc, char **argv)
     if (cli.pidfile && write_pidfile(cli.pidfile) != 0)
         return 1;
     install_signals();
+    pna_agent_set_identity(PACKAGE_VERSION, cfg.standalone_addr != NULL);
     if (pna_events_init(cfg.event_history) != 0 || pna_agent_start(&cfg, APP_NAME) != 0)
         return 1;
     /* Capabilities are per thread: drop them before any thread is made. */

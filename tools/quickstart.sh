@@ -71,7 +71,7 @@ CONF
     else
         echo "(no IETF base MIBs found: numeric OIDs; see docs/install.md)"
         local root
-        root=$(sed -n 's/^#define PNA_ENTERPRISE_OID[[:space:]]*\([0-9, ]*\).*/\1/p' src/snmp/oids.h | tr -d ' ' | tr ',' '.')
+        root=$(sed -n 's/^#define PNA_ENTERPRISE_OID[[:space:]]*\([0-9, ]*\).*/\1/p' src/model/oids.h | tr -d ' ' | tr ',' '.')
         # shellcheck disable=SC2086
         MIBS= snmpwalk $v3 -On 127.0.0.1:$port ".$root.1"
     fi

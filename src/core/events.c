@@ -180,27 +180,28 @@ uint64_t pna_events_total_of(enum pna_event_type type)
     return atomic_load_explicit(&total_by_type[type], memory_order_relaxed);
 }
 
+const char *const pna_event_type_names[PNA_EV_TYPE_MAX + 1] = {
+    [PNA_EV_POLLER_FAILED] = "pollerFailed",     [PNA_EV_POLLER_RECOVERED] = "pollerRecovered",
+    [PNA_EV_IB_PORT_DOWN] = "ibPortDown",        [PNA_EV_IB_PORT_UP] = "ibPortUp",
+    [PNA_EV_CONTAINER_OOM] = "containerOomKill", [PNA_EV_GPU_XID] = "gpuXid",
+    [PNA_EV_GPU_THERMAL] = "gpuThermal",         [PNA_EV_GPU_LOST] = "gpuLost",
+    [PNA_EV_PFC_PAUSE_STORM] = "pfcPauseStorm",
+};
+
+const char *const pna_severity_names[PNA_SEV_CRITICAL + 1] = {
+    [PNA_SEV_INFO] = "info", [PNA_SEV_WARNING] = "warning", [PNA_SEV_ERROR] = "error",
+    [PNA_SEV_CRITICAL] = "critical",
+};
+
 const char *pna_event_type_name(enum pna_event_type type)
 {
-    static const char *const names[PNA_EV_TYPE_MAX + 1] = {
-        [PNA_EV_POLLER_FAILED] = "pollerFailed",   [PNA_EV_POLLER_RECOVERED] = "pollerRecovered",
-        [PNA_EV_IB_PORT_DOWN] = "ibPortDown",      [PNA_EV_IB_PORT_UP] = "ibPortUp",
-        [PNA_EV_CONTAINER_OOM] = "containerOomKill", [PNA_EV_GPU_XID] = "gpuXid",
-        [PNA_EV_GPU_THERMAL] = "gpuThermal",       [PNA_EV_GPU_LOST] = "gpuLost",
-        [PNA_EV_PFC_PAUSE_STORM] = "pfcPauseStorm",
-    };
-    return type >= 1 && type <= PNA_EV_TYPE_MAX ? names[type] : "unknown";
+    return type >= 1 && type <= PNA_EV_TYPE_MAX ? pna_event_type_names[type] : "unknown";
 }
 
 const char *pna_severity_name(enum pna_severity severity)
 {
-    switch (severity) {
-    case PNA_SEV_INFO: return "info";
-    case PNA_SEV_WARNING: return "warning";
-    case PNA_SEV_ERROR: return "error";
-    case PNA_SEV_CRITICAL: return "critical";
-    }
-    return "unknown";
+    return severity >= PNA_SEV_INFO && severity <= PNA_SEV_CRITICAL ? pna_severity_names[severity]
+                                                                      : "unknown";
 }
 
 uint64_t pna_events_total(void)

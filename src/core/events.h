@@ -117,6 +117,9 @@ uint64_t pna_events_total_of(enum pna_event_type type);
  * ("gpuXid", "critical"); "unknown" for a value the MIB does not name. */
 const char *pna_event_type_name(enum pna_event_type type);
 const char *pna_severity_name(enum pna_severity severity);
+/* The same labels by value (index 0 unused), for the MIB's enumerations. */
+extern const char *const pna_event_type_names[PNA_EV_TYPE_MAX + 1];
+extern const char *const pna_severity_names[PNA_SEV_CRITICAL + 1];
 /* Any thread: events handled since start. */
 uint64_t pna_events_total(void);
 uint64_t pna_events_dropped(void);

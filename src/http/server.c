@@ -16,7 +16,7 @@
 #include "http/address.h"
 #include "http/auth.h"
 #include "http/http.h"
-#include "http/render.h"
+#include "http/render/render.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,18 +33,12 @@
 #include <microhttpd.h>
 
 #define CONNECTION_TIMEOUT_S 15
-/* The node storage figures come from the kubelet whenever it has a snapshot:
- * one that stopped answering loses it after staleAfter (the poller core drops
- * it), so no second age limit applies here -- the rule primusStorage follows. */
-#define STORAGE_MAX_AGE_MS (INT64_MAX / 2)
-
 static struct {
     struct MHD_Daemon *daemon;
     struct pna_http_auth auth;
     bool auth_on;
     bool probe_auth;            /* httpProbeAuth: the probes need auth too */
     char *tls_cert, *tls_key;   /* PEM text; the library reads them at start */
-    struct pna_http_agent agent;
     char *node_name;            /* configured node name, or NULL */
 } srv;
 
@@ -182,7 +176,7 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *c, const
         return send_text(c, MHD_HTTP_NOT_FOUND, "404 page not found\n");
 
     struct pna_http_view v;
-    pna_http_view_take(&v, &srv.agent, srv.node_name);
+    pna_http_view_take(&v, srv.node_name);
     enum MHD_Result ret;
     if (is_metrics) {
         ret = serve_metrics(c, &v);
@@ -314,10 +308,6 @@ int pna_http_start(const struct pna_config *cfg)
             return -1;
         }
     }
-    srv.agent.version = PACKAGE_VERSION;
-    srv.agent.standalone = cfg->standalone_addr != NULL;
-    srv.agent.started_ms = pna_now_ms();
-    srv.agent.storage_max_age_ms = STORAGE_MAX_AGE_MS;
     srv.node_name = cfg->node_name && cfg->node_name[0] ? strdup(cfg->node_name) : NULL;
 
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;

@@ -16,6 +16,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* One counter value.  PRESENT is false when the source has no such counter
+ * or cannot read it ("N/A (no PMA)" on iWARP): absent is not zero.
+ * SATURATED: the value sits at the maximum of a counter that stops there
+ * (IB PMA error counters) and no longer counts.  FROM_EXT: the value came from
+ * a 64-bit source (counters_ext/<name>_64) rather than the PortCounters file.
+ * FROM_PMA: it came from the PMA's PortCountersExtended through libibmad
+ * (src/sources/rdma/ib_mad.c). */
+struct pna_counter {
+    uint64_t value;
+    bool present;
+    bool saturated;
+    bool from_ext;
+    bool from_pma;
+};
+
 /* What happened between the previous sample and this one. */
 enum pna_widen {
     PNA_WIDEN_FIRST = 0,   /* no previous sample: the widened value is the raw one */

@@ -24,7 +24,7 @@
 
 #include "core/cache.h"
 
-/* (Named apart from snmp/oids.h's PNA_GPU_VENDOR_*, the MIB's own enum,
+/* (Named apart from model/oids.h's PNA_GPU_VENDOR_*, the MIB's own enum,
  * which a table file includes next to this header.) */
 enum pna_gpu_vendor {
     PNA_GPU_VND_NVIDIA = 1,
@@ -172,12 +172,6 @@ struct pna_gpu {
 
     /* The container holding this GPU (containers work fills it when the
      * containers domain is joined in; absent until then). */
-    bool has_holder;
-    uint32_t holder_container_index;
-    uint32_t holder_count;       /* containers holding it: > 1 when shared */
-    char holder_container[128];  /* container id */
-    char holder_pod[128];
-    char holder_namespace[64];
 };
 
 /* A growable list of GPUs, used by every collector. */

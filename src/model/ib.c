@@ -173,6 +173,19 @@ const struct pna_ib_device *pna_ib_find_device(const struct pna_ib_model *m, con
     return NULL;
 }
 
+bool pna_ib_find_netdev(const struct pna_ib_model *m, const char *netdev,
+                        const struct pna_ib_device **dev, const struct pna_ib_port **port)
+{
+    for (size_t i = 0; m && netdev[0] && i < m->n_devices; i++)
+        for (size_t p = 0; p < m->devices[i].n_ports; p++)
+            if (strcmp(m->devices[i].ports[p].netdev, netdev) == 0) {
+                *dev = &m->devices[i];
+                *port = &m->devices[i].ports[p];
+                return true;
+            }
+    return false;
+}
+
 const struct pna_ib_port *pna_ib_find_port(const struct pna_ib_device *d, uint32_t num)
 {
     size_t lo = 0, hi = d ? d->n_ports : 0;

@@ -17,21 +17,7 @@
 #include <stdint.h>
 
 #include "core/cache.h"
-
-/* One counter value.  PRESENT is false when the source has no such counter
- * or cannot read it ("N/A (no PMA)" on iWARP): absent is not zero.
- * SATURATED: the value sits at the maximum of a counter that stops there
- * (IB PMA error counters) and no longer counts.  FROM_EXT: the value came from
- * a 64-bit source (counters_ext/<name>_64) rather than the PortCounters file.
- * FROM_PMA: it came from the PMA's PortCountersExtended through libibmad
- * (src/sources/rdma/ib_mad.c). */
-struct pna_counter {
-    uint64_t value;
-    bool present;
-    bool saturated;
-    bool from_ext;
-    bool from_pma;
-};
+#include "model/counter.h"   /* struct pna_counter */
 
 /* The standard port counters of /sys/class/infiniband/<dev>/ports/<n>/counters.
  * Order is fixed: it is the column order of the port table. */
@@ -202,6 +188,9 @@ struct pna_ib_snap {
 void pna_ib_model_free(struct pna_ib_model *m);
 const struct pna_ib_device *pna_ib_find_device(const struct pna_ib_model *m, const char *name);
 const struct pna_ib_port *pna_ib_find_port(const struct pna_ib_device *d, uint32_t num);
+/* The RoCE port whose netdev is NETDEV: its device and itself; false when none. */
+bool pna_ib_find_netdev(const struct pna_ib_model *m, const char *netdev,
+                        const struct pna_ib_device **dev, const struct pna_ib_port **port);
 const struct pna_hw_counter *pna_ib_find_hw(const struct pna_hw_counter *hw, size_t n,
                                             const char *name);
 /* Widen hw counters, fill the congestion view and the rates of CUR using PREV

@@ -51,22 +51,85 @@ static bool sum_prio(const struct pna_pfc_if *pif, int field, uint64_t *sum)
     return any;
 }
 
-bool pna_pfc_pause_frames(const struct pna_pfc_if *pif, bool tx, uint64_t *frames)
+enum pna_pause_source pna_pfc_pause_frames(const struct pna_pfc_if *pif, bool tx,
+                                           uint64_t *frames)
 {
     const struct pna_counter *phy = &pif->f[tx ? PNA_PFC_TX_PAUSE_CTRL_PHY : PNA_PFC_RX_PAUSE_CTRL_PHY];
     const struct pna_counter *global = &pif->f[tx ? PNA_PFC_TX_PAUSE : PNA_PFC_RX_PAUSE];
     const struct pna_counter *pfc = &pif->f[tx ? PNA_PFC_TX_PFC_FRAMES : PNA_PFC_RX_PFC_FRAMES];
     if (phy->present) {
         *frames = phy->value;
-        return true;
+        return PNA_PAUSE_FROM_PHY;
     }
     uint64_t prio_sum = 0;
     bool have_prio = pfc->present ? false : sum_prio(pif, tx ? PNA_PFCP_TX_PAUSE : PNA_PFCP_RX_PAUSE,
                                                      &prio_sum);
     if (!global->present && !pfc->present && !have_prio)
-        return false;
+        return PNA_PAUSE_FROM_NONE;
     *frames = (global->present ? global->value : 0) + (pfc->present ? pfc->value : prio_sum);
-    return true;
+    return pfc->present || have_prio ? PNA_PAUSE_FROM_SUM : PNA_PAUSE_FROM_GLOBAL;
+}
+
+bool pna_pfc_prio_counted(const struct pna_pfc_if *pif, int prio)
+{
+    for (int f = 0; f < PNA_PFCP_COUNT; f++)
+        if (pif->prio[prio][f].present)
+            return true;
+    return false;
+}
+
+bool pna_pfc_stat_at(const struct pna_pfc_model *m, size_t row, const struct pna_pfc_if **pif,
+                     const struct pna_eth_stat **s)
+{
+    size_t lo = 0, hi = m ? m->n_ifs : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct pna_pfc_if *x = &m->ifs[mid];
+        if (row < x->first_stat)
+            hi = mid;
+        else if (row >= x->first_stat + x->n_stats)
+            lo = mid + 1;
+        else {
+            *pif = x;
+            *s = &x->stats[row - x->first_stat];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The global count is the pause total's only part when neither a physical
+ * total nor any PFC count exists (model/pfc_metrics.c reads the rest). */
+static bool global_is_total(const struct pna_pfc_if *pif, bool tx)
+{
+    uint64_t frames;
+    return pna_pfc_pause_frames(pif, tx, &frames) == PNA_PAUSE_FROM_GLOBAL;
+}
+
+bool pna_pfc_stat_has_column(const struct pna_pfc_if *pif, const struct pna_eth_stat *s)
+{
+    if (s->map_kind == PNA_PFC_MAP_PRIO)
+        return true;                /* every priority field is a primusPfcTable column */
+    if (s->map_kind != PNA_PFC_MAP_IF)
+        return false;
+    switch ((enum pna_pfc_if_field)s->map_field) {
+    case PNA_PFC_RX_PAUSE: return global_is_total(pif, false);
+    case PNA_PFC_TX_PAUSE: return global_is_total(pif, true);
+    case PNA_PFC_RX_PAUSE_CTRL_PHY:
+    case PNA_PFC_TX_PAUSE_CTRL_PHY: return true;   /* primusPauseRx/TxFrames when present */
+    case PNA_PFC_RX_PAUSE_DURATION_US:
+    case PNA_PFC_TX_PAUSE_DURATION_US:
+    case PNA_PFC_RX_PAUSE_TRANSITION:
+    case PNA_PFC_RX_PFC_FRAMES:
+    case PNA_PFC_TX_PFC_FRAMES:
+    case PNA_PFC_STORM_WARNING_EVENTS:
+    case PNA_PFC_STORM_ERROR_EVENTS:
+    case PNA_PFC_RX_DISCARDS_PHY:
+    case PNA_PFC_TX_DISCARDS_PHY:
+    case PNA_PFC_RX_OUT_OF_BUFFER: return true;
+    case PNA_PFC_IF_COUNT: break;
+    }
+    return false;
 }
 
 static uint64_t counter_increase(const struct pna_counter *cur, const struct pna_counter *prev)
@@ -102,8 +165,10 @@ void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64
     if (!prev || interval_ms <= 0)
         return;
     uint64_t rx_now, rx_then, tx_now, tx_then;
-    bool have_rx = pna_pfc_pause_frames(cur, false, &rx_now) && pna_pfc_pause_frames(prev, false, &rx_then);
-    bool have_tx = pna_pfc_pause_frames(cur, true, &tx_now) && pna_pfc_pause_frames(prev, true, &tx_then);
+    bool have_rx = pna_pfc_pause_frames(cur, false, &rx_now) != PNA_PAUSE_FROM_NONE &&
+                   pna_pfc_pause_frames(prev, false, &rx_then) != PNA_PAUSE_FROM_NONE;
+    bool have_tx = pna_pfc_pause_frames(cur, true, &tx_now) != PNA_PAUSE_FROM_NONE &&
+                   pna_pfc_pause_frames(prev, true, &tx_then) != PNA_PAUSE_FROM_NONE;
     if (have_rx)
         cur->rx_pause_per_s = pna_counter_rate(pna_counter_delta(rx_then, rx_now), interval_ms, 1);
     if (have_tx)

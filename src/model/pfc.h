@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "core/cache.h"
-#include "model/ib.h"   /* struct pna_counter */
+#include "model/counter.h"   /* struct pna_counter */
 
 #define PNA_PFC_PRIOS 8
 
@@ -80,8 +80,6 @@ struct pna_pfc_if {
     char ifname[32];
     int32_t ifindex;                /* IF-MIB ifIndex, 0 unknown */
     char driver[32];                /* "mlx5_core", "ionic", "veth"... */
-    char rdma_device[64];           /* the RDMA device whose RoCE port this is, or "" */
-    uint32_t rdma_port;
 
     struct pna_counter f[PNA_PFC_IF_COUNT];
     struct pna_counter prio[PNA_PFC_PRIOS][PNA_PFCP_COUNT];
@@ -121,10 +119,36 @@ void pna_pfc_if_clear(struct pna_pfc_if *pif);   /* frees STATS, zeroes counters
 void pna_pfc_model_index(struct pna_pfc_model *m);
 const struct pna_pfc_if *pna_pfc_find_if(const struct pna_pfc_model *m, const char *ifname);
 
-/* All pause frames received (TX false) or sent (TX true), global and PFC:
- * the physical-port total where the driver has it, else the global count plus
- * the PFC count (total, or the sum over priorities).  False when none exists. */
-bool pna_pfc_pause_frames(const struct pna_pfc_if *pif, bool tx, uint64_t *frames);
+/* Where pna_pfc_pause_frames() took its total from. */
+enum pna_pause_source {
+    PNA_PAUSE_FROM_NONE = 0,    /* the driver counts no pause frames at all */
+    PNA_PAUSE_FROM_PHY,         /* the physical port's own total (mlx5 *_pause_ctrl_phy) */
+    PNA_PAUSE_FROM_GLOBAL,      /* the global (802.3x) count alone */
+    PNA_PAUSE_FROM_SUM,         /* global + PFC frames (total, or the sum over priorities) */
+};
+
+/* All link-level pause frames received (TX false) or sent (TX true), global
+ * and PFC together: the physical-port total where the driver has one, else the
+ * global count plus the PFC count (the driver's total, or the sum over
+ * priorities).  primusPauseRxFrames/TxFrames, and what pause rates and storms
+ * are judged on.  Returns where *FRAMES came from (NONE: nothing, *FRAMES
+ * untouched). */
+enum pna_pause_source pna_pfc_pause_frames(const struct pna_pfc_if *pif, bool tx,
+                                           uint64_t *frames);
+
+/* True when the driver counts anything for priority PRIO of PIF. */
+bool pna_pfc_prio_counted(const struct pna_pfc_if *pif, int prio);
+
+/* Statistic ROW of M's flat list (see pna_pfc_model_index): its interface and
+ * itself; false past the end. */
+bool pna_pfc_stat_at(const struct pna_pfc_model *m, size_t row, const struct pna_pfc_if **pif,
+                     const struct pna_eth_stat **s);
+
+/* True when a named column serves statistic S of PIF as it is (one counter,
+ * one column), so that the generic statistics table leaves it out; a
+ * statistic that only enters a sum (ionic's global pause frames in
+ * primusPauseRxFrames) is not. */
+bool pna_pfc_stat_has_column(const struct pna_pfc_if *pif, const struct pna_eth_stat *s);
 
 /* Rates and storm detection for CUR against PREV (the same interface in the
  * previous poll, or NULL) over INTERVAL_MS.  A storm is a pause-frame rate in

@@ -18,10 +18,9 @@ void pna_node_storage_finish(struct pna_node_storage *s)
 }
 
 const struct pna_node_storage *pna_node_storage_pick(const struct pna_kubelet_snap *kubelet,
-                                                     const struct pna_storage_snap *storage,
-                                                     int64_t now_ms, int64_t max_age_ms)
+                                                     const struct pna_storage_snap *storage)
 {
-    if (kubelet && kubelet->node_fs.valid && now_ms - kubelet->base.taken_ms <= max_age_ms)
+    if (kubelet && kubelet->node_fs.valid)
         return &kubelet->node_fs;
     if (storage && storage->node_fs.valid)
         return &storage->node_fs;

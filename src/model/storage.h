@@ -105,11 +105,12 @@ void pna_pod_set_assign_indexes(struct pna_pod_set *set, const struct pna_pod_se
  * figure (statvfs), and the percent in every case. */
 void pna_node_storage_finish(struct pna_node_storage *s);
 
-/* What the node storage scalars show: the kubelet's figures when its snapshot
- * has them and is at most MAX_AGE_MS old at NOW_MS, else statvfs. Either
- * snapshot may be NULL; returns NULL when neither has data. */
+/* What the node storage figures are (primusStorage, node_ephemeral_storage_*):
+ * the kubelet's whenever its snapshot has them, else statvfs.  A kubelet that
+ * stopped answering loses its snapshot after staleAfter (the poller core drops
+ * it), so no age limit of its own applies.  Either snapshot may be NULL;
+ * returns NULL when neither has data. */
 const struct pna_node_storage *pna_node_storage_pick(const struct pna_kubelet_snap *kubelet,
-                                                     const struct pna_storage_snap *storage,
-                                                     int64_t now_ms, int64_t max_age_ms);
+                                                     const struct pna_storage_snap *storage);
 
 #endif

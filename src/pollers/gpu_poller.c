@@ -395,31 +395,6 @@ static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
     return 0;
 }
 
-/* Which container holds each GPU, from the containers domain's latest
- * snapshot (its devices are already matched to GPU PCI keys).  Rows keep
- * has_holder false when no container, or no containers poller, holds them. */
-static void fill_holders(struct pna_gpu *gpus, size_t count)
-{
-    const struct pna_containers_snap *cs =
-        (const struct pna_containers_snap *)pna_cache_acquire(PNA_DOM_CONTAINERS);
-    if (!cs)
-        return;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t holders = 0;
-        const struct pna_container *c = pna_container_holding_gpu(&cs->set, gpus[i].index,
-                                                                   &holders);
-        if (!c)
-            continue;
-        gpus[i].has_holder = true;
-        gpus[i].holder_count = holders;
-        gpus[i].holder_container_index = c->index;
-        pna_strlcpy(gpus[i].holder_container, c->id, sizeof gpus[i].holder_container);
-        pna_strlcpy(gpus[i].holder_pod, c->pod_name, sizeof gpus[i].holder_pod);
-        pna_strlcpy(gpus[i].holder_namespace, c->pod_namespace, sizeof gpus[i].holder_namespace);
-    }
-    pna_snap_release((struct pna_snap *)cs);
-}
-
 static int gpu_collect(void *state, const struct pna_snap *prev,
                        const struct pna_poller_inputs *in, struct pna_snap **out,
                        char *err, size_t errlen)
@@ -452,7 +427,6 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
     check_alerts(st, &list);
     refresh_xid_listener(st, &list);
     fill_xids(st, list.gpus, list.count);
-    fill_holders(list.gpus, list.count);
 
     snap->count = list.count;
     snap->gpus = list.gpus; /* the snapshot owns the array now */

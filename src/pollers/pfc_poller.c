@@ -90,7 +90,8 @@ static int cmp_if(const void *a, const void *b)
 
 /* The interfaces to read: RoCE netdevs of IB (the latest IB snapshot, an
  * input of this poller; NULL before the first), then the configured ones;
- * sorted by name, each once (the RDMA link kept). */
+ * sorted by name, each once.  Which RDMA port an interface belongs to is
+ * joined when an answer is built (model/pfc_metrics.c), as every join is. */
 static size_t list_interfaces(const struct pfc_state *st, const struct pna_ib_snap *ib_snap,
                               struct pna_pfc_if *ifs)
 {
@@ -102,9 +103,6 @@ static size_t list_interfaces(const struct pfc_state *st, const struct pna_ib_sn
             if (!d->ports[p].netdev[0])
                 continue;
             pna_strlcpy(ifs[n].ifname, d->ports[p].netdev, sizeof ifs[n].ifname);
-            pna_strlcpy(ifs[n].rdma_device, d->name, sizeof ifs[n].rdma_device);
-            ifs[n].rdma_port = d->ports[p].num;
-            ifs[n].ifindex = d->ports[p].ifindex;
             n++;
         }
     }

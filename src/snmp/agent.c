@@ -7,10 +7,8 @@
 #include "pna_autoconf.h"
 #include "snmp/agent.h"
 #include "core/config.h"
-#include "snmp/container_tables.h"
-#include "snmp/gpu_table.h"
 #include "snmp/notify.h"
-#include "snmp/rdma_tables.h"
+#include "snmp/tables.h"
 #include "core/events.h"
 #include "core/log.h"
 #include "core/poller.h"
@@ -98,17 +96,6 @@ static void set_agent_role(const struct pna_config *cfg)
     }
 }
 
-static void register_primus_mib(const struct pna_config *cfg)
-{
-    pna_agent_tables_set_mode(cfg->standalone_addr != NULL);
-    pna_system_scalars_register();
-    pna_agent_tables_register();
-    pna_gpu_table_register();
-    pna_rdma_tables_register();
-    pna_pfc_tables_register();
-    pna_container_tables_register();
-}
-
 int pna_agent_start(const struct pna_config *cfg, const char *app_name)
 {
     /* The agent needs no MIB files at run time; without this, net-snmp tries
@@ -132,7 +119,8 @@ int pna_agent_start(const struct pna_config *cfg, const char *app_name)
         netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
                                NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS, 1);
     }
-    register_primus_mib(cfg);
+    if (pna_snmp_tables_register() != 0)
+        return -1;
     hand_over_remembered_lines();
     init_snmp(app_name);
     if (cfg->standalone_addr && init_master_agent() != 0) {

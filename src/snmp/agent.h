@@ -25,9 +25,4 @@ void pna_agent_shutdown(const char *app_name);
  * (stderr, syslog or a file, as -L said).  Main thread only. */
 void pna_agent_log_line(int priority, const char *line);
 
-/* Registration functions of the MIB groups (one file each). */
-void pna_system_scalars_register(void);
-void pna_agent_tables_register(void);
-void pna_agent_tables_set_mode(bool standalone);
-
 #endif

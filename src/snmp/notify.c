@@ -6,7 +6,8 @@
  * back by the same index. */
 #include "pna_autoconf.h"
 #include "snmp/notify.h"
-#include "snmp/oids.h"
+#include "model/metric_tables.h"
+#include "model/oids.h"
 #include "snmp/table.h"
 #include "core/log.h"
 
@@ -106,6 +107,13 @@ static void add_counter(struct vb_builder *b, u_char type, uint64_t v)
     vb_add(b, &c);
 }
 
+/* The column of MIB object OBJECT in table T: its descriptor says it. */
+static unsigned column_of(const struct pna_metric_table *t, const char *object)
+{
+    const struct pna_metric *m = pna_metric_by_object(t, object);
+    return m ? m->column : 0;
+}
+
 /* notify-only scalars are sent with instance .0 */
 static void add_notify_object(struct vb_builder *b, unsigned sub)
 {
@@ -116,14 +124,14 @@ static void add_notify_object(struct vb_builder *b, unsigned sub)
 static void poller_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
     const struct pna_event_poller *p = &ev->u.poller;
-    vb_name(b, poller_entry, OID_LENGTH(poller_entry), PNA_COL_POLLER_NAME);
+    vb_name(b, poller_entry, OID_LENGTH(poller_entry), column_of(&pna_poller_metrics, "primusPollerName"));
     vb_index_u32(b, p->index);
     add_str(b, p->name);
-    vb_name(b, poller_entry, OID_LENGTH(poller_entry), PNA_COL_POLLER_ERRORS);
+    vb_name(b, poller_entry, OID_LENGTH(poller_entry), column_of(&pna_poller_metrics, "primusPollerErrors"));
     vb_index_u32(b, p->index);
     add_counter(b, ASN_COUNTER, p->errors);
     if (ev->type == PNA_EV_POLLER_FAILED) {
-        vb_name(b, poller_entry, OID_LENGTH(poller_entry), PNA_COL_POLLER_LAST_ERROR);
+        vb_name(b, poller_entry, OID_LENGTH(poller_entry), column_of(&pna_poller_metrics, "primusPollerLastError"));
         vb_index_u32(b, p->index);
         add_str(b, p->last_error);
     }
@@ -138,7 +146,7 @@ static void ib_port_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_u32(b, p->port);
     add_notify_object(b, PNA_SC_NOTIFY_IB_PORT_OLD_STATE);
     add_int(b, p->old_state);
-    vb_name(b, ib_port_entry, OID_LENGTH(ib_port_entry), PNA_COL_IB_PORT_STATE);
+    vb_name(b, ib_port_entry, OID_LENGTH(ib_port_entry), column_of(&pna_ib_port_metrics, "primusIbPortState"));
     vb_index_str(b, p->device);
     vb_index_u32(b, p->port);
     add_int(b, p->new_state);
@@ -147,17 +155,18 @@ static void ib_port_varbinds(struct vb_builder *b, const struct pna_event *ev)
 static void oom_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
     const struct pna_event_oom *o = &ev->u.oom;
-    static const struct { unsigned col; size_t off; } text_cols[] = {
-        { PNA_COL_CONTAINER_NAME, offsetof(struct pna_event_oom, container_name) },
-        { PNA_COL_CONTAINER_POD_NAME, offsetof(struct pna_event_oom, pod) },
-        { PNA_COL_CONTAINER_POD_NAMESPACE, offsetof(struct pna_event_oom, namespace_) },
+    static const struct { const char *object; size_t off; } text_cols[] = {
+        { "primusContainerName", offsetof(struct pna_event_oom, container_name) },
+        { "primusContainerPodName", offsetof(struct pna_event_oom, pod) },
+        { "primusContainerPodNamespace", offsetof(struct pna_event_oom, namespace_) },
     };
     for (size_t i = 0; i < sizeof text_cols / sizeof text_cols[0]; i++) {
-        vb_name(b, container_entry, OID_LENGTH(container_entry), text_cols[i].col);
+        vb_name(b, container_entry, OID_LENGTH(container_entry),
+                column_of(&pna_container_metrics, text_cols[i].object));
         vb_index_str(b, o->container_id);
         add_str(b, (const char *)o + text_cols[i].off);
     }
-    vb_name(b, container_entry, OID_LENGTH(container_entry), PNA_COL_CONTAINER_OOM_KILLS);
+    vb_name(b, container_entry, OID_LENGTH(container_entry), column_of(&pna_container_metrics, "primusContainerOomKills"));
     vb_index_str(b, o->container_id);
     add_counter(b, ASN_COUNTER64, o->kill_count);
 }
@@ -165,17 +174,17 @@ static void oom_varbinds(struct vb_builder *b, const struct pna_event *ev)
 static void gpu_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
     const struct pna_event_gpu *g = &ev->u.gpu;
-    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), PNA_COL_GPU_UUID);
+    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuUuid"));
     vb_index_u32(b, g->index);
     add_str(b, g->uuid);
-    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), PNA_COL_GPU_PCI_BUS_ID);
+    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuPciBusId"));
     vb_index_u32(b, g->index);
     add_str(b, g->pci_bus_id);
     if (ev->type == PNA_EV_GPU_XID) {
         add_notify_object(b, PNA_SC_NOTIFY_GPU_XID);
         add_u32(b, (uint32_t)g->xid);
     } else if (ev->type == PNA_EV_GPU_THERMAL) {
-        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), PNA_COL_GPU_TEMPERATURE);
+        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuTemperature"));
         vb_index_u32(b, g->index);
         add_int(b, g->temperature_c);
         add_notify_object(b, PNA_SC_NOTIFY_GPU_THRESHOLD);
@@ -238,10 +247,10 @@ void pna_notify_event(const struct pna_event *ev, void *arg)
     snmp_varlist_add_variable(&b.vars, snmptrap_oid, OID_LENGTH(snmptrap_oid), ASN_OBJECT_ID,
                               trap, sizeof trap);
     row_varbinds(&b, ev);
-    vb_name(&b, event_entry, OID_LENGTH(event_entry), PNA_COL_EVENT_SEVERITY);
+    vb_name(&b, event_entry, OID_LENGTH(event_entry), column_of(&pna_event_metrics, "primusEventSeverity"));
     vb_index_u32(&b, ev->seq);
     add_int(&b, ev->severity);
-    vb_name(&b, event_entry, OID_LENGTH(event_entry), PNA_COL_EVENT_TEXT);
+    vb_name(&b, event_entry, OID_LENGTH(event_entry), column_of(&pna_event_metrics, "primusEventText"));
     vb_index_u32(&b, ev->seq);
     add_str(&b, ev->text);
     send_v2trap(b.vars);

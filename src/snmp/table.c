@@ -1,76 +1,99 @@
 /* snmp/table.c -- the read-only MIB engine (see table.h).
  *
- * One net-snmp handler per table or scalar group.  A request takes one
- * reference to the domain's current snapshot, resolves every varbind against
- * it, and lets it go: the answer is consistent within the request, and a
- * poller can publish meanwhile without waiting for anybody.
+ * One net-snmp handler per table or scalar.  A request takes one view of the
+ * cache (the domains its table reads), resolves every varbind against it, and
+ * lets it go: the answer is consistent within the request, and a poller can
+ * publish meanwhile without waiting for anybody.
  *
  * Row order: SNMP orders rows by their index OIDs, which for string indexes is
- * not the order a collector keeps (length comes first).  The first request
- * after a new snapshot sorts row numbers by index once; every later request is
- * a binary search over that permutation, with no allocation. */
+ * not the order a source keeps (length comes first).  The first request after
+ * a new snapshot sorts row numbers by index once; every later request is a
+ * binary search over that permutation, with no allocation. */
 #include "pna_autoconf.h"
 #include "snmp/table.h"
-#include "core/log.h"
-#include "util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
+#include "util/array.h"
+
 /* ---- cells --------------------------------------------------------------- */
 
-int pna_cell_int(struct pna_cell *c, int64_t v)
+void pna_cell_int(struct pna_cell *c, int64_t v)
 {
     c->type = ASN_INTEGER;
     c->i = v;
-    return 0;
 }
 
-int pna_cell_u32(struct pna_cell *c, uint32_t v)
+void pna_cell_u32(struct pna_cell *c, uint32_t v)
 {
     c->type = ASN_UNSIGNED;
     c->u = v;
-    return 0;
 }
 
-int pna_cell_counter32(struct pna_cell *c, uint32_t v)
+void pna_cell_counter32(struct pna_cell *c, uint32_t v)
 {
     c->type = ASN_COUNTER;
     c->u = v;
-    return 0;
 }
 
-int pna_cell_counter64(struct pna_cell *c, uint64_t v)
+void pna_cell_counter64(struct pna_cell *c, uint64_t v)
 {
     c->type = ASN_COUNTER64;
     c->u = v;
-    return 0;
 }
 
-int pna_cell_str(struct pna_cell *c, const char *s)
+void pna_cell_str(struct pna_cell *c, const char *s)
 {
     c->type = ASN_OCTET_STR;
     c->str = s ? s : "";
     c->len = strlen(c->str);
-    return 0;
 }
 
-int pna_cell_strcopy(struct pna_cell *c, const char *s)
-{
-    size_t n = strlen(s);
-    if (n >= sizeof c->copy)
-        n = sizeof c->copy - 1;
-    memcpy(c->copy, s, n);
-    c->copy[n] = '\0';
-    return pna_cell_bytes(c, c->copy, n);
-}
-
-int pna_cell_bytes(struct pna_cell *c, const void *p, size_t len)
+static void cell_text(struct pna_cell *c, const struct pna_value *v)
 {
     c->type = ASN_OCTET_STR;
-    c->str = p;
-    c->len = len;
-    return 0;
+    if (v->state != PNA_PRESENT || !v->is_text) {
+        c->str = "";
+        c->len = 0;
+        return;
+    }
+    if (v->text != v->buf) {           /* in the snapshot or static: lives on */
+        c->str = v->text;
+        c->len = v->len;
+        return;
+    }
+    size_t n = v->len < sizeof c->copy ? v->len : sizeof c->copy - 1;
+    memcpy(c->copy, v->text, n);
+    c->copy[n] = '\0';
+    c->str = c->copy;
+    c->len = n;
+}
+
+bool pna_cell_encode(const struct pna_metric *m, const struct pna_value *v, struct pna_cell *out)
+{
+    memset(out, 0, sizeof *out);
+    if (v->state == PNA_ABSENT)
+        return false;
+    /* NONE: the zero value of the syntax, the MIB's stand-in for "no value" */
+    uint64_t u = v->state == PNA_PRESENT ? (v->is_signed ? (uint64_t)v->i : v->u) : 0;
+    switch ((enum pna_syntax)m->syntax) {
+    case PNA_SYNTAX_INTEGER:
+        out->type = ASN_INTEGER;
+        out->i = v->state == PNA_PRESENT ? (v->is_signed ? v->i : (int64_t)v->u) : 0;
+        return true;
+    case PNA_SYNTAX_TRUTH:
+        out->type = ASN_INTEGER;
+        out->i = u ? 1 : 2; /* TruthValue: true(1), false(2) */
+        return true;
+    case PNA_SYNTAX_UNSIGNED: out->type = ASN_UNSIGNED; out->u = u; return true;
+    case PNA_SYNTAX_COUNTER32: out->type = ASN_COUNTER; out->u = u; return true;
+    case PNA_SYNTAX_COUNTER64: out->type = ASN_COUNTER64; out->u = u; return true;
+    case PNA_SYNTAX_TEXT: cell_text(out, v); return true;
+    case PNA_SYNTAX_NONE: break;
+    }
+    return false;
 }
 
 size_t pna_index_put_string(oid *idx, size_t cap, const char *s)
@@ -108,13 +131,66 @@ static void set_value(netsnmp_variable_list *vb, const struct pna_cell *c)
     }
 }
 
+/* The descriptor of column COL, or NULL: a lookup table per registration. */
+struct columns {
+    unsigned min, max;
+    const struct pna_metric **by_col;  /* [0 .. max] */
+};
+
+static int columns_init(struct columns *c, const struct pna_metric_table *t)
+{
+    c->min = UINT32_MAX;
+    c->max = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        unsigned col = t->metrics[i].column;
+        if (!col || t->metrics[i].syntax == PNA_SYNTAX_NONE)
+            continue;
+        c->min = col < c->min ? col : c->min;
+        c->max = col > c->max ? col : c->max;
+    }
+    if (c->max == 0)
+        return -1;
+    c->by_col = calloc(c->max + 1, sizeof *c->by_col);
+    if (!c->by_col)
+        return -1;
+    for (size_t i = 0; i < t->count; i++)
+        if (t->metrics[i].column && t->metrics[i].syntax != PNA_SYNTAX_NONE)
+            c->by_col[t->metrics[i].column] = &t->metrics[i];
+    return 0;
+}
+
+/* ---- a request's rows ------------------------------------------------------ */
+
+/* Row I of T in view V, or false when it has no cells. */
+static bool view_row(const struct pna_metric_table *t, const struct pna_view *v, size_t i,
+                     struct pna_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->view = v;
+    row->pos = i;
+    return t->row(v, i, row);
+}
+
+/* Fill OUT with cell (ROW, COL) of T; false when absent. */
+static bool row_cell(const struct pna_metric_table *t, const struct columns *cols,
+                     const struct pna_row *row, unsigned col, struct pna_cell *out)
+{
+    const struct pna_metric *m = col <= cols->max ? cols->by_col[col] : NULL;
+    if (!m)
+        return false;
+    struct pna_value v;
+    pna_metric_value(t, m, row, &v);
+    return pna_cell_encode(m, &v, out);
+}
+
 /* ---- registrations and row order ---------------------------------------- */
 
 struct table_reg {
     const struct pna_table_def *def;
+    struct columns cols;
     size_t *order;          /* row numbers in index order */
     size_t order_cap, order_len;
-    const void *order_ctx;  /* snapshot the order belongs to... */
+    const void *order_snap; /* snapshot the order belongs to... */
     uint64_t order_gen;     /* ...and its generation (pointers get reused) */
 };
 
@@ -127,48 +203,65 @@ static struct table_reg *reg_for(const struct pna_table_def *def)
     for (size_t i = 0; i < ntables; i++)
         if (tables[i].def == def)
             return &tables[i];
-    if (ntables == MAX_TABLES)
+    if (ntables == MAX_TABLES || columns_init(&tables[ntables].cols, def->metrics) != 0)
         return NULL;
     tables[ntables].def = def;
     return &tables[ntables++];
 }
 
-static struct pna_snap *acquire(enum pna_domain domain)
+/* The index of row I: a row without cells gets the impossible index 0 (string
+ * indexes start with a length of at least 1), so GET and GETNEXT pass it by. */
+static size_t index_of(const struct pna_table_def *def, const struct pna_view *v, size_t i,
+                       oid *idx)
 {
-    return domain == PNA_DOM_NONE ? NULL : pna_cache_acquire(domain);
+    struct pna_row row;
+    if (!view_row(def->metrics, v, i, &row)) {
+        idx[0] = 0;
+        return 1;
+    }
+    return def->row_index(&row, idx);
 }
 
-/* qsort_r has no portable context argument: the comparator reads these. */
+/* qsort has no context argument: the comparator reads these. */
 static const struct pna_table_def *sort_def;
-static const void *sort_ctx;
+static const struct pna_view *sort_view;
 
 static int compare_rows(const void *a, const void *b)
 {
     oid ia[PNA_MAX_INDEX_LEN], ib[PNA_MAX_INDEX_LEN];
-    size_t la = sort_def->row_index(sort_ctx, *(const size_t *)a, ia);
-    size_t lb = sort_def->row_index(sort_ctx, *(const size_t *)b, ib);
+    size_t la = index_of(sort_def, sort_view, *(const size_t *)a, ia);
+    size_t lb = index_of(sort_def, sort_view, *(const size_t *)b, ib);
     return snmp_oid_compare(ia, la, ib, lb);
 }
 
-/* Make REG's permutation match CTX; returns the number of rows. */
-static size_t prepare_order(struct table_reg *reg, const void *ctx)
+static const struct pna_snap *primary_snap(const struct pna_table_def *def,
+                                           const struct pna_view *v)
+{
+    int d = def->metrics->domain;
+    return d >= 0 && d < PNA_DOM_COUNT ? v->snap[d] : NULL;
+}
+
+/* Make REG's permutation match view V; returns the number of rows. */
+static size_t prepare_order(struct table_reg *reg, const struct pna_view *v)
 {
     const struct pna_table_def *def = reg->def;
-    size_t n = def->row_count(ctx);
+    size_t n = def->metrics->rows(v);
     if (def->rows_in_index_order)
         return n;
-    uint64_t gen = ctx ? ((const struct pna_snap *)ctx)->generation : 0;
-    if (reg->order && reg->order_ctx == ctx && reg->order_gen == gen && reg->order_len == n)
+    /* Rows of agent state (no snapshot) are few: sorted at every request. */
+    const struct pna_snap *snap = primary_snap(def, v);
+    uint64_t gen = snap ? snap->generation : 0;
+    if (snap && reg->order && reg->order_snap == snap && reg->order_gen == gen && reg->order_len == n)
         return n;
     if (PNA_ARRAY_RESERVE(reg->order, reg->order_cap, n) != 0)
         return 0;
     for (size_t i = 0; i < n; i++)
         reg->order[i] = i;
     sort_def = def;
-    sort_ctx = ctx;
+    sort_view = v;
     if (n > 1)
         qsort(reg->order, n, sizeof *reg->order, compare_rows);
-    reg->order_ctx = ctx;
+    reg->order_snap = snap;
     reg->order_gen = gen;
     reg->order_len = n;
     return n;
@@ -180,14 +273,14 @@ static size_t row_at(const struct table_reg *reg, size_t pos)
 }
 
 /* First position whose index is >= IDX (or > IDX when STRICT). */
-static size_t lower_bound(const struct table_reg *reg, const void *ctx, size_t n,
+static size_t lower_bound(const struct table_reg *reg, const struct pna_view *v, size_t n,
                           const oid *idx, size_t idx_len, bool strict)
 {
     size_t lo = 0, hi = n;
     oid buf[PNA_MAX_INDEX_LEN];
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        size_t len = reg->def->row_index(ctx, row_at(reg, mid), buf);
+        size_t len = index_of(reg->def, v, row_at(reg, mid), buf);
         int cmp = snmp_oid_compare(buf, len, idx, idx_len);
         if (cmp < 0 || (strict && cmp == 0))
             lo = mid + 1;
@@ -199,31 +292,31 @@ static size_t lower_bound(const struct table_reg *reg, const void *ctx, size_t n
 
 /* ---- GET / GETNEXT resolution ------------------------------------------- */
 
-static int resolve_get(struct table_reg *reg, const void *ctx, const oid *name,
+static int resolve_get(struct table_reg *reg, const struct pna_view *v, const oid *name,
                        size_t name_len, struct pna_cell *out)
 {
     const struct pna_table_def *def = reg->def;
     size_t t = def->table_oid_len;
     if (name_len <= t + 2 || snmp_oid_compare(name, t, def->table_oid, t) != 0 ||
-        name[t] != 1 || name[t + 1] < def->min_col || name[t + 1] > def->max_col)
+        name[t] != 1 || name[t + 1] < reg->cols.min || name[t + 1] > reg->cols.max)
         return (int)SNMP_NOSUCHOBJECT;
-    size_t n = prepare_order(reg, ctx);
+    size_t n = prepare_order(reg, v);
     const oid *idx = name + t + 2;
     size_t idx_len = name_len - t - 2;
-    size_t pos = lower_bound(reg, ctx, n, idx, idx_len, false);
+    size_t pos = lower_bound(reg, v, n, idx, idx_len, false);
     if (pos == n)
         return (int)SNMP_NOSUCHINSTANCE;
     oid buf[PNA_MAX_INDEX_LEN];
-    size_t len = def->row_index(ctx, row_at(reg, pos), buf);
-    if (snmp_oid_compare(buf, len, idx, idx_len) != 0)
-        return (int)SNMP_NOSUCHINSTANCE;
-    memset(out, 0, sizeof *out);
-    if (def->get_cell(ctx, row_at(reg, pos), (unsigned)name[t + 1], out) != 0)
+    size_t len = index_of(def, v, row_at(reg, pos), buf);
+    struct pna_row row;
+    if (snmp_oid_compare(buf, len, idx, idx_len) != 0 ||
+        !view_row(def->metrics, v, row_at(reg, pos), &row) ||
+        !row_cell(def->metrics, &reg->cols, &row, (unsigned)name[t + 1], out))
         return (int)SNMP_NOSUCHINSTANCE;
     return 0;
 }
 
-static int resolve_next(struct table_reg *reg, const void *ctx, const oid *name,
+static int resolve_next(struct table_reg *reg, const struct pna_view *v, const oid *name,
                         size_t name_len, oid *next, size_t *next_len, struct pna_cell *out)
 {
     const struct pna_table_def *def = reg->def;
@@ -232,29 +325,32 @@ static int resolve_next(struct table_reg *reg, const void *ctx, const oid *name,
     memcpy(entry, def->table_oid, t * sizeof(oid));
     entry[t] = 1;
 
-    unsigned col = def->min_col;
-    size_t n = prepare_order(reg, ctx);
+    unsigned col = reg->cols.min;
+    size_t n = prepare_order(reg, v);
     size_t pos = 0;
     size_t common = name_len < t + 1 ? name_len : t + 1;
     int cmp = snmp_oid_compare(name, common, entry, common);
     if (cmp > 0)
         return -1;                               /* past this table */
     if (cmp == 0 && name_len > t + 1) {
-        if (name[t + 1] > def->max_col)
+        if (name[t + 1] > reg->cols.max)
             return -1;
-        if (name[t + 1] >= def->min_col) {
+        if (name[t + 1] >= reg->cols.min) {
             col = (unsigned)name[t + 1];
-            pos = lower_bound(reg, ctx, n, name + t + 2, name_len - t - 2, true);
+            pos = lower_bound(reg, v, n, name + t + 2, name_len - t - 2, true);
         }
     }
-    for (; col <= def->max_col; col++, pos = 0) {
+    for (; col <= reg->cols.max; col++, pos = 0) {
+        if (!reg->cols.by_col[col])
+            continue;
         for (; pos < n; pos++) {
-            memset(out, 0, sizeof *out);
-            if (def->get_cell(ctx, row_at(reg, pos), col, out) != 0)
+            struct pna_row row;
+            if (!view_row(def->metrics, v, row_at(reg, pos), &row) ||
+                !row_cell(def->metrics, &reg->cols, &row, col, out))
                 continue;
             memcpy(next, entry, (t + 1) * sizeof(oid));
             next[t + 1] = col;
-            *next_len = t + 2 + def->row_index(ctx, row_at(reg, pos), next + t + 2);
+            *next_len = t + 2 + def->row_index(&row, next + t + 2);
             return 0;
         }
     }
@@ -262,53 +358,55 @@ static int resolve_next(struct table_reg *reg, const void *ctx, const oid *name,
 }
 
 int pna_table_get(const struct pna_table_def *def, const oid *name, size_t name_len,
-                  struct pna_cell *out, struct pna_snap **held)
+                  struct pna_cell *out, struct pna_view *view)
 {
     struct table_reg *reg = reg_for(def);
-    *held = acquire(def->domain);
-    if (!reg || (def->domain != PNA_DOM_NONE && !*held))
+    pna_view_take(view, def->metrics->view);
+    if (!reg)
         return -1;
-    return resolve_get(reg, *held, name, name_len, out) == 0 ? 0 : -1;
+    return resolve_get(reg, view, name, name_len, out) == 0 ? 0 : -1;
 }
 
 int pna_table_getnext(const struct pna_table_def *def, const oid *name, size_t name_len,
-                      oid *next, size_t *next_len, struct pna_cell *out,
-                      struct pna_snap **held)
+                      oid *next, size_t *next_len, struct pna_cell *out, struct pna_view *view)
+{
+    pna_view_take(view, def->metrics->view);
+    return pna_table_getnext_in(def, view, name, name_len, next, next_len, out);
+}
+
+int pna_table_getnext_in(const struct pna_table_def *def, const struct pna_view *view,
+                         const oid *name, size_t name_len, oid *next, size_t *next_len,
+                         struct pna_cell *out)
 {
     struct table_reg *reg = reg_for(def);
-    *held = acquire(def->domain);
-    if (!reg || (def->domain != PNA_DOM_NONE && !*held))
-        return -1;
-    return resolve_next(reg, *held, name, name_len, next, next_len, out);
+    return reg ? resolve_next(reg, view, name, name_len, next, next_len, out) : -1;
 }
 
 /* ---- net-snmp handlers --------------------------------------------------- */
 
 /* How one registration resolves names: a table, or one scalar. */
 struct resolver {
-    enum pna_domain domain;
+    uint32_t view;              /* what the view must hold (PNA_VIEW_* bits) */
     void *self;
-    int (*get)(void *self, const void *ctx, const oid *name, size_t name_len,
+    int (*get)(void *self, const struct pna_view *v, const oid *name, size_t name_len,
                struct pna_cell *out);
-    int (*next)(void *self, const void *ctx, const oid *name, size_t name_len, oid *next,
-                size_t *next_len, struct pna_cell *out);
+    int (*next)(void *self, const struct pna_view *v, const oid *name, size_t name_len,
+                oid *next, size_t *next_len, struct pna_cell *out);
 };
 
-/* Answer every varbind of one request from one snapshot reference. */
+/* Answer every varbind of one request from one view. */
 static int serve_requests(const struct resolver *rs, netsnmp_agent_request_info *reqinfo,
                           netsnmp_request_info *requests)
 {
-    struct pna_snap *snap = acquire(rs->domain);
-    bool have_data = rs->domain == PNA_DOM_NONE || snap != NULL;
-
+    struct pna_view view;
+    pna_view_take(&view, rs->view);
     for (netsnmp_request_info *r = requests; r; r = r->next) {
         if (r->processed)
             continue;
         netsnmp_variable_list *vb = r->requestvb;
         struct pna_cell cell;
         if (reqinfo->mode == MODE_GET) {
-            int rc = have_data ? rs->get(rs->self, snap, vb->name, vb->name_length, &cell)
-                               : (int)SNMP_NOSUCHINSTANCE;
+            int rc = rs->get(rs->self, &view, vb->name, vb->name_length, &cell);
             if (rc == 0)
                 set_value(vb, &cell);
             else
@@ -317,8 +415,7 @@ static int serve_requests(const struct resolver *rs, netsnmp_agent_request_info 
             oid next[MAX_OID_LEN];
             size_t next_len;
             /* Leaving the varbind untouched tells the agent to look further on. */
-            if (have_data &&
-                rs->next(rs->self, snap, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
+            if (rs->next(rs->self, &view, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
                 snmp_set_var_objid(vb, next, next_len);
                 set_value(vb, &cell);
             }
@@ -326,20 +423,20 @@ static int serve_requests(const struct resolver *rs, netsnmp_agent_request_info 
             netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOTWRITABLE);
         }
     }
-    pna_snap_release(snap);
+    pna_view_release(&view);
     return SNMP_ERR_NOERROR;
 }
 
-static int table_get(void *self, const void *ctx, const oid *name, size_t name_len,
+static int table_get(void *self, const struct pna_view *v, const oid *name, size_t name_len,
                      struct pna_cell *out)
 {
-    return resolve_get(self, ctx, name, name_len, out);
+    return resolve_get(self, v, name, name_len, out);
 }
 
-static int table_next(void *self, const void *ctx, const oid *name, size_t name_len, oid *next,
-                      size_t *next_len, struct pna_cell *out)
+static int table_next(void *self, const struct pna_view *v, const oid *name, size_t name_len,
+                      oid *next, size_t *next_len, struct pna_cell *out)
 {
-    return resolve_next(self, ctx, name, name_len, next, next_len, out);
+    return resolve_next(self, v, name, name_len, next, next_len, out);
 }
 
 static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
@@ -347,28 +444,29 @@ static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registrat
 {
     (void)reginfo;
     struct table_reg *reg = handler->myvoid;
-    struct resolver rs = { reg->def->domain, reg, table_get, table_next };
+    struct resolver rs = { reg->def->metrics->view, reg, table_get, table_next };
     return serve_requests(&rs, reqinfo, requests);
 }
 
 int pna_table_register(const struct pna_table_def *def)
 {
+    const char *name = def->metrics->object;
     if (def->table_oid_len + 2 + PNA_MAX_INDEX_LEN > MAX_OID_LEN) {
-        pna_log(LOG_ERR, "%s: table OID too deep for %d-sub-identifier indexes", def->name,
+        pna_log(LOG_ERR, "%s: table OID too deep for %d-sub-identifier indexes", name,
                 PNA_MAX_INDEX_LEN);
         return -1;
     }
     struct table_reg *reg = reg_for(def);
     if (!reg)
         return -1;
-    netsnmp_mib_handler *h = netsnmp_create_handler(def->name, table_handler);
+    netsnmp_mib_handler *h = netsnmp_create_handler(name, table_handler);
     if (!h)
         return -1;
     h->myvoid = reg;
     netsnmp_handler_registration *r = netsnmp_handler_registration_create(
-        def->name, h, def->table_oid, def->table_oid_len, HANDLER_CAN_RONLY);
+        name, h, def->table_oid, def->table_oid_len, HANDLER_CAN_RONLY);
     if (!r || netsnmp_register_handler(r) != MIB_REGISTERED_OK) {
-        pna_log(LOG_ERR, "cannot register %s", def->name);
+        pna_log(LOG_ERR, "cannot register %s", name);
         return -1;
     }
     return 0;
@@ -376,17 +474,43 @@ int pna_table_register(const struct pna_table_def *def)
 
 /* ---- scalar groups -------------------------------------------------------- */
 
-static int scalar_get(const struct pna_scalar_def *def, const void *ctx, const oid *name,
+/* The value of scalar SUBID of DEF in view V; false when absent. */
+static bool scalar_cell(const struct pna_scalar_def *def, const struct pna_view *v, unsigned subid,
+                        struct pna_cell *out)
+{
+    const struct pna_metric_table *t = def->metrics;
+    const struct pna_metric *m = pna_metric_by_column(t, subid);
+    struct pna_row row;
+    if (!m || m->syntax == PNA_SYNTAX_NONE || t->rows(v) == 0 || !view_row(t, v, 0, &row))
+        return false;
+    struct pna_value val;
+    pna_metric_value(t, m, &row, &val);
+    return pna_cell_encode(m, &val, out);
+}
+
+static int scalar_get(const struct pna_scalar_def *def, const struct pna_view *v, const oid *name,
                       size_t name_len, struct pna_cell *out)
 {
     size_t g = def->group_oid_len;
     if (name_len != g + 2 || snmp_oid_compare(name, g, def->group_oid, g) != 0 ||
-        name[g] < def->min_subid || name[g] > def->max_subid)
+        !pna_metric_by_column(def->metrics, (unsigned)name[g]))
         return (int)SNMP_NOSUCHOBJECT;
     if (name[g + 1] != 0)
         return (int)SNMP_NOSUCHINSTANCE;
-    memset(out, 0, sizeof *out);
-    return def->get(ctx, (unsigned)name[g], out) == 0 ? 0 : (int)SNMP_NOSUCHINSTANCE;
+    return scalar_cell(def, v, (unsigned)name[g], out) ? 0 : (int)SNMP_NOSUCHINSTANCE;
+}
+
+int pna_scalar_get(const struct pna_scalar_def *def, const oid *name, size_t name_len,
+                   struct pna_cell *out, struct pna_view *view)
+{
+    pna_view_take(view, def->metrics->view);
+    return pna_scalar_get_in(def, view, name, name_len, out);
+}
+
+int pna_scalar_get_in(const struct pna_scalar_def *def, const struct pna_view *view,
+                      const oid *name, size_t name_len, struct pna_cell *out)
+{
+    return scalar_get(def, view, name, name_len, out) == 0 ? 0 : -1;
 }
 
 /* Each scalar has its own registration (group.N): ranges would be simpler,
@@ -402,7 +526,7 @@ static struct scalar_reg scalar_regs[MAX_SCALARS];
 static size_t nscalar_regs;
 
 /* GETNEXT within one scalar's registration: only group.N.0 can follow. */
-static int scalar_next(const struct scalar_reg *sr, const void *ctx, const oid *name,
+static int scalar_next(const struct scalar_reg *sr, const struct pna_view *v, const oid *name,
                        size_t name_len, oid *next, size_t *next_len, struct pna_cell *out)
 {
     const struct pna_scalar_def *def = sr->def;
@@ -411,27 +535,25 @@ static int scalar_next(const struct scalar_reg *sr, const void *ctx, const oid *
     memcpy(instance, def->group_oid, g * sizeof(oid));
     instance[g] = sr->subid;
     instance[g + 1] = 0;
-    if (snmp_oid_compare(name, name_len, instance, g + 2) >= 0)
-        return -1;
-    memset(out, 0, sizeof *out);
-    if (def->get(ctx, sr->subid, out) != 0)
+    if (snmp_oid_compare(name, name_len, instance, g + 2) >= 0 ||
+        !scalar_cell(def, v, sr->subid, out))
         return -1;
     memcpy(next, instance, (g + 2) * sizeof(oid));
     *next_len = g + 2;
     return 0;
 }
 
-static int scalar_get_one(void *self, const void *ctx, const oid *name, size_t name_len,
+static int scalar_get_one(void *self, const struct pna_view *v, const oid *name, size_t name_len,
                           struct pna_cell *out)
 {
     const struct scalar_reg *sr = self;
-    return scalar_get(sr->def, ctx, name, name_len, out);
+    return scalar_get(sr->def, v, name, name_len, out);
 }
 
-static int scalar_next_one(void *self, const void *ctx, const oid *name, size_t name_len,
+static int scalar_next_one(void *self, const struct pna_view *v, const oid *name, size_t name_len,
                            oid *next, size_t *next_len, struct pna_cell *out)
 {
-    return scalar_next(self, ctx, name, name_len, next, next_len, out);
+    return scalar_next(self, v, name, name_len, next, next_len, out);
 }
 
 static int scalar_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
@@ -439,18 +561,19 @@ static int scalar_handler(netsnmp_mib_handler *handler, netsnmp_handler_registra
 {
     (void)reginfo;
     struct scalar_reg *sr = handler->myvoid;
-    struct resolver rs = { sr->def->domain, sr, scalar_get_one, scalar_next_one };
+    struct resolver rs = { sr->def->metrics->view, sr, scalar_get_one, scalar_next_one };
     return serve_requests(&rs, reqinfo, requests);
 }
 
 static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
 {
+    const char *group = def->metrics->object;
     if (nscalar_regs == MAX_SCALARS)
         return -1;
     struct scalar_reg *sr = &scalar_regs[nscalar_regs++];
     sr->def = def;
     sr->subid = subid;
-    netsnmp_mib_handler *h = netsnmp_create_handler(def->name, scalar_handler);
+    netsnmp_mib_handler *h = netsnmp_create_handler(group, scalar_handler);
     if (!h)
         return -1;
     h->myvoid = sr;
@@ -458,9 +581,9 @@ static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
     memcpy(name, def->group_oid, def->group_oid_len * sizeof(oid));
     name[def->group_oid_len] = subid;
     netsnmp_handler_registration *r = netsnmp_handler_registration_create(
-        def->name, h, name, def->group_oid_len + 1, HANDLER_CAN_RONLY);
+        group, h, name, def->group_oid_len + 1, HANDLER_CAN_RONLY);
     if (!r || netsnmp_register_handler(r) != MIB_REGISTERED_OK) {
-        pna_log(LOG_ERR, "cannot register %s.%u", def->name, subid);
+        pna_log(LOG_ERR, "cannot register %s.%u", group, subid);
         return -1;
     }
     return 0;
@@ -468,8 +591,10 @@ static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
 
 int pna_scalars_register(const struct pna_scalar_def *def)
 {
-    for (unsigned subid = def->min_subid; subid <= def->max_subid; subid++)
-        if (register_one_scalar(def, subid) != 0)
+    const struct pna_metric_table *t = def->metrics;
+    for (size_t i = 0; i < t->count; i++)
+        if (t->metrics[i].column && t->metrics[i].syntax != PNA_SYNTAX_NONE &&
+            register_one_scalar(def, t->metrics[i].column) != 0)
             return -1;
     return 0;
 }

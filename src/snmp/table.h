@@ -1,14 +1,18 @@
-/* table.h -- the read-only MIB engine: one handler per table or scalar group.
+/* table.h -- the read-only MIB engine: one handler per table or scalar group,
+ * driven by the model's descriptors (model/metric.h).
  *
- * A table file (src/snmp/<group>_table.c) describes its table with a
- * `struct pna_table_def`: how many rows the snapshot has, each row's index
- * sub-identifiers, and each cell's value.  The engine answers GET and GETNEXT
- * (the master turns GETBULK into GETNEXTs) from the current snapshot with no
- * allocation per request: the rows' index order is computed once per snapshot
- * generation, and a request is a binary search.
+ * A table file (src/snmp/<group>_tables.c) registers a `struct pna_table_def`:
+ * the descriptor table (rows, columns, values) and the OID of the table with
+ * the function that writes a row's index.  The engine answers GET and GETNEXT
+ * (the master turns GETBULK into GETNEXTs) from a view of the cache taken for
+ * the request, with no allocation per request: the rows' index order is
+ * computed once per snapshot generation, and a request is a binary search.
+ * Every cell is the descriptor's value (pna_metric_value), encoded in the
+ * descriptor's syntax: the engine never decides which counter backs a column.
  *
  * Cells a row does not have (a GPU without a fan, an iWARP counter with no PMA)
- * are reported absent: GET answers noSuchInstance, GETNEXT skips them.
+ * are absent: GET answers noSuchInstance, GETNEXT skips them.  A value that is
+ * "none" (model/metric.h) is answered as the MIB's stand-in, 0 or "".
  * Main thread only (net-snmp). */
 #ifndef PNA_SNMP_TABLE_H
 #define PNA_SNMP_TABLE_H
@@ -21,60 +25,51 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
-#include "core/cache.h"
+#include "core/view.h"
+#include "model/metric.h"
 
 /* Sub-identifiers in one row index: an OID has at most 128 (MAX_OID_LEN), and
  * the deepest table's entry.column prefix takes 14 of them. */
 #define PNA_MAX_INDEX_LEN 114
 
-/* One value.  STR points into the snapshot (valid while it is held). */
+/* One encoded value.  STR points into the view's snapshots or at COPY. */
 struct pna_cell {
     u_char type;     /* ASN_INTEGER, ASN_UNSIGNED (Gauge32/Unsigned32), ASN_COUNTER,
-                        ASN_COUNTER64, ASN_OCTET_STR, ASN_TIMETICKS, ASN_IPADDRESS,
-                        ASN_OPAQUE_U64 is not used: CounterBasedGauge64 is ASN_COUNTER64 */
+                        ASN_COUNTER64 (Counter64, CounterBasedGauge64), ASN_OCTET_STR */
     int64_t i;       /* ASN_INTEGER */
-    uint64_t u;      /* ASN_UNSIGNED, ASN_COUNTER, ASN_TIMETICKS, ASN_COUNTER64 */
+    uint64_t u;      /* ASN_UNSIGNED, ASN_COUNTER, ASN_COUNTER64 */
     const char *str; /* ASN_OCTET_STR */
     size_t len;
-    char copy[256];  /* pna_cell_strcopy(): for text that does not outlive the call */
+    char copy[256];  /* text that does not outlive the value it came from */
 };
 
-/* Cell setters; each returns 0 so a get_cell can `return pna_cell_u32(...)`. */
-int pna_cell_int(struct pna_cell *c, int64_t v);
-int pna_cell_u32(struct pna_cell *c, uint32_t v);      /* Unsigned32 / Gauge32 */
-int pna_cell_counter32(struct pna_cell *c, uint32_t v);
-int pna_cell_counter64(struct pna_cell *c, uint64_t v); /* Counter64, CounterBasedGauge64 */
-int pna_cell_str(struct pna_cell *c, const char *s);    /* NUL-terminated */
-int pna_cell_bytes(struct pna_cell *c, const void *p, size_t len);
-int pna_cell_strcopy(struct pna_cell *c, const char *s);  /* copied, cut at 255 */
-#define PNA_CELL_ABSENT (-1)
+/* A value in the descriptor's syntax; false when absent (no cell). */
+bool pna_cell_encode(const struct pna_metric *m, const struct pna_value *v, struct pna_cell *out);
+
+/* Cells made by hand (notification varbinds).  STR must outlive the cell. */
+void pna_cell_int(struct pna_cell *c, int64_t v);
+void pna_cell_u32(struct pna_cell *c, uint32_t v);      /* Unsigned32 / Gauge32 */
+void pna_cell_counter32(struct pna_cell *c, uint32_t v);
+void pna_cell_counter64(struct pna_cell *c, uint64_t v);
+void pna_cell_str(struct pna_cell *c, const char *s);   /* NUL-terminated */
 
 /* Helpers for row indexes: a string index is its length then one sub-identifier
  * per octet (SMIv2 non-IMPLIED OCTET STRING); returns sub-identifiers written. */
 size_t pna_index_put_string(oid *idx, size_t cap, const char *s);
 
 struct pna_table_def {
-    const char *name;              /* for logs: "primusGpuTable" */
+    const struct pna_metric_table *metrics;  /* rows, columns and values */
     const oid *table_oid;          /* OID of the table object (xxxTable) */
     size_t table_oid_len;
-    enum pna_domain domain;        /* snapshot served; PNA_DOM_NONE: ctx is NULL */
-    unsigned min_col, max_col;     /* accessible columns */
     bool rows_in_index_order;      /* skip sorting (rows already ascend by index) */
-
-    size_t (*row_count)(const void *ctx);
-    /* Write the row's index sub-identifiers; return their number (<= PNA_MAX_INDEX_LEN). */
-    size_t (*row_index)(const void *ctx, size_t row, oid *idx);
-    /* Fill OUT for column COL; return 0, or PNA_CELL_ABSENT. */
-    int (*get_cell)(const void *ctx, size_t row, unsigned col, struct pna_cell *out);
+    /* Write the index sub-identifiers of ROW (<= PNA_MAX_INDEX_LEN); return their number. */
+    size_t (*row_index)(const struct pna_row *row, oid *idx);
 };
 
 struct pna_scalar_def {
-    const char *name;              /* "primusSystem" */
+    const struct pna_metric_table *metrics;  /* one row; a descriptor's column is its sub-id */
     const oid *group_oid;          /* scalars are group_oid.N.0 */
     size_t group_oid_len;
-    enum pna_domain domain;        /* PNA_DOM_NONE: ctx is NULL */
-    unsigned min_subid, max_subid;
-    int (*get)(const void *ctx, unsigned subid, struct pna_cell *out);
 };
 
 /* Register with the agent (after init_agent()).  DEF must outlive the agent. */
@@ -83,11 +78,21 @@ int pna_scalars_register(const struct pna_scalar_def *def);
 
 /* Testing hooks: resolve a GET / GETNEXT against DEF without net-snmp's
  * request machinery.  NAME is the full OID; on success *OUT holds the value and,
- * for getnext, NEXT/NEXT_LEN the OID found.  Return 0, or -1 (none). */
+ * for getnext, NEXT/NEXT_LEN the OID found.  VIEW receives the view the answer
+ * was built from: release it (pna_view_release) once OUT has been read.
+ * Return 0, or -1 (none). */
 int pna_table_get(const struct pna_table_def *def, const oid *name, size_t name_len,
-                  struct pna_cell *out, struct pna_snap **held);
+                  struct pna_cell *out, struct pna_view *view);
 int pna_table_getnext(const struct pna_table_def *def, const oid *name, size_t name_len,
-                      oid *next, size_t *next_len, struct pna_cell *out,
-                      struct pna_snap **held);
+                      oid *next, size_t *next_len, struct pna_cell *out, struct pna_view *view);
+int pna_scalar_get(const struct pna_scalar_def *def, const oid *name, size_t name_len,
+                   struct pna_cell *out, struct pna_view *view);
+/* The same against a view the caller took (or built): answers for a view
+ * the test also renders /metrics from. */
+int pna_table_getnext_in(const struct pna_table_def *def, const struct pna_view *view,
+                         const oid *name, size_t name_len, oid *next, size_t *next_len,
+                         struct pna_cell *out);
+int pna_scalar_get_in(const struct pna_scalar_def *def, const struct pna_view *view,
+                      const oid *name, size_t name_len, struct pna_cell *out);
 
 #endif

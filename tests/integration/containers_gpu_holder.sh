@@ -17,9 +17,6 @@
 #     row's holder columns empty.
 . "$(dirname "$0")/http_lib.sh"   # lib.sh, a free HTTP_PORT, curl
 . "$(dirname "$0")/containers_lib.sh"
-require_containers_wired
-grep -q 'pna_gpu_poller' "$top_srcdir/src/pollers/registry.c" ||
-    skip "the gpu poller is not wired into this build yet"
 need_fake_nvml
 command -v python3 >/dev/null || skip "python3 not installed (decodes string indexes)"
 

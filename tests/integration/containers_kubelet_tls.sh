@@ -13,7 +13,6 @@
 # table or anything under primusNodeMIB.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/containers_lib.sh"
-require_containers_wired
 command -v python3 >/dev/null || skip "python3 not installed (serves the recorded kubelet responses)"
 command -v openssl >/dev/null || skip "openssl not installed (makes the test certificates)"
 

@@ -12,7 +12,6 @@
 # reaches the row and primusContainerOomKillsTotal as fast.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/containers_lib.sh"
-require_containers_wired
 
 R="$WORK/root" P="$WORK/proc"
 STATE="$R/run/containerd"

@@ -19,14 +19,6 @@ str_index() {
     echo "$out"
 }
 
-# Until the containers pollers are in the registry and their tables in the
-# agent's MIB registration, there is nothing to test.
-require_containers_wired() {
-    grep -q 'pna_containers_poller' "$top_srcdir/src/pollers/registry.c" &&
-        grep -q 'pna_container_tables_register' "$top_srcdir/src/snmp/agent.c" ||
-        skip "the containers pollers / tables are not wired into this build yet"
-}
-
 now_ms() { date +%s%3N; }
 
 # fake_procfs DIR: the node files the agent's node poller reads, copied from

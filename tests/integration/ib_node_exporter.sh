@@ -6,11 +6,6 @@
 # mlx4 with counters_ext and a saturated counter, i40iw iWARP with N/A).
 . "$(dirname "$0")/lib.sh"
 
-# Until the ib poller and the primusRdma tables are in the registry and the
-# agent's MIB registration, there is nothing to test.
-grep -q 'pna_ib_poller' "$top_srcdir/src/pollers/registry.c" &&
-    grep -q 'pna_rdma_tables_register' "$top_srcdir/src/snmp/agent.c" ||
-    skip "the ib poller / primusRdma tables are not wired into this build yet"
 
 NODE_EXPORTER=$(command -v prometheus-node-exporter || command -v node_exporter) ||
     skip "prometheus-node-exporter not installed (Debian: prometheus-node-exporter)"

@@ -5,11 +5,6 @@
 # test can flip mlx5_0 port 1's state file.
 . "$(dirname "$0")/lib.sh"
 
-# Until the ib poller and the primusRdma tables are in the registry and the
-# agent's MIB registration, there is nothing to test.
-grep -q 'pna_ib_poller' "$top_srcdir/src/pollers/registry.c" &&
-    grep -q 'pna_rdma_tables_register' "$top_srcdir/src/snmp/agent.c" ||
-    skip "the ib poller / primusRdma tables are not wired into this build yet"
 
 RDMA="$OBJ.6"
 SYS="$WORK/sys"

@@ -3,7 +3,7 @@
 # and all stopped when the test exits, whatever happens.
 #
 # Tests source this file, call the start_* functions they need, and use the
-# snmp_* wrappers.  OIDs are numeric (taken from src/snmp/oids.h) so that the
+# snmp_* wrappers.  OIDs are numeric (taken from src/model/oids.h) so that the
 # core tests run on machines without the IETF base MIBs.
 
 set -u
@@ -29,8 +29,8 @@ PATH=$PATH:/usr/sbin
 
 # The enterprise root, read from the one C header that mirrors the MIB.
 PNA_ENTERPRISE=$(sed -n 's/^#define PNA_ENTERPRISE_OID[[:space:]]*\([0-9, ]*\).*/\1/p' \
-                 "$top_srcdir/src/snmp/oids.h" | tr -d ' ' | tr ',' '.')
-[ -n "$PNA_ENTERPRISE" ] || fail "cannot read PNA_ENTERPRISE_OID from src/snmp/oids.h"
+                 "$top_srcdir/src/model/oids.h" | tr -d ' ' | tr ',' '.')
+[ -n "$PNA_ENTERPRISE" ] || fail "cannot read PNA_ENTERPRISE_OID from src/model/oids.h"
 ROOT=".$PNA_ENTERPRISE.1"          # primusNodeMIB
 OBJ="$ROOT.1"                      # primusNodeObjects
 NOTIFY="$ROOT.0"                   # primusNodeNotifications

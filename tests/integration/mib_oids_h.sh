@@ -1,19 +1,29 @@
 #!/bin/sh
-# mib_oids_h.sh -- src/snmp/oids.h must say exactly what PRIMUS-NODE-MIB says.
+# mib_oids_h.sh -- src/model/oids.h and the model's descriptors must say
+# exactly what PRIMUS-NODE-MIB says.
 #
-# The C code takes every OID, column number and enumeration value from
-# src/snmp/oids.h.  Each number there carries, in its line's comment, the
-# name of the MIB object it mirrors (see the header's opening comment).  This
-# test asks net-snmp's MIB parser for the same objects and compares:
+# The C code takes the OIDs, index columns, notification objects and
+# enumeration values from src/model/oids.h, and the column (or scalar
+# sub-identifier) of every served value from its descriptor
+# (src/model/<domain>_metrics.c, listed by primus-node-agent --list-metrics).
+# Each number in oids.h carries, in its line's comment, the name of the MIB
+# object it mirrors (see the header's opening comment).  This test asks
+# net-snmp's MIB parser for the same objects and compares:
 #   #define NAME LIST  /* mibName */        expanded LIST == OID of mibName
 #   enum { /* in mibParent */  NAME = N,  /* mibName */
 #                                           OID of mibName == mibParent.N
 #   enum { /* values of mibObject */  NAME = N,  /* label */
 #                                           mibObject's SYNTAX has label(N)
 #   #define NAME N  /* mibName size max */  mibName's SIZE ends at N
+#   a descriptor (table, object, column, syntax, max)
+#                                           OID of object == table's entry.column
+#                                           (a scalar group: group.column), its
+#                                           SYNTAX is the descriptor's, and a
+#                                           range's upper bound is its max
 # and the other way round: every object of the module (conformance
-# statements aside) and every enumeration in it has its line in oids.h.  A
-# #define or enum member of another form fails the test, so nothing escapes.
+# statements aside) is named in oids.h or by a descriptor, and every
+# enumeration in it has its line in oids.h.  A #define or enum member of
+# another form fails the test, so nothing escapes.
 #
 # Environment as for mib_lint.sh (PNA_IETF_MIBDIR, PNA_MIBDIR, top_srcdir).
 # Exit status: 0 pass, 1 fail, 77 skip (automake).
@@ -24,8 +34,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$here/../..}"
 : "${PNA_MIBDIR:=$top_srcdir/mibs}"
 : "${PNA_IETF_MIBDIR:=}"
+: "${PNA_AGENT:=$here/../../primus-node-agent}"
 mib="$PNA_MIBDIR/PRIMUS-NODE-MIB.txt"
-header="$top_srcdir/src/snmp/oids.h"
+header="$top_srcdir/src/model/oids.h"
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -37,9 +48,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 [ -f "$mib" ] || fail "$mib not found"
 [ -f "$header" ] || fail "$header not found"
 command -v snmptranslate >/dev/null 2>&1 || skip "snmptranslate not installed (Debian package snmp)"
+[ -x "$PNA_AGENT" ] || fail "$PNA_AGENT not built"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pna-mib-oids.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
+"$PNA_AGENT" --list-metrics >"$tmp/catalogue" || fail "$PNA_AGENT --list-metrics failed"
+grep -qv '^#' "$tmp/catalogue" || fail "the descriptor catalogue is empty"
 mkdir -p "$tmp/conf" "$tmp/persist/cert_indexes"
 
 translate() {
@@ -102,7 +116,7 @@ phase == 2 {
 # phase 3: the header
 FNR == 1 { inenum = 0 }
 /^[ \t]*\/?\*/ && inenum == 0 { next }            # comment lines
-/^#define PNA_SNMP_OIDS_H[ \t]*$/ { next }      # include guard
+/^#define PNA_MODEL_OIDS_H[ \t]*$/ { next }     # include guard
 /^#define/ {
     name = $2
     c = comment($0)
@@ -150,6 +164,42 @@ inenum && /^[ \t]*PNA_[A-Z0-9_]+[ \t]*=[ \t]*-?[0-9]+,/ {
     }
     next
 }
+phase == 4 {
+    if ($0 ~ /^#/) next
+    n = split($0, f, "\t")
+    if (f[2] == "-") next                        # a bridge-only value, or an info family
+    tab = f[1]; obj = f[2]; col = f[3]; syn = f[4]; max = f[5]
+    seen[obj] = 1
+    base = tab
+    if (tab ~ /Table$/) { base = tab; sub(/Table$/, "Entry", base) }
+    if (!(obj in oid)) { err("descriptor " tab "/" obj ": MIB has no object " obj); next }
+    if (!(base in oid)) { err("descriptor " tab "/" obj ": MIB has no " base); next }
+    if (oid[obj] != oid[base] "." col)
+        err("descriptor " obj " says column " col " of " tab ", but MIB " obj " is " oid[obj] ", not " oid[base] "." col)
+    else good++
+    s = syntax[obj]
+    want = syn
+    if (syn == "Counter64") ok = (s ~ /^Counter64/)
+    else if (syn == "Unsigned32") ok = (s ~ /^(Unsigned32|Gauge32)/)
+    else if (syn == "Counter32") ok = (s ~ /^Counter32/)
+    else if (syn == "INTEGER") ok = (s ~ /^(INTEGER|Integer32)/) && tc[obj] != "TruthValue"
+    else if (syn == "TruthValue") ok = (tc[obj] == "TruthValue")
+    else if (syn == "OCTET STRING") ok = (s ~ /^OCTET STRING/)
+    else ok = 0
+    if (!ok) { err("descriptor " obj ": syntax " syn " but MIB SYNTAX is " s); next }
+    good++
+    # The upper bound of a numeric range is the max of the descriptor (0: the whole type).
+    if (syn != "OCTET STRING" && s ~ /\([0-9-]+\.\.[0-9]+\)/) {
+        hi = s; sub(/^[^(]*\([0-9-]+\.\./, "", hi); sub(/\).*$/, "", hi)
+        full = (hi == "4294967295" || hi == "2147483647")
+        if ((full && max != 0 && max != hi) || (!full && max != hi))
+            err("descriptor " obj ": max " max " but MIB SYNTAX is " s)
+        else good++
+    } else if (max != 0 && syn != "OCTET STRING") {
+        err("descriptor " obj ": max " max " but MIB SYNTAX " s " has no range")
+    }
+    next
+}
 inenum && /^[ \t]*$/ { next }
 inenum { err(hdr ": line not understood inside enum: " $0); next }
 /^[ \t]*$/ { next }
@@ -182,7 +232,7 @@ END {
         o = oid[n]
         if (o != root && index(o, root ".") != 1 && n != "primus") continue
         if (o == conf || index(o, conf ".") == 1) continue
-        if (!(n in seen)) err("MIB object " n " (" o ") has no line in oids.h")
+        if (!(n in seen)) err("MIB object " n " (" o ") has no line in oids.h and no descriptor")
     }
     # ... and every enumeration (once per textual convention).
     for (n in syntax) {
@@ -202,4 +252,4 @@ END {
     printf "%d checks passed, %d failed\n", good, bad
     exit bad ? 1 : 0
 }
-' phase=1 "$tmp/mib.map" phase=2 "$tmp/all.td" phase=3 "$header"
+ ' phase=1 "$tmp/mib.map" phase=2 "$tmp/all.td" phase=3 "$header" phase=4 "$tmp/catalogue"

@@ -5,9 +5,6 @@
 # statistic in primusEthtoolCounterTable must equal `ethtool -S`.
 . "$(dirname "$0")/lib.sh"
 
-grep -q 'pna_pfc_poller' "$top_srcdir/src/pollers/registry.c" &&
-    grep -q 'pna_pfc_tables_register' "$top_srcdir/src/snmp/agent.c" ||
-    skip "the pfc poller / primusPfc tables are not wired into this build yet"
 [ "$(id -u)" = 0 ] || skip "needs root for a network namespace and a veth pair"
 command -v ip >/dev/null || skip "ip (iproute2) not installed"
 command -v ethtool >/dev/null || skip "ethtool not installed (Debian: ethtool)"

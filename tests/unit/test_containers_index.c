@@ -17,10 +17,11 @@
 #include "model/containers.h"
 #include "model/storage.h"
 #include "core/roots.h"
-#include "snmp/container_tables.h"
-#include "snmp/oids.h"
+#include "snmp/tables.h"
+#include "model/oids.h"
 #include "util/fileio.h"
 #include "containers_testutil.h"
+#include "snmp_testutil.h"
 
 static char tmp[] = "/tmp/pna-ctr-index-XXXXXX";
 
@@ -116,9 +117,9 @@ static void walk(const struct pna_table_def *def, const oid *entry, size_t elen,
     cur[elen] = col;
     for (;;) {
         struct pna_cell c;
-        struct pna_snap *held = NULL;
+        struct pna_view held;
         int rc = pna_table_getnext(def, cur, cur_len, next, &next_len, &c, &held);
-        pna_snap_release(held);
+        pna_view_release(&held);
         if (rc != 0 || next_len <= elen + 1 || next[elen] != col ||
             memcmp(next, entry, elen * sizeof(oid)) != 0)
             break;
@@ -133,7 +134,7 @@ static void walk(const struct pna_table_def *def, const oid *entry, size_t elen,
         if (prev_len && snmp_oid_compare(prev, prev_len, next, next_len) >= 0)
             good = false;
         if (!good) {
-            fprintf(stderr, "bad index in %s: \"%s\" \"%s\" (%zu sub-ids)\n", def->name, a, b, ilen);
+            fprintf(stderr, "bad index in %s: \"%s\" \"%s\" (%zu sub-ids)\n", def->metrics->object, a, b, ilen);
             w->ok = false;
         }
         if (w->rows < 8) {
@@ -157,9 +158,9 @@ static int get_dev(const char *id, const char *name, unsigned col, struct pna_ce
     o[n++] = col;
     n += pna_index_put_string(o + n, 200, id);
     n += pna_index_put_string(o + n, 200, name);
-    struct pna_snap *held = NULL;
+    struct pna_view held;
     int rc = pna_table_get(&pna_container_device_table, o, n, out, &held);
-    pna_snap_release(held);
+    pna_view_release(&held);
     return rc;
 }
 
@@ -236,19 +237,17 @@ static void test_tables(void)
 
     struct walked w;
     walk(&pna_container_table, container_entry, OID_LENGTH(container_entry),
-         PNA_COL_CONTAINER_NAME, 1, PNA_MAX_CONTAINER_ID_LEN, 0, &w);
+         mib_column("primusContainerName"), 1, PNA_MAX_CONTAINER_ID_LEN, 0, &w);
     CHECK(w.ok);
     CHECK_INT(w.rows, 2);
     CHECK(has_walked(&w, id64, NULL) && has_walked(&w, id76, NULL));
     struct pna_cell c;
-    struct pna_snap *held = pna_cache_acquire(PNA_DOM_CONTAINERS);
-    CHECK_INT(pna_containers_scalars.get(held, PNA_SC_CONTAINER_COUNT, &c), 0);
+    CHECK_INT(scalar_cell(&pna_container_scalars, mib_column("primusContainerCount"), &c), 0);
     CHECK_U64(c.u, 2);
-    pna_snap_release(held);
 
     /* The longest ID with the longest path: the index holds both (114). */
     walk(&pna_container_device_table, device_entry, OID_LENGTH(device_entry),
-         PNA_COL_CONTAINER_DEVICE_KIND, 2, PNA_MAX_CONTAINER_ID_LEN,
+         mib_column("primusContainerDeviceKind"), 2, PNA_MAX_CONTAINER_ID_LEN,
          PNA_MAX_CONTAINER_DEVICE_PATH_LEN, &w);
     CHECK(w.ok);
     CHECK_INT(w.rows, 5);
@@ -258,11 +257,11 @@ static void test_tables(void)
     CHECK(has_walked(&w, id76, "/dev/char/231:193"));
     CHECK(has_walked(&w, id76, "/dev/kfd"));
     /* The cells answer under the name the index shows, not the long path. */
-    CHECK_INT(get_dev(id76, p36, PNA_COL_CONTAINER_DEVICE_MINOR, &c), 0);
+    CHECK_INT(get_dev(id76, p36, mib_column("primusContainerDeviceMinor"), &c), 0);
     CHECK_U64(c.u, 192);
-    CHECK_INT(get_dev(id76, "/dev/char/231:193", PNA_COL_CONTAINER_DEVICE_MINOR, &c), 0);
+    CHECK_INT(get_dev(id76, "/dev/char/231:193", mib_column("primusContainerDeviceMinor"), &c), 0);
     CHECK_U64(c.u, 193);
-    CHECK_INT(get_dev(id76, p37, PNA_COL_CONTAINER_DEVICE_MAJOR, &c), -1);
+    CHECK_INT(get_dev(id76, p37, mib_column("primusContainerDeviceMajor"), &c), -1);
     pna_cache_drop(PNA_DOM_CONTAINERS);
 }
 
@@ -328,7 +327,7 @@ static void test_pods(void)
     pna_snap_init(&k->base, destroy_kubelet);
     pna_cache_publish(PNA_DOM_KUBELET, &k->base);
     struct walked w;
-    walk(&pna_pod_storage_table, pod_entry, OID_LENGTH(pod_entry), PNA_COL_POD_NAME, 1,
+    walk(&pna_pod_storage_table, pod_entry, OID_LENGTH(pod_entry), mib_column("primusPodName"), 1,
          PNA_MAX_POD_UID_LEN, 0, &w);
     CHECK(w.ok);
     CHECK_INT(w.rows, 2);

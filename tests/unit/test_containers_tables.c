@@ -10,10 +10,11 @@
 #include "model/containers.h"
 #include "model/gpu.h"
 #include "model/storage.h"
-#include "snmp/container_tables.h"
-#include "snmp/oids.h"
+#include "snmp/tables.h"
+#include "model/oids.h"
 #include "containers_testutil.h"
 #include "httpstub.h"
+#include "snmp_testutil.h"
 
 #include <pthread.h>
 
@@ -85,11 +86,11 @@ static int get(const struct pna_table_def *def, const oid *entry, size_t elen, u
 {
     oid o[MAX_OID_LEN];
     size_t n = cell_oid(o, entry, elen, col, s1, s2);
-    struct pna_snap *held = NULL;
+    struct pna_view held;
     int rc = pna_table_get(def, o, n, out, &held);
     if (rc == 0 && str && out->type == ASN_OCTET_STR)
         snprintf(str, cap, "%.*s", (int)out->len, out->str);
-    pna_snap_release(held);
+    pna_view_release(&held);
     return rc;
 }
 
@@ -114,23 +115,21 @@ static const char *get_str(const struct pna_table_def *def, const oid *entry, si
 
 static int scalar(const struct pna_scalar_def *def, unsigned subid, struct pna_cell *out)
 {
-    struct pna_snap *held = def->domain == PNA_DOM_NONE ? NULL : pna_cache_acquire(def->domain);
-    int rc = held || def->domain == PNA_DOM_NONE ? def->get(held, subid, out) : -1;
-    pna_snap_release(held);
-    return rc;
+    return scalar_cell(def, subid, out);
 }
 
 /* Count the rows of a table by walking column MIN_COL with GETNEXT. */
 static size_t walk_rows(const struct pna_table_def *def, const oid *entry, size_t elen)
 {
     oid cur[MAX_OID_LEN], next[MAX_OID_LEN];
-    size_t cur_len = cell_oid(cur, entry, elen, def->min_col, NULL, NULL), n = 0, next_len;
+    unsigned first = mib_first_column(def->metrics);
+    size_t cur_len = cell_oid(cur, entry, elen, first, NULL, NULL), n = 0, next_len;
     for (;;) {
         struct pna_cell c;
-        struct pna_snap *held = NULL;
+        struct pna_view held;
         int rc = pna_table_getnext(def, cur, cur_len, next, &next_len, &c, &held);
-        pna_snap_release(held);
-        if (rc != 0 || next_len <= elen || next[elen] != def->min_col ||
+        pna_view_release(&held);
+        if (rc != 0 || next_len <= elen || next[elen] != first ||
             memcmp(next, entry, elen * sizeof(oid)) != 0)
             break;
         n++;
@@ -181,39 +180,39 @@ static void test_containers(struct pna_config *cfg)
     const struct pna_table_def *t = &pna_container_table;
     size_t el = OID_LENGTH(container_entry);
     CHECK_INT(walk_rows(t, container_entry, el), 2);
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_NAME, ID_GPU, NULL), "trainer");
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_POD_NAME, ID_GPU, NULL), "llm-0");
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_POD_NAMESPACE, ID_GPU, NULL), "ml");
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_POD_UID, ID_GPU, NULL), "uid-llm-0");
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_IMAGE, ID_GPU, NULL), "registry.local/train:2");
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_RUNTIME_NS, ID_GPU, NULL), "k8s.io");
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_CGROUP_PATH, ID_GPU, NULL), "/k8s.io/gpu");
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_RUNTIME, ID_GPU, NULL), PNA_CONTAINER_RUNTIME_CONTAINERD);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_STATE, ID_GPU, NULL), PNA_CONTAINER_STATE_RUNNING);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_MEM_USAGE, ID_GPU, NULL), 1048576);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_MEM_LIMIT, ID_GPU, NULL), 4294967296LL);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_OOM_KILLS, ID_GPU, NULL), 0);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_GPU_COUNT, ID_GPU, NULL), 1);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_RDMA_COUNT, ID_GPU, NULL), 1);
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerName"), ID_GPU, NULL), "trainer");
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerPodName"), ID_GPU, NULL), "llm-0");
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerPodNamespace"), ID_GPU, NULL), "ml");
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerPodUid"), ID_GPU, NULL), "uid-llm-0");
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerImage"), ID_GPU, NULL), "registry.local/train:2");
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerRuntimeNs"), ID_GPU, NULL), "k8s.io");
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerCgroupPath"), ID_GPU, NULL), "/k8s.io/gpu");
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerRuntime"), ID_GPU, NULL), PNA_CONTAINER_RUNTIME_CONTAINERD);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerState"), ID_GPU, NULL), PNA_CONTAINER_STATE_RUNNING);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerMemUsage"), ID_GPU, NULL), 1048576);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerMemLimit"), ID_GPU, NULL), 4294967296LL);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerOomKills"), ID_GPU, NULL), 0);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerGpuCount"), ID_GPU, NULL), 1);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerRdmaCount"), ID_GPU, NULL), 1);
     /* The plain container never started: created, no figures from a cgroup. */
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_STATE, ID_PLAIN, NULL), PNA_CONTAINER_STATE_CREATED);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_MEM_USAGE, ID_PLAIN, NULL), -999);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_START_TIME, ID_PLAIN, NULL), 0);
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_NAME, ID_PLAIN, NULL), ID_PLAIN);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerState"), ID_PLAIN, NULL), PNA_CONTAINER_STATE_CREATED);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerMemUsage"), ID_PLAIN, NULL), -999);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerStartTime"), ID_PLAIN, NULL), 0);
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerName"), ID_PLAIN, NULL), ID_PLAIN);
 
     const struct pna_table_def *d = &pna_container_device_table;
     size_t dl = OID_LENGTH(device_entry);
     CHECK_INT(walk_rows(d, device_entry, dl), 4);
     uint32_t gpu = pna_gpu_pci_key(0, 0xc1, 0, 0);
-    CHECK_INT(get_int(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_KIND, ID_GPU, "/dev/dri/renderD128"), PNA_CONTAINER_DEVICE_KIND_GPU);
-    CHECK_INT(get_int(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_GPU, ID_GPU, "/dev/dri/renderD128"), gpu);
-    CHECK_INT(get_int(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_GPU, ID_GPU, "/dev/dri/card0"), gpu);
-    CHECK_INT(get_int(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_GPU, ID_GPU, "/dev/kfd"), 0);
-    CHECK_INT(get_int(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_MAJOR, ID_GPU, "/dev/dri/renderD128"), 226);
-    CHECK_INT(get_int(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_MINOR, ID_GPU, "/dev/dri/renderD128"), 128);
-    CHECK_INT(get_int(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_KIND, ID_GPU, "/dev/infiniband/uverbs0"), PNA_CONTAINER_DEVICE_KIND_RDMA);
-    CHECK_STR(get_str(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_RDMA, ID_GPU, "/dev/infiniband/uverbs0"), "mlx5_0");
-    CHECK_STR(get_str(d, device_entry, dl, PNA_COL_CONTAINER_DEVICE_RDMA, ID_GPU, "/dev/dri/card0"), "");
+    CHECK_INT(get_int(d, device_entry, dl, mib_column("primusContainerDeviceKind"), ID_GPU, "/dev/dri/renderD128"), PNA_CONTAINER_DEVICE_KIND_GPU);
+    CHECK_INT(get_int(d, device_entry, dl, mib_column("primusContainerDeviceGpu"), ID_GPU, "/dev/dri/renderD128"), gpu);
+    CHECK_INT(get_int(d, device_entry, dl, mib_column("primusContainerDeviceGpu"), ID_GPU, "/dev/dri/card0"), gpu);
+    CHECK_INT(get_int(d, device_entry, dl, mib_column("primusContainerDeviceGpu"), ID_GPU, "/dev/kfd"), 0);
+    CHECK_INT(get_int(d, device_entry, dl, mib_column("primusContainerDeviceMajor"), ID_GPU, "/dev/dri/renderD128"), 226);
+    CHECK_INT(get_int(d, device_entry, dl, mib_column("primusContainerDeviceMinor"), ID_GPU, "/dev/dri/renderD128"), 128);
+    CHECK_INT(get_int(d, device_entry, dl, mib_column("primusContainerDeviceKind"), ID_GPU, "/dev/infiniband/uverbs0"), PNA_CONTAINER_DEVICE_KIND_RDMA);
+    CHECK_STR(get_str(d, device_entry, dl, mib_column("primusContainerDeviceRdma"), ID_GPU, "/dev/infiniband/uverbs0"), "mlx5_0");
+    CHECK_STR(get_str(d, device_entry, dl, mib_column("primusContainerDeviceRdma"), ID_GPU, "/dev/dri/card0"), "");
 
     /* The GPU table's holder join. */
     struct pna_snap *held = pna_cache_acquire(PNA_DOM_CONTAINERS);
@@ -230,7 +229,7 @@ static void test_containers(struct pna_config *cfg)
     pna_snap_release(held);
 
     struct pna_cell c;
-    CHECK_INT(scalar(&pna_containers_scalars, PNA_SC_CONTAINER_COUNT, &c), 0);
+    CHECK_INT(scalar(&pna_container_scalars, mib_column("primusContainerCount"), &c), 0);
     CHECK_U64(c.u, 2);
 
     /* An OOM kill: one event, within a second, with the container's identity. */
@@ -257,8 +256,8 @@ static void test_containers(struct pna_config *cfg)
     tt_sleep_ms(100);
     pna_events_drain(on_event, &sk);
     CHECK_INT(sk.n, 1);
-    CHECK_INT(get_int(t, container_entry, el, PNA_COL_CONTAINER_OOM_KILLS, ID_GPU, NULL), 1);
-    CHECK_INT(scalar(&pna_containers_scalars, PNA_SC_CONTAINER_OOM_KILLS_TOTAL, &c), 0);
+    CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerOomKills"), ID_GPU, NULL), 1);
+    CHECK_INT(scalar(&pna_container_scalars, mib_column("primusContainerOomKillsTotal"), &c), 0);
     CHECK_U64(c.u, 1);
 
     /* Bundles come and go. */
@@ -272,7 +271,7 @@ static void test_containers(struct pna_config *cfg)
     tt_rmrf(p);
     CHECK_INT(run_collect(ops, state), 0);
     CHECK_INT(walk_rows(t, container_entry, el), 1);
-    CHECK_STR(get_str(t, container_entry, el, PNA_COL_CONTAINER_NAME, ID_GPU, NULL), "trainer");
+    CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerName"), ID_GPU, NULL), "trainer");
     ops->fini(state);
 }
 
@@ -297,28 +296,28 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     CHECK_INT(run_collect(&pna_kubelet_poller, state), 0);
 
     struct pna_cell c;
-    CHECK_INT(scalar(&pna_kubernetes_scalars, PNA_SC_K8S_NODE_NAME, &c), 0);
+    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sNodeName"), &c), 0);
     CHECK(c.len == 12 && !memcmp(c.str, "datagen-1-35", 12));
-    CHECK_INT(scalar(&pna_kubernetes_scalars, PNA_SC_K8S_GPU_ALLOCATABLE, &c), 0);
+    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sGpuAllocatable"), &c), 0);
     CHECK_U64(c.u, 2);                        /* renderD128, renderD129 in the devfs tree */
-    CHECK_INT(scalar(&pna_kubernetes_scalars, PNA_SC_K8S_GPU_ALLOCATED, &c), 0);
+    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sGpuAllocated"), &c), 0);
     CHECK_U64(c.u, 0);
-    CHECK_INT(scalar(&pna_kubernetes_scalars, PNA_SC_K8S_GPU_ALLOC_RATE, &c), 0);
+    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sGpuAllocRate"), &c), 0);
     CHECK_U64(c.u, 0);
-    CHECK_INT(scalar(&pna_kubernetes_scalars, PNA_SC_K8S_POD_COUNT, &c), 0);
+    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sPodCount"), &c), 0);
     CHECK_U64(c.u, 18);                       /* Running pods of the PodList */
 
     const struct pna_table_def *t = &pna_pod_storage_table;
     size_t pl = OID_LENGTH(pod_entry);
     const char *uid = "559f50c7-6133-4901-a283-262ff4358722";
     CHECK_INT(walk_rows(t, pod_entry, pl), 24);
-    CHECK_STR(get_str(t, pod_entry, pl, PNA_COL_POD_NAME, uid, NULL), "e2e-scraper-5f97dc94d8-vkcjl");
-    CHECK_STR(get_str(t, pod_entry, pl, PNA_COL_POD_NAMESPACE, uid, NULL), "scraper");
-    CHECK_INT(get_int(t, pod_entry, pl, PNA_COL_POD_STORAGE_USED, uid, NULL), 13295616);
-    CHECK_INT(get_int(t, pod_entry, pl, PNA_COL_POD_STORAGE_INODES_USED, uid, NULL), 157);
-    CHECK_INT(get_int(t, pod_entry, pl, PNA_COL_POD_STORAGE_LIMIT, uid, NULL), 0);
+    CHECK_STR(get_str(t, pod_entry, pl, mib_column("primusPodName"), uid, NULL), "e2e-scraper-5f97dc94d8-vkcjl");
+    CHECK_STR(get_str(t, pod_entry, pl, mib_column("primusPodNamespace"), uid, NULL), "scraper");
+    CHECK_INT(get_int(t, pod_entry, pl, mib_column("primusPodStorageUsed"), uid, NULL), 13295616);
+    CHECK_INT(get_int(t, pod_entry, pl, mib_column("primusPodStorageInodesUsed"), uid, NULL), 157);
+    CHECK_INT(get_int(t, pod_entry, pl, mib_column("primusPodStorageLimit"), uid, NULL), 0);
     /* A failed Job pod: in the list, no storage figures. */
-    CHECK_INT(get_int(t, pod_entry, pl, PNA_COL_POD_STORAGE_USED, "0961a396-5fff-45fe-a970-19b2aac96e5d", NULL), -999);
+    CHECK_INT(get_int(t, pod_entry, pl, mib_column("primusPodStorageUsed"), "0961a396-5fff-45fe-a970-19b2aac96e5d", NULL), -999);
 
     /* A stalled kubelet: the collect fails by its deadline, the last good
      * snapshot stays in the cache. */
@@ -333,21 +332,21 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     /* Node storage: the kubelet's figures while it has a snapshot... */
     CHECK_INT(pna_storage_poller.init(&state, cfg, err, sizeof err), 0);
     CHECK_INT(run_collect(&pna_storage_poller, state), 0);
-    CHECK_INT(scalar(&pna_storage_scalars, PNA_SC_STORAGE_SOURCE, &c), 0);
+    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageSource"), &c), 0);
     CHECK_INT(c.i, PNA_STORAGE_SOURCE_KUBELET);
-    CHECK_INT(scalar(&pna_storage_scalars, PNA_SC_STORAGE_CAPACITY, &c), 0);
+    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageCapacity"), &c), 0);
     CHECK_U64(c.u, 977896124416ULL);
-    CHECK_INT(scalar(&pna_storage_scalars, PNA_SC_STORAGE_USAGE, &c), 0);
+    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageUsage"), &c), 0);
     CHECK_U64(c.u, 1094);
-    CHECK_INT(scalar(&pna_storage_scalars, PNA_SC_STORAGE_INODES_USED, &c), 0);
+    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageInodesUsed"), &c), 0);
     CHECK_U64(c.u, 60710912ULL - 59206606ULL);
     /* ...statvfs of the kubelet root without one. */
     pna_cache_drop(PNA_DOM_KUBELET);
-    CHECK_INT(scalar(&pna_storage_scalars, PNA_SC_STORAGE_SOURCE, &c), 0);
+    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageSource"), &c), 0);
     CHECK_INT(c.i, PNA_STORAGE_SOURCE_STATVFS);
-    CHECK_INT(scalar(&pna_storage_scalars, PNA_SC_STORAGE_PATH, &c), 0);
+    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStoragePath"), &c), 0);
     CHECK(c.len == 16 && !memcmp(c.str, "/var/lib/kubelet", 16));
-    CHECK_INT(scalar(&pna_storage_scalars, PNA_SC_STORAGE_CAPACITY, &c), 0);
+    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageCapacity"), &c), 0);
     CHECK(c.u > 0);
     pna_storage_poller.fini(state);
 

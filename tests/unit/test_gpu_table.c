@@ -6,10 +6,11 @@
 #include "sources/gpu/amd.h"
 #include "sources/gpu/nvsmi.h"
 #include "model/gpu.h"
-#include "snmp/gpu_table.h"
-#include "snmp/oids.h"
+#include "snmp/tables.h"
+#include "model/oids.h"
 #include "util/fileio.h"
 #include "unit.h"
+#include "snmp_testutil.h"
 
 static const oid entry[] = { PNA_OID_GPU_ENTRY };
 #define ELEN OID_LENGTH(entry)
@@ -67,9 +68,9 @@ static int get(unsigned col, uint32_t index, struct pna_cell *out)
     memcpy(name, entry, sizeof entry);
     name[ELEN] = col;
     name[ELEN + 1] = index;
-    struct pna_snap *held = NULL;
-    int rc = pna_table_get(&pna_gpu_table_def, name, ELEN + 2, out, &held);
-    pna_snap_release(held);
+    struct pna_view held;
+    int rc = pna_table_get(&pna_gpu_table, name, ELEN + 2, out, &held);
+    pna_view_release(&held);
     return rc;
 }
 
@@ -87,68 +88,68 @@ static void test_cells(void)
     const uint32_t h100 = 6u << 3, a100 = 1u << 8, vega = 9u << 8;
     struct pna_cell c;
     char buf[256];
-    CHECK_INT(get(PNA_COL_GPU_VENDOR, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuVendor"), h100, &c), 0);
     CHECK_INT(c.type, ASN_INTEGER);
     CHECK_INT(c.i, PNA_GPU_VENDOR_NVIDIA);
-    CHECK_INT(get(PNA_COL_GPU_VENDOR, vega, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuVendor"), vega, &c), 0);
     CHECK_INT(c.i, PNA_GPU_VENDOR_AMD);
-    CHECK_STR(get_str(PNA_COL_GPU_NAME, h100, buf, sizeof buf), "NVIDIA H100 80GB HBM3");
-    CHECK_STR(get_str(PNA_COL_GPU_PCI_BUS_ID, h100, buf, sizeof buf), "0000:00:06.0");
-    CHECK_STR(get_str(PNA_COL_GPU_PCI_DEVICE_ID, h100, buf, sizeof buf), "10de:2330");
-    CHECK_STR(get_str(PNA_COL_GPU_PCI_DEVICE_ID, vega, buf, sizeof buf), "1002:687f");
-    CHECK_STR(get_str(PNA_COL_GPU_DRIVER_VERSION, h100, buf, sizeof buf), "580.159.04");
-    CHECK_STR(get_str(PNA_COL_GPU_COMPUTE_VERSION, h100, buf, sizeof buf), "13.0");
-    CHECK_INT(get(PNA_COL_GPU_COMPUTE_VERSION, vega, &c), -1);
-    CHECK_INT(get(PNA_COL_GPU_DATA_SOURCE, h100, &c), 0);
+    CHECK_STR(get_str(mib_column("primusGpuName"), h100, buf, sizeof buf), "NVIDIA H100 80GB HBM3");
+    CHECK_STR(get_str(mib_column("primusGpuPciBusId"), h100, buf, sizeof buf), "0000:00:06.0");
+    CHECK_STR(get_str(mib_column("primusGpuPciDeviceId"), h100, buf, sizeof buf), "10de:2330");
+    CHECK_STR(get_str(mib_column("primusGpuPciDeviceId"), vega, buf, sizeof buf), "1002:687f");
+    CHECK_STR(get_str(mib_column("primusGpuDriverVersion"), h100, buf, sizeof buf), "580.159.04");
+    CHECK_STR(get_str(mib_column("primusGpuComputeVersion"), h100, buf, sizeof buf), "13.0");
+    CHECK_INT(get(mib_column("primusGpuComputeVersion"), vega, &c), -1);
+    CHECK_INT(get(mib_column("primusGpuDataSource"), h100, &c), 0);
     CHECK_INT(c.i, PNA_GPU_DATA_SOURCE_NVIDIA_SMI);
-    CHECK_INT(get(PNA_COL_GPU_DATA_SOURCE, vega, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuDataSource"), vega, &c), 0);
     CHECK_INT(c.i, PNA_GPU_DATA_SOURCE_AMDGPU_SYSFS);
-    CHECK_INT(get(PNA_COL_GPU_MEM_TOTAL, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuMemTotal"), h100, &c), 0);
     CHECK_INT(c.type, ASN_COUNTER64);               /* CounterBasedGauge64 */
     CHECK_U64(c.u, 81559ULL * 1048576);
-    CHECK_INT(get(PNA_COL_GPU_TEMPERATURE, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuTemperature"), h100, &c), 0);
     CHECK_INT(c.type, ASN_INTEGER);
     CHECK_INT(c.i, 35);
-    CHECK_INT(get(PNA_COL_GPU_POWER_DRAW, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuPowerDraw"), h100, &c), 0);
     CHECK_INT(c.type, ASN_UNSIGNED);
     CHECK_U64(c.u, 121730);                         /* milliwatts */
-    CHECK_INT(get(PNA_COL_GPU_FAN_SPEED, h100, &c), -1); /* <fan_speed>N/A: absent */
-    CHECK_INT(get(PNA_COL_GPU_TEMP_SLOWDOWN, h100, &c), 0); /* from the T.Limit margins */
+    CHECK_INT(get(mib_column("primusGpuFanSpeed"), h100, &c), -1); /* <fan_speed>N/A: absent */
+    CHECK_INT(get(mib_column("primusGpuTempSlowdown"), h100, &c), 0); /* from the T.Limit margins */
     CHECK_INT(c.i, 89);
-    CHECK_INT(get(PNA_COL_GPU_REMAP_PENDING, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuRemapPending"), h100, &c), 0);
     CHECK_INT(c.i, PNA_TRUTH_FALSE);
-    CHECK_INT(get(PNA_COL_GPU_MIG_MODE, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuMigMode"), h100, &c), 0);
     CHECK_INT(c.i, PNA_GPU_MIG_MODE_DISABLED);
-    CHECK_INT(get(PNA_COL_GPU_THROTTLE_REASONS, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuThrottleReasons"), h100, &c), 0);
     CHECK_U64(c.u, 1);                              /* idle */
-    CHECK_INT(get(PNA_COL_GPU_PCIE_GEN_MAX, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuPcieGenMax"), h100, &c), 0);
     CHECK_U64(c.u, 5);
-    CHECK_INT(get(PNA_COL_GPU_PERF_STATE, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuPerfState"), h100, &c), 0);
     CHECK_U64(c.u, 0);
-    CHECK_INT(get(PNA_COL_GPU_XID_ERRORS, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuXidErrors"), h100, &c), 0);
     CHECK_INT(c.type, ASN_COUNTER);
     CHECK_U64(c.u, 2);
-    CHECK_INT(get(PNA_COL_GPU_LAST_XID, h100, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuLastXid"), h100, &c), 0);
     CHECK_U64(c.u, 79);
-    CHECK_INT(get(PNA_COL_GPU_XID_ERRORS, vega, &c), -1);
+    CHECK_INT(get(mib_column("primusGpuXidErrors"), vega, &c), -1);
     /* "empty when none" strings are served empty */
-    CHECK_STR(get_str(PNA_COL_GPU_DRM_CARD, h100, buf, sizeof buf), "");
-    CHECK_STR(get_str(PNA_COL_GPU_DRM_CARD, vega, buf, sizeof buf), "card0");
-    CHECK_STR(get_str(PNA_COL_GPU_HOLDER_CONTAINER, h100, buf, sizeof buf), "");
-    CHECK_INT(get(PNA_COL_GPU_HOLDER_COUNT, h100, &c), 0);
+    CHECK_STR(get_str(mib_column("primusGpuDrmCard"), h100, buf, sizeof buf), "");
+    CHECK_STR(get_str(mib_column("primusGpuDrmCard"), vega, buf, sizeof buf), "card0");
+    CHECK_STR(get_str(mib_column("primusGpuHolderContainer"), h100, buf, sizeof buf), "");
+    CHECK_INT(get(mib_column("primusGpuHolderCount"), h100, &c), 0);
     CHECK_U64(c.u, 0);
     /* the lost A100: identity only */
-    CHECK_STR(get_str(PNA_COL_GPU_UUID, a100, buf, sizeof buf),
+    CHECK_STR(get_str(mib_column("primusGpuUuid"), a100, buf, sizeof buf),
               "GPU-513536b6-7d19-9063-b049-1e69664bb298");
-    CHECK_INT(get(PNA_COL_GPU_TEMPERATURE, a100, &c), -1);
-    CHECK_INT(get(PNA_COL_GPU_MEM_TOTAL, a100, &c), -1);
-    CHECK_INT(get(PNA_COL_GPU_MIG_MODE, a100, &c), -1);
+    CHECK_INT(get(mib_column("primusGpuTemperature"), a100, &c), -1);
+    CHECK_INT(get(mib_column("primusGpuMemTotal"), a100, &c), -1);
+    CHECK_INT(get(mib_column("primusGpuMigMode"), a100, &c), -1);
     /* AMD: the Vega 10 has no hwmon */
-    CHECK_INT(get(PNA_COL_GPU_TEMPERATURE, vega, &c), -1);
-    CHECK_INT(get(PNA_COL_GPU_UTILIZATION, vega, &c), 0);
+    CHECK_INT(get(mib_column("primusGpuTemperature"), vega, &c), -1);
+    CHECK_INT(get(mib_column("primusGpuUtilization"), vega, &c), 0);
     CHECK_U64(c.u, 4);
     /* no such row, no such column */
-    CHECK_INT(get(PNA_COL_GPU_NAME, 12345, &c), -1);
+    CHECK_INT(get(mib_column("primusGpuName"), 12345, &c), -1);
     CHECK_INT(get(13, h100, &c), -1);
     CHECK_INT(get(PNA_COL_GPU_INDEX, h100, &c), -1); /* not-accessible */
 }
@@ -163,14 +164,14 @@ static void test_walk(void)
     uint32_t last_index = 0;
     for (;;) {
         struct pna_cell c;
-        struct pna_snap *held = NULL;
-        int rc = pna_table_getnext(&pna_gpu_table_def, cur, cur_len, next, &next_len, &c, &held);
-        pna_snap_release(held);
+        struct pna_view held;
+        int rc = pna_table_getnext(&pna_gpu_table, cur, cur_len, next, &next_len, &c, &held);
+        pna_view_release(&held);
         if (rc != 0)
             break;
         CHECK(snmp_oid_compare(next, next_len, cur, cur_len) > 0);
-        CHECK(next[ELEN] != PNA_COL_GPU_FAN_SPEED || next[ELEN + 1] != (6u << 3));
-        if (next[ELEN] == PNA_COL_GPU_VENDOR) {
+        CHECK(next[ELEN] != mib_column("primusGpuFanSpeed") || next[ELEN + 1] != (6u << 3));
+        if (next[ELEN] == mib_column("primusGpuVendor")) {
             CHECK(first_col_rows == 0 || next[ELEN + 1] > last_index);
             last_index = (uint32_t)next[ELEN + 1];
             first_col_rows++;
@@ -182,26 +183,26 @@ static void test_walk(void)
     }
     CHECK_INT(first_col_rows, 3);
     CHECK(cells > 60 && cells < 200);
-    CHECK_INT(cur[ELEN], PNA_COL_GPU_HOLDER_COUNT);
+    CHECK_INT(cur[ELEN], mib_column("primusGpuHolderCount"));
 }
 
 static void test_count(void)
 {
     struct pna_cell c;
     memset(&c, 0, sizeof c);
-    CHECK_INT(pna_gpu_scalars_def.get(NULL, PNA_SC_GPU_COUNT, &c), 0);
+    CHECK_INT(scalar_cell(&pna_gpu_scalars, mib_column("primusGpuCount"), &c), 0);
     CHECK_U64(c.u, 3);
     pna_cache_clear();
     memset(&c, 0, sizeof c);
-    CHECK_INT(pna_gpu_scalars_def.get(NULL, PNA_SC_GPU_COUNT, &c), 0);
+    CHECK_INT(scalar_cell(&pna_gpu_scalars, mib_column("primusGpuCount"), &c), 0);
     CHECK_U64(c.u, 0); /* no snapshot (CPU-only node): 0, not absent */
-    struct pna_snap *held = NULL;
+    struct pna_view held;
     oid name[MAX_OID_LEN];
     memcpy(name, entry, sizeof entry);
-    name[ELEN] = PNA_COL_GPU_NAME;
+    name[ELEN] = mib_column("primusGpuName");
     name[ELEN + 1] = 6u << 3;
-    CHECK_INT(pna_table_get(&pna_gpu_table_def, name, ELEN + 2, &c, &held), -1);
-    pna_snap_release(held);
+    CHECK_INT(pna_table_get(&pna_gpu_table, name, ELEN + 2, &c, &held), -1);
+    pna_view_release(&held);
 }
 
 int main(void)

@@ -4,7 +4,7 @@
  * fixed limit. */
 #include "pna_autoconf.h"
 #include "http/buf.h"
-#include "http/prom.h"
+#include "http/render/prom.h"
 #include "unit.h"
 
 #include <string.h>

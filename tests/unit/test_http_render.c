@@ -8,7 +8,7 @@
 #include "sources/gpu/nvsmi.h"
 #include "sources/rdma/ib_sysfs.h"
 #include "sources/pfc/pfc_names.h"
-#include "http/render.h"
+#include "http/render/render.h"
 #include "model/containers.h"
 #include "model/gpu.h"
 #include "model/ib.h"
@@ -115,12 +115,20 @@ static char *dump(struct pna_json_reply r, unsigned *status)
 static void base_view(struct pna_http_view *v)
 {
     memset(v, 0, sizeof *v);
-    v->now_ms = NOW_MS;
-    v->node_name = "gpu-node-01";
-    v->all_ran = true;
-    v->agent.version = "9.9.9";
-    v->agent.started_ms = NOW_MS - 61500;
-    v->agent.storage_max_age_ms = 300000;
+    v->base.now_ms = NOW_MS;
+    v->base.all_ran = true;
+    v->base.agent.version = "9.9.9";
+    v->base.agent.started_ms = NOW_MS - 61500;
+    pna_http_view_complete(v, "gpu-node-01");
+}
+
+/* Put snapshot S (NULL: none) in V as DOMAIN's, as pna_http_view_take would. */
+static void attach(struct pna_http_view *v, enum pna_domain domain, const struct pna_snap *s)
+{
+    const char *node_name = v->node_name;   /* the test's, kept */
+    v->base.snap[domain] = (struct pna_snap *)s;
+    pna_http_view_complete(v, "gpu-node-01");
+    v->node_name = node_name;
 }
 
 /* ---- node ------------------------------------------------------------------------- */
@@ -166,12 +174,14 @@ static void test_split_os(void)
 
 static void test_node_metrics(void)
 {
-    struct pna_node n;
-    fill_node(&n);
+    struct pna_node_snap ns;
+    memset(&ns, 0, sizeof ns);
+    fill_node(&ns.node);
     struct pna_http_view v;
     base_view(&v);
-    v.node = &n;
-    v.node_taken_ms = NOW_MS - 2000;
+    attach(&v, PNA_DOM_NODE, &ns.base);
+    ns.base.taken_ms = NOW_MS - 2000;
+    attach(&v, PNA_DOM_NODE, &ns.base);
     size_t errors;
     char *t = render(&v, &errors);
     CHECK_U64(errors, 0);
@@ -206,7 +216,7 @@ static void test_node_metrics(void)
     free(t);
 
     /* First poll: usage needs two samples, so it is absent, not 0. */
-    n.have_cpu_usage = false;
+    ns.node.have_cpu_usage = false;
     t = render(&v, NULL);
     CHECK(!has_family(t, "hw_cpu_usage_percent"));
     CHECK(!has_family(t, "primus_cpu_usage_ratio"));
@@ -214,7 +224,7 @@ static void test_node_metrics(void)
     free(t);
 
     /* No node snapshot yet: no node metrics, and /node answers 503. */
-    v.node = NULL;
+    attach(&v, PNA_DOM_NODE, NULL);
     t = render(&v, NULL);
     CHECK(!has_family(t, "hw_node_info"));
     free(t);
@@ -226,30 +236,33 @@ static void test_node_metrics(void)
 
 static void test_node_name(void)
 {
-    struct pna_node n;
-    fill_node(&n);
+    struct pna_node_snap ns;
+    memset(&ns, 0, sizeof ns);
+    fill_node(&ns.node);
     struct pna_kubelet_snap k;
     memset(&k, 0, sizeof k);
     struct pna_http_view v;
     base_view(&v);
     char buf[256];
     CHECK_STR(pna_http_node_name(&v, NULL, buf, sizeof buf), "");
-    v.node = &n;
+    attach(&v, PNA_DOM_NODE, &ns.base);
     CHECK_STR(pna_http_node_name(&v, NULL, buf, sizeof buf), "gpu-node-01");
     snprintf(k.node_name, sizeof k.node_name, "k8s-node-7");
-    v.kubelet = &k;
+    attach(&v, PNA_DOM_KUBELET, &k.base);
     CHECK_STR(pna_http_node_name(&v, "", buf, sizeof buf), "k8s-node-7");
     CHECK_STR(pna_http_node_name(&v, "configured", buf, sizeof buf), "configured");
 }
 
 static void test_node_json(void)
 {
-    struct pna_node n;
-    fill_node(&n);
+    struct pna_node_snap ns;
+    memset(&ns, 0, sizeof ns);
+    fill_node(&ns.node);
     struct pna_http_view v;
     base_view(&v);
-    v.node = &n;
-    v.node_taken_ms = NOW_MS - 2000;
+    attach(&v, PNA_DOM_NODE, &ns.base);
+    ns.base.taken_ms = NOW_MS - 2000;
+    attach(&v, PNA_DOM_NODE, &ns.base);
     unsigned status;
     char *s = dump(pna_json_node(&v), &status);
     CHECK_INT(status, 200);
@@ -310,15 +323,15 @@ static void test_agent(void)
 
     struct pna_http_view v;
     base_view(&v);
-    v.pollers = pl;
-    v.n_pollers = 5;
-    v.all_ran = false;
-    v.agent.events_total = 42;
-    v.agent.events_dropped = 1;
-    v.agent.event_capacity = 100;
+    v.base.pollers = pl;
+    v.base.n_pollers = 5;
+    v.base.all_ran = false;
+    v.base.events_total = 42;
+    v.base.events_dropped = 1;
+    v.base.event_capacity = 100;
     char *t = render(&v, NULL);
     CHECK_STR(sample(t, "primus_agent_info", "version=\"9.9.9\",mode=\"subagent\""), "1");
-    CHECK_STR(sample(t, "primus_agent_uptime_seconds", ""), "61.5");
+    CHECK_STR(sample(t, "primus_agent_uptime_seconds", ""), "61"); /* whole seconds, as the MIB */
     CHECK_STR(sample(t, "primus_agent_degraded", ""), "1");
     CHECK_STR(sample(t, "primus_agent_ready", ""), "0");
     CHECK_STR(sample(t, "primus_agent_events_total", ""), "42");
@@ -328,9 +341,9 @@ static void test_agent(void)
     CHECK_STR(sample(t, "primus_poller_interval_seconds", "poller=\"node\""), "5");
     CHECK_STR(sample(t, "primus_poller_last_duration_seconds", "poller=\"node\""), "0.012");
     CHECK_STR(sample(t, "primus_poller_last_success_timestamp_seconds", "poller=\"node\""),
-              "1794999998.5");
+              "1794999998");
     CHECK_STR(sample(t, "primus_poller_last_success_timestamp_seconds", "poller=\"kubelet\""), "0");
-    CHECK_STR(sample(t, "primus_poller_data_age_seconds", "poller=\"node\""), "1.5");
+    CHECK_STR(sample(t, "primus_poller_data_age_seconds", "poller=\"node\""), "1");
     CHECK_STR(sample(t, "primus_poller_data_age_seconds", "poller=\"kubelet\""), "(absent)");
     CHECK_STR(sample(t, "primus_poller_errors_total", "poller=\"gpu\""), "3");
     CHECK_STR(sample(t, "primus_poller_consecutive_failures", "poller=\"gpu\""), "2");
@@ -366,11 +379,11 @@ static void test_agent(void)
     pl[2].status = PNA_POLLER_OK;
     pl[2].data_taken_ms = NOW_MS - 100;
     pl[4].data_taken_ms = NOW_MS - 100;
-    v.all_ran = true;
+    v.base.all_ran = true;
     s = dump(pna_json_ready(&v), &status);
     CHECK_INT(status, 200);
     free(s);
-    CHECK(!pna_http_view_degraded(&v));
+    CHECK(!pna_view_degraded(&v.base));
     s = dump(pna_json_health(&v), &status);
     CHECK(strstr(s, "\"status\":\"ok\"") != NULL);
     free(s);
@@ -488,7 +501,7 @@ static void test_gpu(void)
 
     struct pna_http_view v;
     base_view(&v);
-    v.gpu = &f.snap;
+    attach(&v, PNA_DOM_GPU, &f.snap.base);
     size_t errors;
     char *t = render(&v, &errors);
     CHECK_U64(errors, 0);
@@ -590,7 +603,7 @@ static void test_rdma(void)
 
     struct pna_http_view v;
     base_view(&v);
-    v.ib = &snap.m;
+    attach(&v, PNA_DOM_IB, &snap.base);
     size_t errors;
     char *t = render(&v, &errors);
     CHECK_U64(errors, 0);
@@ -682,11 +695,10 @@ static bool load_pfc(struct pna_pfc_snap *snap)
     struct pna_pfc_if *pif = &snap->m.ifs[0];
     snprintf(pif->ifname, sizeof pif->ifname, "ens1f0np0");
     snprintf(pif->driver, sizeof pif->driver, "mlx5_core");
-    snprintf(pif->rdma_device, sizeof pif->rdma_device, "mlx5_0");
-    pif->rdma_port = 1;
     pif->ifindex = 4;
     int rc = pna_pfc_fill(pif, stats, n);
     free(stats);
+    pna_pfc_model_index(&snap->m);
     return rc == 0;
 }
 
@@ -696,16 +708,38 @@ static void test_pfc(void)
     CHECK(load_pfc(&snap));
     struct pna_http_view v;
     base_view(&v);
-    v.pfc = &snap.m;
+    attach(&v, PNA_DOM_PFC, &snap.base);
     size_t errors;
     char *t = render(&v, &errors);
     CHECK_U64(errors, 0);
     const char *ifl = "interface=\"ens1f0np0\"";
-    CHECK_STR(sample(t, "primus_pfc_interface_info", "interface=\"ens1f0np0\",driver=\"mlx5_core\","
-                                                     "if_index=\"4\",rdma_device=\"mlx5_0\",rdma_port=\"1\""),
+    /* Which RDMA port the interface is: joined from the view's IB snapshot. */
+    CHECK_STR(sample(t, "primus_pfc_interface_info", "interface=\"ens1f0np0\",if_index=\"4\","
+                                                     "rdma_device=\"\",rdma_port=\"\",driver=\"mlx5_core\""),
               "1");
-    /* The file says rx_pause_ctrl_phy: 0 and rx_discards_phy: 0, both present. */
-    CHECK_STR(sample(t, "primus_pause_rx_ctrl_phy_frames_total", ifl), "0");
+    struct pna_ib_snap ib;
+    struct pna_ib_device dev;
+    struct pna_ib_port port;
+    memset(&ib, 0, sizeof ib);
+    memset(&dev, 0, sizeof dev);
+    memset(&port, 0, sizeof port);
+    snprintf(dev.name, sizeof dev.name, "mlx5_0");
+    snprintf(port.netdev, sizeof port.netdev, "ens1f0np0");
+    port.num = 1;
+    dev.ports = &port;
+    dev.n_ports = 1;
+    ib.m.devices = &dev;
+    ib.m.n_devices = 1;
+    attach(&v, PNA_DOM_IB, &ib.base);
+    free(t);
+    t = render(&v, &errors);
+    CHECK_U64(errors, 0);
+    CHECK_STR(sample(t, "primus_pfc_interface_info", "interface=\"ens1f0np0\",if_index=\"4\","
+                                                     "rdma_device=\"mlx5_0\",rdma_port=\"1\",driver=\"mlx5_core\""),
+              "1");
+    /* The file says rx_pause_ctrl_phy: 0 and rx_discards_phy: 0, both present:
+     * primusPauseRxFrames is mlx5's physical-port count of all pause frames. */
+    CHECK_STR(sample(t, "primus_pause_rx_frames_total", ifl), "0");
     CHECK_STR(sample(t, "primus_pause_rx_discards_phy_packets_total", ifl), "0");
     CHECK_STR(sample(t, "primus_pfc_rx_duration_seconds_total", "interface=\"ens1f0np0\",priority=\"3\""),
               "1.5");
@@ -811,11 +845,6 @@ static void test_containers_storage(void)
     snprintf(g.list.gpus[0].drm_render, sizeof g.list.gpus[0].drm_render, "renderD128");
     struct container_fixture f;
     fill_containers(&f, &g.list.gpus[0]);
-    /* the GPU poller's join with the containers snapshot */
-    g.list.gpus[0].has_holder = true;
-    snprintf(g.list.gpus[0].holder_container, sizeof g.list.gpus[0].holder_container, "%s", f.rows[0].id);
-    snprintf(g.list.gpus[0].holder_pod, sizeof g.list.gpus[0].holder_pod, "llm-train-0");
-    snprintf(g.list.gpus[0].holder_namespace, sizeof g.list.gpus[0].holder_namespace, "ml");
     char sysfs[1024], err[256];
     snprintf(sysfs, sizeof sysfs, "%s/ib-sysfs/procfs/sys", unit_fixtures());
     struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
@@ -826,11 +855,11 @@ static void test_containers_storage(void)
     struct pna_http_view v;
     base_view(&v);
     v.node_name = "k8s-node-7";
-    v.gpu = &g.snap;
-    v.ib = &ib.m;
-    v.containers = &f.snap;
-    v.kubelet = &f.kubelet;
-    v.storage = &f.storage;
+    attach(&v, PNA_DOM_GPU, &g.snap.base);
+    attach(&v, PNA_DOM_IB, &ib.base);
+    attach(&v, PNA_DOM_CONTAINERS, &f.snap.base);
+    attach(&v, PNA_DOM_KUBELET, &f.kubelet.base);
+    attach(&v, PNA_DOM_STORAGE, &f.storage.base);
     size_t errors;
     char *t = render(&v, &errors);
     CHECK_U64(errors, 0);
@@ -874,13 +903,15 @@ static void test_containers_storage(void)
     CHECK_STR(sample(t, "primus_k8s_pods_running", ""), "1");
     free(t);
 
-    /* A stale kubelet snapshot: statvfs of the kubelet root instead. */
-    f.kubelet.base.taken_ms = NOW_MS - 600000;
+    /* No kubelet snapshot (none answers, or the poller core dropped a stale
+     * one after staleAfter): statvfs of the kubelet root instead. */
+    attach(&v, PNA_DOM_KUBELET, NULL);
     t = render(&v, NULL);
     CHECK_STR(sample(t, "node_ephemeral_storage_usage_bytes", "node=\"k8s-node-7\""), "1500");
     CHECK_STR(sample(t, "primus_storage_inodes_used", ""), "40");
     CHECK_STR(sample(t, "primus_storage_info", "source=\"statvfs\",path=\"/var/lib/kubelet\""), "1");
     free(t);
+    attach(&v, PNA_DOM_KUBELET, &f.kubelet.base);
 
     /* /pods: a bare array; per-GPU nodes and uverbs nodes only. */
     unsigned status;
@@ -914,8 +945,9 @@ static void test_containers_storage(void)
 
 static void test_all_domains_promtool(void)
 {
-    struct pna_node n;
-    fill_node(&n);
+    struct pna_node_snap ns;
+    memset(&ns, 0, sizeof ns);
+    fill_node(&ns.node);
     struct gpu_fixture g;
     CHECK(load_gpus(&g));
     struct container_fixture f;
@@ -936,15 +968,15 @@ static void test_all_domains_promtool(void)
 
     struct pna_http_view v;
     base_view(&v);
-    v.node = &n;
-    v.gpu = &g.snap;
-    v.ib = &ib.m;
-    v.pfc = &pfc.m;
-    v.containers = &f.snap;
-    v.kubelet = &f.kubelet;
-    v.storage = &f.storage;
-    v.pollers = pl;
-    v.n_pollers = 2;
+    attach(&v, PNA_DOM_NODE, &ns.base);
+    attach(&v, PNA_DOM_GPU, &g.snap.base);
+    attach(&v, PNA_DOM_IB, &ib.base);
+    attach(&v, PNA_DOM_PFC, &pfc.base);
+    attach(&v, PNA_DOM_CONTAINERS, &f.snap.base);
+    attach(&v, PNA_DOM_KUBELET, &f.kubelet.base);
+    attach(&v, PNA_DOM_STORAGE, &f.storage.base);
+    v.base.pollers = pl;
+    v.base.n_pollers = 2;
 
     struct pna_buf b;
     pna_buf_init(&b);

@@ -22,10 +22,11 @@
 #include "sources/rdma/ib_sysfs.h"
 #include "core/events.h"
 #include "model/ib.h"
-#include "snmp/oids.h"
-#include "snmp/rdma_tables.h"
+#include "model/oids.h"
+#include "snmp/tables.h"
 #include "util/fileio.h"
 #include "unit.h"
+#include "mib_columns.h"
 
 static char root[] = "/tmp/pna-ibext-XXXXXX";
 
@@ -550,9 +551,9 @@ static int port_cell(unsigned col, const char *dev, uint32_t port, struct pna_ce
     name[t + 1] = col;
     size_t n = pna_index_put_string(name + t + 2, 64, dev);
     name[t + 2 + n] = port;
-    struct pna_snap *held = NULL;
+    struct pna_view held;
     int rc = pna_table_get(&pna_ib_port_table, name, t + 3 + n, c, &held);
-    pna_snap_release(held);
+    pna_view_release(&held);
     return rc;
 }
 
@@ -608,15 +609,15 @@ static void test_poller(void)
         CHECK_U64(p->rates.rx_bytes_per_s,
                   UINT64_C(1000000000) * 1000 / (uint64_t)p->rates.interval_ms);
     struct pna_cell c;
-    CHECK_INT(port_cell(PNA_COL_IB_PORT_COUNTER_SOURCE, "mlx4_9", 1, &c), 0);
+    CHECK_INT(port_cell(mib_column("primusIbPortCounterSource"), "mlx4_9", 1, &c), 0);
     CHECK_INT(c.i, PNA_IB_PORT_COUNTER_SOURCE_PMA_EXTENDED);
-    CHECK_INT(port_cell(PNA_COL_IB_PORT_RCV_DATA, "mlx4_9", 1, &c), 0);
+    CHECK_INT(port_cell(mib_column("primusIbPortRcvData"), "mlx4_9", 1, &c), 0);
     CHECK_U64(c.u, (UINT64_C(1000) + 250000000) * 4);
-    CHECK_INT(port_cell(PNA_COL_IB_PORT_SATURATED, "mlx4_9", 1, &c), 0);
+    CHECK_INT(port_cell(mib_column("primusIbPortSaturated"), "mlx4_9", 1, &c), 0);
     CHECK_U64(c.u, 0); /* the sysfs 4294967295 is not what is served */
-    CHECK_INT(port_cell(PNA_COL_IB_PORT_ACTIVE_MTU, "mlx4_9", 1, &c), 0);
+    CHECK_INT(port_cell(mib_column("primusIbPortActiveMtu"), "mlx4_9", 1, &c), 0);
     CHECK_U64(c.u, 2048);
-    CHECK_INT(port_cell(PNA_COL_IB_PORT_MAX_MTU, "mlx4_9", 1, &c), 0);
+    CHECK_INT(port_cell(mib_column("primusIbPortMaxMtu"), "mlx4_9", 1, &c), 0);
     CHECK_U64(c.u, 4096);
     pna_ib_poller.fini(state);
     CHECK_INT(mad_opens, mad_closes);

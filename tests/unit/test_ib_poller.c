@@ -210,7 +210,7 @@ static void test_pfc_poller(struct pna_config *cfg)
     put(P1 "link_layer", "Ethernet\n");
     put(P1 "gid_attrs/ndevs/0", "pna-nodev0\n");
     CHECK_INT(pna_ib_poller.init(&ib_state, cfg, err, sizeof err), 0);
-    poll_once(&pna_ib_poller, ib_state);
+    const struct pna_ib_snap *ib = poll_once(&pna_ib_poller, ib_state);
 
     cfg->pfc_interfaces.names[0] = "pna-nodev1";
     cfg->pfc_interfaces.names[1] = "pna-nodev0"; /* also RoCE: listed once */
@@ -220,13 +220,16 @@ static void test_pfc_poller(struct pna_config *cfg)
     CHECK(s && s->m.n_ifs == 2);
     if (s && s->m.n_ifs == 2) {
         const struct pna_pfc_if *a = &s->m.ifs[0], *b = &s->m.ifs[1];
+        /* which RDMA port each is: joined from the IB snapshot when served */
+        const struct pna_ib_device *d = NULL;
+        const struct pna_ib_port *p = NULL;
         CHECK_STR(a->ifname, "pna-nodev0");
-        CHECK_STR(a->rdma_device, "mlx5_0");
-        CHECK_INT(a->rdma_port, 1);
+        CHECK(ib && pna_ib_find_netdev(&ib->m, a->ifname, &d, &p));
+        CHECK(d && strcmp(d->name, "mlx5_0") == 0 && p && p->num == 1);
         CHECK_INT(a->ifindex, 42);
         CHECK(strstr(a->error, "no such interface") != NULL);
         CHECK_STR(b->ifname, "pna-nodev1");
-        CHECK_STR(b->rdma_device, "");
+        CHECK(!ib || !pna_ib_find_netdev(&ib->m, b->ifname, &d, &p));
         CHECK(b->error[0] != '\0');
         CHECK(!a->f[PNA_PFC_RX_PAUSE].present);
     }

@@ -4,7 +4,7 @@
  * SNMP index order, absent counters are skipped, saturation bits, and each
  * ethtool statistic is served exactly once (named column or generic table). */
 #include "pna_autoconf.h"
-#include "snmp/rdma_tables.h"
+#include "snmp/tables.h"
 
 #include <limits.h>
 
@@ -13,9 +13,10 @@
 #include "sources/pfc/pfc_names.h"
 #include "model/ib.h"
 #include "model/pfc.h"
-#include "snmp/oids.h"
+#include "model/oids.h"
 #include "util/fileio.h"
 #include "unit.h"
+#include "mib_columns.h"
 
 static void free_ib(struct pna_snap *s)
 {
@@ -58,10 +59,10 @@ static size_t walk_column(const struct pna_table_def *def, unsigned col,
     name[def->table_oid_len + 1] = col;
     for (;;) {
         struct pna_cell cell;
-        struct pna_snap *held = NULL;
+        struct pna_view held;
         size_t next_len;
         int rc = pna_table_getnext(def, name, len, next, &next_len, &cell, &held);
-        pna_snap_release(held);
+        pna_view_release(&held);
         if (rc != 0 || next[def->table_oid_len + 1] != col)
             break;
         CHECK(snmp_oid_compare(next, next_len, name, len) > 0);
@@ -84,9 +85,9 @@ static int get_cell(const struct pna_table_def *def, unsigned col, const oid *id
     name[t] = 1;
     name[t + 1] = col;
     memcpy(name + t + 2, idx, idx_len * sizeof(oid));
-    struct pna_snap *held = NULL;
+    struct pna_view held;
     int rc = pna_table_get(def, name, t + 2 + idx_len, out, &held);
-    pna_snap_release(held);
+    pna_view_release(&held);
     return rc;
 }
 
@@ -100,26 +101,26 @@ static size_t port_idx(const char *dev, uint32_t port, oid *idx)
 static void check_port_counters(const char *dev, const struct pna_ib_port *p)
 {
     static const struct {
-        unsigned col;
+        const char *object;
         enum pna_ib_counter c;
     } map[] = {
-        { PNA_COL_IB_PORT_RCV_DATA, PNA_IBC_RCV_DATA },
-        { PNA_COL_IB_PORT_XMIT_DATA, PNA_IBC_XMIT_DATA },
-        { PNA_COL_IB_PORT_RCV_PKTS, PNA_IBC_RCV_PACKETS },
-        { PNA_COL_IB_PORT_XMIT_PKTS, PNA_IBC_XMIT_PACKETS },
-        { PNA_COL_IB_PORT_UNICAST_RCV_PKTS, PNA_IBC_UNICAST_RCV_PACKETS },
-        { PNA_COL_IB_PORT_MCAST_XMIT_PKTS, PNA_IBC_MULTICAST_XMIT_PACKETS },
-        { PNA_COL_IB_PORT_SYMBOL_ERRORS, PNA_IBC_SYMBOL_ERROR },
-        { PNA_COL_IB_PORT_XMIT_DISCARDS, PNA_IBC_XMIT_DISCARDS },
-        { PNA_COL_IB_PORT_VL15_DROPPED, PNA_IBC_VL15_DROPPED },
-        { PNA_COL_IB_PORT_XMIT_WAIT, PNA_IBC_XMIT_WAIT },
-        { PNA_COL_IB_PORT_RCV_DISCARDS, PNA_IBC_RCV_DISCARDS },
+        { "primusIbPortRcvData", PNA_IBC_RCV_DATA },
+        { "primusIbPortXmitData", PNA_IBC_XMIT_DATA },
+        { "primusIbPortRcvPkts", PNA_IBC_RCV_PACKETS },
+        { "primusIbPortXmitPkts", PNA_IBC_XMIT_PACKETS },
+        { "primusIbPortUnicastRcvPkts", PNA_IBC_UNICAST_RCV_PACKETS },
+        { "primusIbPortMcastXmitPkts", PNA_IBC_MULTICAST_XMIT_PACKETS },
+        { "primusIbPortSymbolErrors", PNA_IBC_SYMBOL_ERROR },
+        { "primusIbPortXmitDiscards", PNA_IBC_XMIT_DISCARDS },
+        { "primusIbPortVl15Dropped", PNA_IBC_VL15_DROPPED },
+        { "primusIbPortXmitWait", PNA_IBC_XMIT_WAIT },
+        { "primusIbPortRcvDiscards", PNA_IBC_RCV_DISCARDS },
     };
     oid idx[80];
     size_t n = port_idx(dev, p->num, idx);
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         struct pna_cell c;
-        int rc = get_cell(&pna_ib_port_table, map[i].col, idx, n, &c);
+        int rc = get_cell(&pna_ib_port_table, mib_column(map[i].object), idx, n, &c);
         if (p->counters[map[i].c].present) {
             CHECK_INT(rc, 0);
             CHECK_INT(c.type, ASN_COUNTER64);
@@ -147,57 +148,57 @@ static void test_ib_tables_procfs(void)
     const struct pna_ib_model *m = &((const struct pna_ib_snap *)s)->m;
 
     /* devices: 3 rows in index order (length first: hfi1_0, mlx4_0, mlx5_0) */
-    CHECK_U64(walk_column(&pna_rdma_device_table, PNA_COL_RDMA_FIRMWARE, NULL), 3);
-    CHECK_U64(walk_column(&pna_rdma_device_table, PNA_COL_RDMA_NODE_GUID, NULL), 1); /* mlx5 only */
-    CHECK_U64(walk_column(&pna_rdma_device_table, PNA_COL_RDMA_NODE_TYPE, NULL), 0); /* no node_type files */
+    CHECK_U64(walk_column(&pna_rdma_device_table, mib_column("primusRdmaFirmware"), NULL), 3);
+    CHECK_U64(walk_column(&pna_rdma_device_table, mib_column("primusRdmaNodeGuid"), NULL), 1); /* mlx5 only */
+    CHECK_U64(walk_column(&pna_rdma_device_table, mib_column("primusRdmaNodeType"), NULL), 0); /* no node_type files */
     oid idx[80];
     struct pna_cell c;
     size_t n = pna_index_put_string(idx, 64, "mlx5_0");
-    CHECK_INT(get_cell(&pna_rdma_device_table, PNA_COL_RDMA_NODE_GUID, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_rdma_device_table, mib_column("primusRdmaNodeGuid"), idx, n, &c), 0);
     CHECK(c.type == ASN_OCTET_STR && c.len == 19 && memcmp(c.str, "0a7f:bc12:45ef:d23b", 19) == 0);
-    CHECK_INT(get_cell(&pna_rdma_device_table, PNA_COL_RDMA_PORT_COUNT, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_rdma_device_table, mib_column("primusRdmaPortCount"), idx, n, &c), 0);
     CHECK_U64(c.u, 1);
 
     /* ports: 4, all ACTIVE(4) */
     state_cells = 0;
-    CHECK_U64(walk_column(&pna_ib_port_table, PNA_COL_IB_PORT_STATE, count_state), 4);
+    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortState"), count_state), 4);
     CHECK_U64(state_cells, 4);
     for (size_t i = 0; i < m->n_devices; i++)
         for (size_t p = 0; p < m->devices[i].n_ports; p++)
             check_port_counters(m->devices[i].name, &m->devices[i].ports[p]);
     n = port_idx("mlx5_0", 1, idx);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_RATE, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRate"), idx, n, &c), 0);
     CHECK_U64(c.u, 25000);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_LINK_LAYER, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortLinkLayer"), idx, n, &c), 0);
     CHECK_INT(c.i, 1); /* infiniband(1) */
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_STATE_TEXT, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortStateText"), idx, n, &c), 0);
     CHECK(c.len == 9 && memcmp(c.str, "4: ACTIVE", 9) == 0);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_RATE_INTERVAL, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRateInterval"), idx, n, &c), 0);
     CHECK_U64(c.u, 0);  /* one poll: no rates yet */
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_RX_BYTES_PER_SEC, idx, n, &c), -1);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_COUNTER_SOURCE, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRxBytesPerSec"), idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortCounterSource"), idx, n, &c), 0);
     CHECK_INT(c.i, 1); /* sysfs(1) */
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_SATURATED, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortSaturated"), idx, n, &c), 0);
     CHECK_U64(c.u, 0);
 
     /* congestion: only mlx5_0/1 has hw_counters */
-    CHECK_U64(walk_column(&pna_roce_cong_table, PNA_COL_ROCE_ADP_RETRANS, NULL), 1);
-    CHECK_U64(walk_column(&pna_roce_cong_table, PNA_COL_ROCE_NP_CNP_SENT, NULL), 0);
-    CHECK_INT(get_cell(&pna_roce_cong_table, PNA_COL_ROCE_LOCAL_ACK_TIMEOUT_ERR, idx, n, &c), 0);
+    CHECK_U64(walk_column(&pna_roce_cong_table, mib_column("primusRoceAdpRetrans"), NULL), 1);
+    CHECK_U64(walk_column(&pna_roce_cong_table, mib_column("primusRoceNpCnpSent"), NULL), 0);
+    CHECK_INT(get_cell(&pna_roce_cong_table, mib_column("primusRoceLocalAckTimeoutErr"), idx, n, &c), 0);
     CHECK_U64(c.u, 131);
 
     /* hw counters: 24 of mlx5_0 port 1, none at device level */
-    CHECK_U64(walk_column(&pna_hw_counter_table, PNA_COL_HW_COUNTER_VALUE, NULL), 24);
+    CHECK_U64(walk_column(&pna_hw_counter_table, mib_column("primusHwCounterValue"), NULL), 24);
     oid hidx[96];
     size_t hn = pna_index_put_string(hidx, 64, "mlx5_0");
     hidx[hn++] = 1;
     hn += pna_index_put_string(hidx + hn, 64, "rx_write_requests");
-    CHECK_INT(get_cell(&pna_hw_counter_table, PNA_COL_HW_COUNTER_VALUE, hidx, hn, &c), 0);
+    CHECK_INT(get_cell(&pna_hw_counter_table, mib_column("primusHwCounterValue"), hidx, hn, &c), 0);
     CHECK_U64(c.u, 742114);
-    CHECK_INT(get_cell(&pna_hw_counter_table, PNA_COL_HW_COUNTER_WRAPS32, hidx, hn, &c), 0);
+    CHECK_INT(get_cell(&pna_hw_counter_table, mib_column("primusHwCounterWraps32"), hidx, hn, &c), 0);
     CHECK_INT(c.i, 1); /* true: an mlx5 Q counter */
     hidx[hn - 1] = 'X'; /* no such counter */
-    CHECK_INT(get_cell(&pna_hw_counter_table, PNA_COL_HW_COUNTER_VALUE, hidx, hn, &c), -1);
+    CHECK_INT(get_cell(&pna_hw_counter_table, mib_column("primusHwCounterValue"), hidx, hn, &c), -1);
     pna_snap_release(s);
 }
 
@@ -208,25 +209,25 @@ static void test_ib_tables_node_exporter(void)
     struct pna_cell c;
     size_t n = port_idx("mlx4_0", 1, idx);
     /* port_xmit_wait saturated: column 40 is bit 20 */
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_SATURATED, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortSaturated"), idx, n, &c), 0);
     CHECK_U64(c.u, UINT32_C(1) << 20);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_COUNTER_SOURCE, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortCounterSource"), idx, n, &c), 0);
     CHECK_INT(c.i, 2); /* sysfsExt64(2) */
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_RCV_DATA, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRcvData"), idx, n, &c), 0);
     CHECK_U64(c.u, UINT64_C(4631917) * 4);
     /* port_rcv_discards (column 41): the file says 0, and 0 is served */
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_RCV_DISCARDS, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRcvDiscards"), idx, n, &c), 0);
     CHECK_INT(c.type, ASN_COUNTER64);
     CHECK_U64(c.u, 0);
-    CHECK_U64(walk_column(&pna_ib_port_table, PNA_COL_IB_PORT_RCV_DISCARDS, NULL), 1); /* mlx4 p1 only */
+    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortRcvDiscards"), NULL), 1); /* mlx4 p1 only */
     /* iWARP: every counter absent, state still there */
     n = port_idx("i40iw0", 1, idx);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_SYMBOL_ERRORS, idx, n, &c), -1);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_COUNTER_SOURCE, idx, n, &c), -1);
-    CHECK_INT(get_cell(&pna_ib_port_table, PNA_COL_IB_PORT_STATE, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortSymbolErrors"), idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortCounterSource"), idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortState"), idx, n, &c), 0);
     CHECK_INT(c.i, 4);
-    CHECK_U64(walk_column(&pna_ib_port_table, PNA_COL_IB_PORT_XMIT_DISCARDS, NULL), 1); /* mlx4 p1 */
-    CHECK_U64(walk_column(&pna_ib_port_table, PNA_COL_IB_PORT_MCAST_RCV_PKTS, NULL), 2); /* mlx4 p1, p2 */
+    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortXmitDiscards"), NULL), 1); /* mlx4 p1 */
+    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortMcastRcvPkts"), NULL), 2); /* mlx4 p1, p2 */
 }
 
 /* ---- PFC ---------------------------------------------------------------- */
@@ -262,8 +263,6 @@ static void test_pfc_tables(void)
     size_t n_mlx5 = load_stats("ethtool/ethq-mlx5_core-connectx4lx.txt", &v);
     pna_strlcpy(s->m.ifs[0].ifname, "enp1s0f0", sizeof s->m.ifs[0].ifname);
     pna_strlcpy(s->m.ifs[0].driver, "mlx5_core", sizeof s->m.ifs[0].driver);
-    pna_strlcpy(s->m.ifs[0].rdma_device, "mlx5_0", sizeof s->m.ifs[0].rdma_device);
-    s->m.ifs[0].rdma_port = 1;
     CHECK_INT(pna_pfc_fill(&s->m.ifs[0], v, n_mlx5), 0);
     free(v);
     size_t n_ionic = load_stats("ethtool/amd-ainic-ionic/ethtool_S_enp68s0.txt", &v);
@@ -275,34 +274,39 @@ static void test_pfc_tables(void)
     pna_cache_publish(PNA_DOM_PFC, &s->base);
 
     /* the pause table: two rows */
-    CHECK_U64(walk_column(&pna_pause_table, PNA_COL_PAUSE_DRIVER, NULL), 2);
-    CHECK_U64(walk_column(&pna_pause_table, PNA_COL_PAUSE_RX_FRAMES, NULL), 2);
-    CHECK_U64(walk_column(&pna_pause_table, PNA_COL_PAUSE_STORM_WARNINGS, NULL), 0);
-    CHECK_U64(walk_column(&pna_pause_table, PNA_COL_PAUSE_RX_RATE, NULL), 0); /* one poll */
+    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseDriver"), NULL), 2);
+    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseRxFrames"), NULL), 2);
+    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseStormWarnings"), NULL), 0);
+    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseRxRate"), NULL), 0); /* one poll */
     /* the PFC table: ionic has per-priority durations; mlx5 (global pause) none */
-    CHECK_U64(walk_column(&pna_pfc_table, PNA_COL_PFC_RX_DURATION, NULL), 8);
-    CHECK_U64(walk_column(&pna_pfc_table, PNA_COL_PFC_RX_FRAMES, NULL), 0);
+    CHECK_U64(walk_column(&pna_pfc_table, mib_column("primusPfcRxDuration"), NULL), 8);
+    CHECK_U64(walk_column(&pna_pfc_table, mib_column("primusPfcRxFrames"), NULL), 0);
 
     /* every statistic exactly once: served by a named column, or generic */
-    size_t generic = walk_column(&pna_ethtool_counter_table, PNA_COL_ETHTOOL_COUNTER_VALUE, NULL);
-    size_t named_mlx5 = 6;  /* rx/tx_pause_ctrl_phy, rx_global_pause_duration,
-                               tx_global_pause_duration, rx_global_pause_transition,
-                               rx_discards_phy */
-    size_t named_ionic = 2 + 1 + 16; /* frames_rx/tx_pause, rx_pause_1us_count,
-                                        rx/tx_pripause_N_1us_count */
+    size_t generic = walk_column(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), NULL);
+    /* Named: a column serves the statistic as it is.  mlx5: rx/tx_pause_ctrl_phy
+     * (primusPauseRx/TxFrames), rx/tx_global_pause_duration,
+     * rx_global_pause_transition, rx/tx_discards_phy, rx_out_of_buffer, and the
+     * 32 rx/tx_prioN_bytes/packets; rx/tx_global_pause stay generic (the
+     * physical-port count is the pause total).  ionic: frames_rx/tx_pripause,
+     * rx_pause_1us_count, and the 32 frames_rx/tx_pri_N and
+     * rx/tx_pripause_N_1us_count; frames_rx/tx_pause stay generic (they only
+     * enter the pause total, with the PFC frames). */
+    size_t named_mlx5 = 8 + 32;
+    size_t named_ionic = 3 + 32;
     CHECK_U64(generic, n_mlx5 - named_mlx5 + n_ionic - named_ionic);
     /* rx_global_pause is generic on mlx5 (rx_pause_ctrl_phy takes the column) */
     oid idx[80];
     struct pna_cell c;
     size_t n = pna_index_put_string(idx, 40, "enp1s0f0");
     n += pna_index_put_string(idx + n, 40, "rx_global_pause");
-    CHECK_INT(get_cell(&pna_ethtool_counter_table, PNA_COL_ETHTOOL_COUNTER_VALUE, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), idx, n, &c), 0);
     n = pna_index_put_string(idx, 40, "enp1s0f0");
     n += pna_index_put_string(idx + n, 40, "rx_pause_ctrl_phy");
-    CHECK_INT(get_cell(&pna_ethtool_counter_table, PNA_COL_ETHTOOL_COUNTER_VALUE, idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), idx, n, &c), -1);
     n = pna_index_put_string(idx, 40, "enp68s0");
     n += pna_index_put_string(idx + n, 40, "octets_rx_ok");
-    CHECK_INT(get_cell(&pna_ethtool_counter_table, PNA_COL_ETHTOOL_COUNTER_VALUE, idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), idx, n, &c), 0);
     CHECK_U64(c.u, UINT64_C(306471174847120));
 }
 

@@ -1,12 +1,12 @@
 /* test_table.c -- the MIB engine without net-snmp's request machinery: GET,
- * GETNEXT across rows and columns, string-index order, absent cells, and
- * re-sorting when a new snapshot is published. */
+ * GETNEXT across rows and columns of a descriptor table, string-index order,
+ * absent cells, and re-sorting when a new snapshot is published. */
 #include "pna_autoconf.h"
 #include "snmp/table.h"
 #include "unit.h"
 
 struct rows_snap {
-    struct pna_snap snap;
+    struct pna_snap base;
     size_t n;
     const char *names[8];
     int values[8];
@@ -20,48 +20,82 @@ static void destroy(struct pna_snap *s)
 static void publish(const char *const *names, const int *values, size_t n)
 {
     struct rows_snap *s = calloc(1, sizeof *s);
-    pna_snap_init(&s->snap, destroy);
+    pna_snap_init(&s->base, destroy);
     s->n = n;
     for (size_t i = 0; i < n; i++) {
         s->names[i] = names[i];
         s->values[i] = values[i];
     }
-    pna_cache_publish(PNA_DOM_STORAGE, &s->snap);
+    pna_cache_publish(PNA_DOM_STORAGE, &s->base);
 }
 
-static size_t row_count(const void *ctx)
+/* A descriptor table over the test snapshot: rows in kept order, REC the
+ * snapshot, SUB the row. */
+static const struct rows_snap *snap_of(const struct pna_view *v)
 {
-    return ((const struct rows_snap *)ctx)->n;
+    return pna_view_snap(v, PNA_DOM_STORAGE);
 }
 
-static size_t row_index(const void *ctx, size_t row, oid *idx)
+static size_t row_count(const struct pna_view *v)
 {
-    return pna_index_put_string(idx, PNA_MAX_INDEX_LEN, ((const struct rows_snap *)ctx)->names[row]);
+    return snap_of(v) ? snap_of(v)->n : 0;
+}
+
+static bool row_at(const struct pna_view *v, size_t i, struct pna_row *out)
+{
+    out->rec = snap_of(v);
+    out->sub = (uint32_t)i;
+    return true;
+}
+
+static size_t row_index(const struct pna_row *row, oid *idx)
+{
+    const struct rows_snap *s = row->rec;
+    return pna_index_put_string(idx, PNA_MAX_INDEX_LEN, s->names[row->sub]);
 }
 
 /* col 2: name, col 3: value (absent when negative), col 4: value * 10 */
-static int get_cell(const void *ctx, size_t row, unsigned col, struct pna_cell *out)
+static void get_name(const struct pna_row *r, struct pna_value *out)
 {
-    const struct rows_snap *s = ctx;
-    switch (col) {
-    case 2: return pna_cell_str(out, s->names[row]);
-    case 3: return s->values[row] < 0 ? PNA_CELL_ABSENT : pna_cell_u32(out, (uint32_t)s->values[row]);
-    case 4: return pna_cell_counter64(out, (uint64_t)(s->values[row] < 0 ? 0 : s->values[row]) * 10);
-    }
-    return PNA_CELL_ABSENT;
+    pna_value_text(out, ((const struct rows_snap *)r->rec)->names[r->sub]);
 }
+
+static void get_value(const struct pna_row *r, struct pna_value *out)
+{
+    int v = ((const struct rows_snap *)r->rec)->values[r->sub];
+    if (v >= 0)
+        pna_value_u64(out, (uint64_t)v);
+}
+
+static void get_tenfold(const struct pna_row *r, struct pna_value *out)
+{
+    int v = ((const struct rows_snap *)r->rec)->values[r->sub];
+    pna_value_u64(out, (uint64_t)(v < 0 ? 0 : v) * 10);
+}
+
+static const struct pna_metric metrics[] = {
+    { .column = 2, .object = "testName", .syntax = PNA_SYNTAX_TEXT, .get = get_name },
+    { .column = 3, .object = "testValue", .syntax = PNA_SYNTAX_UNSIGNED, .get = get_value },
+    { .column = 4, .object = "testTenfold", .syntax = PNA_SYNTAX_COUNTER64, .get = get_tenfold },
+};
+
+static const struct pna_metric_table test_metrics = {
+    .object = "testTable",
+    .kind = PNA_TABLE_ROWS,
+    .domain = PNA_DOM_STORAGE,
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_STORAGE),
+    .metrics = metrics,
+    .count = 3,
+    .rows = row_count,
+    .row = row_at,
+};
 
 static const oid table_oid[] = { 1, 3, 6, 1, 4, 1, 99, 5 };
 static const struct pna_table_def def = {
-    .name = "testTable",
+    .metrics = &test_metrics,
     .table_oid = table_oid,
     .table_oid_len = 8,
-    .domain = PNA_DOM_STORAGE,
-    .min_col = 2,
-    .max_col = 4,
-    .row_count = row_count,
     .row_index = row_index,
-    .get_cell = get_cell,
 };
 
 /* Build table.1.COL."NAME" into O; returns its length. */
@@ -79,7 +113,7 @@ static void expect_next(unsigned col, const char *name, unsigned want_col, const
     oid from[MAX_OID_LEN], next[MAX_OID_LEN], want[MAX_OID_LEN];
     size_t from_len = cell_oid(from, col, name), next_len = 0;
     struct pna_cell c;
-    struct pna_snap *held = NULL;
+    struct pna_view held;
     int rc = pna_table_getnext(&def, from, from_len, next, &next_len, &c, &held);
     if (!want_name) {
         CHECK_INT(rc, -1);
@@ -88,7 +122,7 @@ static void expect_next(unsigned col, const char *name, unsigned want_col, const
         CHECK_INT(rc, 0);
         CHECK(rc == 0 && snmp_oid_compare(next, next_len, want, want_len) == 0);
     }
-    pna_snap_release(held);
+    pna_view_release(&held);
 }
 
 int main(void)
@@ -100,17 +134,17 @@ int main(void)
 
     oid o[MAX_OID_LEN];
     struct pna_cell c;
-    struct pna_snap *held = NULL;
+    struct pna_view held;
     CHECK_INT(pna_table_get(&def, o, cell_oid(o, 3, "aa"), &c, &held), 0);
     CHECK_INT(c.type, ASN_UNSIGNED);
     CHECK_U64(c.u, 2);
-    pna_snap_release(held);
+    pna_view_release(&held);
     CHECK_INT(pna_table_get(&def, o, cell_oid(o, 3, "c"), &c, &held), -1); /* absent */
-    pna_snap_release(held);
+    pna_view_release(&held);
     CHECK_INT(pna_table_get(&def, o, cell_oid(o, 2, "zz"), &c, &held), -1); /* no row */
-    pna_snap_release(held);
+    pna_view_release(&held);
     CHECK_INT(pna_table_get(&def, o, cell_oid(o, 5, "b"), &c, &held), -1); /* no column */
-    pna_snap_release(held);
+    pna_view_release(&held);
 
     expect_next(0, NULL, 2, "b");        /* from the table entry itself */
     expect_next(2, "b", 2, "c");
@@ -127,7 +161,7 @@ int main(void)
     size_t next_len;
     CHECK_INT(pna_table_getnext(&def, before, 9, next, &next_len, &c, &held), 0);
     CHECK_INT(next_len, 12);
-    pna_snap_release(held);
+    pna_view_release(&held);
 
     /* A new snapshot is re-sorted: now only "zz" and "a". */
     const char *names2[] = { "zz", "a" };
@@ -137,11 +171,11 @@ int main(void)
     expect_next(2, "a", 2, "zz");
     CHECK_INT(pna_table_get(&def, o, cell_oid(o, 4, "zz"), &c, &held), 0);
     CHECK_U64(c.u, 50);
-    pna_snap_release(held);
+    pna_view_release(&held);
 
     /* No snapshot at all: nothing, and no crash. */
     pna_cache_clear();
     CHECK_INT(pna_table_get(&def, o, cell_oid(o, 2, "a"), &c, &held), -1);
-    pna_snap_release(held);
+    pna_view_release(&held);
     UNIT_END();
 }

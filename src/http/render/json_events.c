@@ -12,7 +12,7 @@
  * cache view: the main thread keeps them. */
 #include "pna_autoconf.h"
 #include "core/events.h"
-#include "http/render.h"
+#include "http/render/render.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -89,7 +89,7 @@ static json_t *event_json(const struct pna_event *ev)
 
 struct pna_json_reply pna_json_events(const struct pna_http_view *v)
 {
-    size_t cap = v->agent.event_capacity < EVENTS_MAX_REPLY ? v->agent.event_capacity
+    size_t cap = v->base.event_capacity < EVENTS_MAX_REPLY ? v->base.event_capacity
                                                              : EVENTS_MAX_REPLY;
     struct pna_event *copy = calloc(cap ? cap : 1, sizeof *copy);
     if (!copy) {
@@ -102,9 +102,9 @@ struct pna_json_reply pna_json_events(const struct pna_http_view *v)
         json_array_append_new(events, event_json(&copy[i]));
     free(copy);
     json_t *o = json_object();
-    json_object_set_new(o, "capacity", pna_json_u64(v->agent.event_capacity));
-    json_object_set_new(o, "total", pna_json_u64(v->agent.events_total));
-    json_object_set_new(o, "dropped", pna_json_u64(v->agent.events_dropped));
+    json_object_set_new(o, "capacity", pna_json_u64(v->base.event_capacity));
+    json_object_set_new(o, "total", pna_json_u64(v->base.events_total));
+    json_object_set_new(o, "dropped", pna_json_u64(v->base.events_dropped));
     json_object_set_new(o, "events", events);
     struct pna_json_reply r = { 200, o };
     return r;

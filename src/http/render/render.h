@@ -1,14 +1,15 @@
 /* http/render.h -- what one HTTP response is rendered from, and the renderers.
  *
- * A request takes a view: one reference to the current snapshot of every cache
- * domain, a copy of the poller counters and the agent's own figures, all taken
- * once at the start.  Every renderer reads only the view, so a response is
- * consistent in itself, never touches a source, never calls net-snmp, and can be
- * unit-tested on a view built by hand.  The snapshots are immutable; the view is
- * released when the response has been rendered.
+ * A request takes a view (core/view.h): one reference to the current snapshot
+ * of every cache domain, a copy of the poller counters and the agent's own
+ * figures, all taken once at the start.  Every renderer reads only the view,
+ * so a response is consistent in itself, never touches a source, never calls
+ * net-snmp, and can be unit-tested on a view built by hand.  Values come from
+ * the model's descriptors (model/metric.h) through pna_prom_table() and the
+ * JSON helpers below, the way the SNMP tables read them.
  *
- * Any member may be NULL/0 (a domain not polled yet or disabled): renderers
- * then leave that domain out. */
+ * Any snapshot may be missing (a domain not polled yet or disabled):
+ * renderers then leave that domain out. */
 #ifndef PNA_HTTP_RENDER_H
 #define PNA_HTTP_RENDER_H
 
@@ -18,11 +19,10 @@
 
 #include <jansson.h>
 
-#include "core/cache.h"
-#include "core/events.h"
-#include "core/poller.h"
+#include "core/view.h"
 #include "http/buf.h"
-#include "http/prom.h"
+#include "http/render/prom.h"
+#include "model/metric.h"
 
 struct pna_node;
 struct pna_gpu_snap;
@@ -32,20 +32,10 @@ struct pna_containers_snap;
 struct pna_kubelet_snap;
 struct pna_storage_snap;
 
-struct pna_http_agent {
-    const char *version;
-    bool standalone;
-    int64_t started_ms;          /* CLOCK_REALTIME */
-    uint64_t events_total;
-    uint64_t events_dropped;
-    uint64_t event_capacity;
-    uint64_t events_by_type[PNA_EV_TYPE_MAX + 1];  /* index: enum pna_event_type */
-    int64_t storage_max_age_ms;  /* how old the kubelet's node figures may be */
-};
-
 struct pna_http_view {
-    int64_t now_ms;                              /* CLOCK_REALTIME when taken */
+    struct pna_view base;                        /* snapshots, pollers, agent, now */
     const char *node_name;                       /* the seed's node="" label; never NULL */
+    /* BASE's snapshots, typed (NULL when absent) */
     const struct pna_node *node;
     int64_t node_taken_ms;
     const struct pna_gpu_snap *gpu;
@@ -54,32 +44,19 @@ struct pna_http_view {
     const struct pna_containers_snap *containers;
     const struct pna_kubelet_snap *kubelet;
     const struct pna_storage_snap *storage;
-    const struct pna_poller_info *pollers;
-    size_t n_pollers;
-    bool all_ran;                                /* pna_pollers_all_ran() when taken */
-    struct pna_http_agent agent;
-
-    /* owned by pna_http_view_take()/pna_http_view_release() */
-    struct pna_snap *refs[PNA_DOM_COUNT];
-    struct pna_poller_info *poller_copy;
     char node_name_buf[256];
 };
 
-/* server.c: take the current view (cache references, poller copies). */
-void pna_http_view_take(struct pna_http_view *v, const struct pna_http_agent *agent,
-                        const char *configured_node_name);
+/* Take the current view of everything; release it when rendered. */
+void pna_http_view_take(struct pna_http_view *v, const char *configured_node_name);
 void pna_http_view_release(struct pna_http_view *v);
+/* Fill the typed pointers and the node name from V->base (filled by hand in tests). */
+void pna_http_view_complete(struct pna_http_view *v, const char *configured_node_name);
 
 /* The node="" label: the configured name, else the kubelet's node name, else
- * the host name (PRIMUS node snapshot), else "". Called by view_take; exposed
- * so hand-built test views get the same answer. */
+ * the host name (PRIMUS node snapshot), else "". */
 const char *pna_http_node_name(const struct pna_http_view *v, const char *configured,
                                char *buf, size_t cap);
-
-/* Every enabled poller had finished a run when the view was taken (/ready). */
-bool pna_http_view_all_ran(const struct pna_http_view *v);
-/* Any poller is degraded (failing, timed out, stale): the shared health rule. */
-bool pna_http_view_degraded(const struct pna_http_view *v);
 
 /* Split os-release's PRETTY_NAME into the seed's os and os_version labels: the
  * version is the first word that starts with a digit, the name what comes
@@ -88,24 +65,58 @@ bool pna_http_view_degraded(const struct pna_http_view *v);
 void pna_http_split_os(const char *pretty, char *os, size_t os_cap, char *version,
                        size_t version_cap);
 
-/* Shared across domains (metrics_gpu.c, metrics_containers.c). */
-struct pna_gpu;
-struct pna_container;
-struct pna_container_device;
 /* The GPU's number as the vendor tools and the seeds show it (gpu, gpu_id,
  * gpu_index labels, "gpu" in JSON): the source's own index when every GPU has
  * a distinct one, else the position in PCI order. */
 uint32_t pna_http_gpu_number(const struct pna_gpu_snap *s, size_t i);
-/* The GPU row a container's device node belongs to (the PCI key the collector
- * resolved), or NULL (a shared node such as /dev/kfd, or no such GPU row). */
-const struct pna_gpu *pna_http_device_gpu(const struct pna_http_view *v,
-                                          const struct pna_container_device *d);
 
 /* A GUID as eight colon-separated bytes ("98:03:9b:ff:fe:12:34:56"), as the
  * node exporter's /rdma prints them (json_rdma.c). */
 void pna_http_guid_text(uint64_t guid, char *buf, size_t cap);
 
-/* ---- /metrics: each writes its families into P -------------------------- */
+/* Row I of T in V (its view and position set); false when it has no cells. */
+bool pna_http_row(const struct pna_metric_table *t, const struct pna_http_view *v, size_t i,
+                  struct pna_row *row);
+
+/* ---- /metrics ------------------------------------------------------------ */
+
+#define PNA_ROW_LABELS_MAX 16
+#define PNA_HELP_MAX 512
+
+/* The labels that identify a row (gpu/pci_bus_id/uuid, device/port...):
+ * written by the domain's renderer.  Values point into the row's records or
+ * into BUF. */
+struct pna_row_labels {
+    struct pna_prom_label l[PNA_ROW_LABELS_MAX];
+    size_t n;
+    char buf[128];
+};
+typedef void (*pna_row_labels_fn)(const struct pna_http_view *v, const struct pna_row *row,
+                                  struct pna_row_labels *out);
+
+/* Every family of table T: its info series and one family per descriptor
+ * with a family name, samples labelled by LABELS (NULL: none). */
+void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
+                    const struct pna_metric_table *t, pna_row_labels_fn labels);
+
+/* A seed exporter's metric kept under its own name, type, help and labels:
+ * the value of the descriptor of MIB object OBJECT, times SCALE. */
+struct pna_seed {
+    const char *name;
+    enum pna_prom_type type;
+    const char *object;
+    struct pna_scale scale;
+    const char *help;
+};
+void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
+                   const struct pna_metric_table *t, const struct pna_seed *seed,
+                   pna_row_labels_fn labels);
+
+/* One sample: V times SCALE. */
+void pna_prom_scaled(struct pna_prom *p, const struct pna_prom_label *l, size_t n,
+                     const struct pna_value *v, struct pna_scale scale);
+
+/* Each writes its domain's families into P. */
 void pna_metrics_node(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_agent(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v);
@@ -151,9 +162,17 @@ struct pna_json_reply pna_json_pods(const struct pna_http_view *v);
  * (steals DATA). */
 struct pna_json_reply pna_json_envelope(json_t *data);
 
-/* Shared small helpers (json_node.c). */
-json_t *pna_json_u64(uint64_t v);
-json_t *pna_json_text(const char *s);            /* a string; invalid UTF-8 bytes become '?' */               /* an integer, clamped to 2^63-1 */
-json_t *pna_json_fixed(int64_t v, unsigned decimals);  /* V / 10^DECIMALS as a real */
+/* Shared small helpers (json_value.c). */
+json_t *pna_json_u64(uint64_t v);                       /* an integer, clamped to 2^63-1 */
+json_t *pna_json_text(const char *s);                   /* invalid UTF-8 bytes become '?' */
+json_t *pna_json_fixed(int64_t v, unsigned decimals);   /* V / 10^DECIMALS as a real */
+/* Descriptor M's value in ROW as JSON: its JSON scale applied, text as a
+ * string, an enumeration as its label; NULL when absent, null when none. */
+json_t *pna_json_value(const struct pna_metric_table *t, const struct pna_metric *m,
+                       const struct pna_row *row);
+/* OBJ[m->json] = that value for the descriptor of MIB object OBJECT (or of
+ * family FAMILY when OBJECT is NULL); nothing when absent. */
+void pna_json_put(json_t *obj, const struct pna_metric_table *t, const char *object,
+                  const struct pna_row *row);
 
 #endif

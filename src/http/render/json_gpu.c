@@ -1,4 +1,4 @@
-/* http/json_gpu.c -- the node exporter's GPU endpoints in its shapes:
+/* http/render/json_gpu.c -- the node exporter's GPU endpoints in its shapes:
  *   /gpus             {"code":0,"data":[{"gpu":N,"asic":{"market_name","device_id",
  *                      "asic_serial"},"bus":{"bdf"},"dri_device":{"card","render",
  *                      "pci_addr"}}],"message":"success"}
@@ -12,7 +12,8 @@
  * node.  Device paths are the host's /dev/dri names. */
 #include "pna_autoconf.h"
 #include "model/gpu.h"
-#include "http/render.h"
+#include "model/metric_tables.h"
+#include "http/render/render.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,17 @@ static int64_t memory_use_x100(const struct pna_gpu *g)
     return r > 10000 ? 10000 : (int64_t)r;
 }
 
+/* primusGpuUtilization as the seed's real number of percent; null when absent. */
+static json_t *utilization_percent(const struct pna_http_view *v, size_t i)
+{
+    const struct pna_metric_table *t = &pna_gpu_metrics;
+    struct pna_row row;
+    struct pna_value u = { .state = PNA_ABSENT };
+    if (pna_http_row(t, v, i, &row))
+        pna_metric_value(t, pna_metric_by_object(t, "primusGpuUtilization"), &row, &u);
+    return u.state == PNA_PRESENT ? json_real((double)u.u) : json_null();
+}
+
 struct pna_json_reply pna_json_card_metrics(const struct pna_http_view *v)
 {
     json_t *list = json_array();
@@ -114,8 +126,7 @@ struct pna_json_reply pna_json_card_metrics(const struct pna_http_view *v)
         int64_t mem = memory_use_x100(g);
         json_t *o = json_object();
         json_object_set_new(o, "gpu", gpu_number(v, i));
-        json_object_set_new(o, "gpu_use_percent",
-                            g->has_util_gpu && !g->lost ? json_real(g->util_gpu_pct) : json_null());
+        json_object_set_new(o, "gpu_use_percent", utilization_percent(v, i));
         json_object_set_new(o, "memory_use_percent",
                             mem >= 0 && !g->lost ? pna_json_fixed(mem, 2) : json_null());
         json_array_append_new(list, o);
@@ -142,37 +153,34 @@ static bool gpu_in_use(const struct pna_gpu *g)
     return (g->has_util_gpu && g->util_gpu_pct > 0) || (g->has_mem_used && g->mem_used_bytes > 0);
 }
 
+/* One GPU of the summary: its number and every primusGpuTable descriptor with
+ * a JSON member (figures left out where absent, as in the MIB). */
+static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
+{
+    const struct pna_metric_table *t = &pna_gpu_metrics;
+    struct pna_row row;
+    json_t *o = json_object();
+    json_object_set_new(o, "index", gpu_number(v, i));
+    if (!pna_http_row(t, v, i, &row))
+        return o;
+    for (size_t k = 0; k < t->count; k++) {
+        const struct pna_metric *m = &t->metrics[k];
+        json_t *j = m->json ? pna_json_value(t, m, &row) : NULL;
+        if (j)
+            json_object_set_new(o, m->json, j);
+        else if (m->json && m->syntax == PNA_SYNTAX_TEXT)
+            json_object_set_new(o, m->json, json_string(""));
+    }
+    return o;
+}
+
 json_t *pna_json_gpu_summary(const struct pna_http_view *v)
 {
     json_t *list = json_array();
     size_t used = 0;
     for (size_t i = 0; i < gpu_count(v); i++) {
-        const struct pna_gpu *g = &v->gpu->gpus[i];
-        used += gpu_in_use(g);
-        json_t *o = json_object();
-        json_object_set_new(o, "index", gpu_number(v, i));
-        json_object_set_new(o, "name", pna_json_text(g->name));
-        json_object_set_new(o, "uuid", pna_json_text(g->uuid));
-        json_object_set_new(o, "pci_bus_id", pna_json_text(g->pci_bus_id));
-        json_object_set_new(o, "vendor", pna_json_text(g->vendor == PNA_GPU_VND_NVIDIA ? "nvidia"
-                                                       : g->vendor == PNA_GPU_VND_AMD ? "amd"
-                                                                                         : "other"));
-        json_object_set_new(o, "lost", json_boolean(g->lost));
-        if (g->has_mem_total)
-            json_object_set_new(o, "memory_total_bytes", pna_json_u64(g->mem_total_bytes));
-        if (g->has_mem_used)
-            json_object_set_new(o, "memory_used_bytes", pna_json_u64(g->mem_used_bytes));
-        if (g->has_mem_free)
-            json_object_set_new(o, "memory_free_bytes", pna_json_u64(g->mem_free_bytes));
-        if (g->has_util_gpu)
-            json_object_set_new(o, "utilization_percent", json_integer(g->util_gpu_pct));
-        if (g->has_temp)
-            json_object_set_new(o, "temperature_celsius", json_integer(g->temp_c));
-        if (g->has_power)
-            json_object_set_new(o, "power_draw_watts", pna_json_fixed(g->power_mw, 3));
-        if (g->has_power_limit)
-            json_object_set_new(o, "power_limit_watts", pna_json_fixed(g->power_limit_mw, 3));
-        json_array_append_new(list, o);
+        used += gpu_in_use(&v->gpu->gpus[i]);
+        json_array_append_new(list, gpu_summary(v, i));
     }
     json_t *o = json_object();
     json_object_set_new(o, "count", json_integer((json_int_t)gpu_count(v)));

@@ -1,6 +1,6 @@
 /* http/prom.c -- the Prometheus text writer (see prom.h). */
 #include "pna_autoconf.h"
-#include "http/prom.h"
+#include "http/render/prom.h"
 
 #include <inttypes.h>
 #include <math.h>

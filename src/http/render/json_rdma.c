@@ -7,7 +7,7 @@
  * bytes, as the seed does; port_guid and link_layer are the first port's. */
 #include "pna_autoconf.h"
 #include "model/ib.h"
-#include "http/render.h"
+#include "http/render/render.h"
 
 #include <inttypes.h>
 #include <stdio.h>

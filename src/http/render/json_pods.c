@@ -1,4 +1,4 @@
-/* http/json_pods.c -- the node exporter's /pods endpoint in its shape: a bare
+/* http/render/json_pods.c -- the node exporter's /pods endpoint in its shape: a bare
  * array (no envelope), one entry per container with its pod and the GPU and
  * RDMA devices it was given:
  *   [{"id","pod_name","pod_namespace","pod_uuid",
@@ -13,9 +13,19 @@
 #include "model/containers.h"
 #include "model/gpu.h"
 #include "model/ib.h"
-#include "http/render.h"
+#include "http/render/render.h"
 
 #include <stdio.h>
+
+/* The GPU row a container's device node belongs to (the PCI key the source
+ * resolved), or NULL: a shared node such as /dev/kfd, or no such GPU row. */
+static const struct pna_gpu *device_gpu(const struct pna_http_view *v,
+                                        const struct pna_container_device *d)
+{
+    if (!v->gpu || !d->gpu_index)
+        return NULL;
+    return pna_gpu_find(v->gpu->gpus, v->gpu->count, d->gpu_index);
+}
 
 static json_t *gpu_device(const struct pna_http_view *v, const struct pna_container_device *d,
                           const struct pna_gpu *g)
@@ -58,7 +68,7 @@ struct pna_json_reply pna_json_pods(const struct pna_http_view *v)
         size_t n;
         const struct pna_container_device *devs = pna_container_devices(set, i, &n);
         for (size_t k = 0; k < n; k++) {
-            const struct pna_gpu *g = pna_http_device_gpu(v, &devs[k]);
+            const struct pna_gpu *g = device_gpu(v, &devs[k]);
             if (g)
                 json_array_append_new(gpus, gpu_device(v, &devs[k], g));
             else if (devs[k].family == PNA_DEVF_IB_UVERBS)

@@ -1,0 +1,179 @@
+/* http/metrics_rdma.c -- /metrics for InfiniBand and RoCE (primusRdma: the
+ * device, port, RoCE congestion and hardware counter tables), and the seeds'
+ * names unchanged: the node exporter's rdma_stat_<counter>{device,port} and the
+ * RDMA stats exporter's rdma_ecn_marked_packets, rdma_cnp_sent,
+ * rdma_cnp_handled, rdma_rx_write_requests and rdma_out_of_sequence.
+ *
+ * Every value is a descriptor of model/ib_metrics.c; port series carry device
+ * ("mlx5_0") and port ("1").  The seed names are served untyped: they are
+ * counters without "_total", which the linter refuses for a typed counter. */
+#include "pna_autoconf.h"
+#include "http/render/render.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/ib.h"
+#include "model/metric_tables.h"
+
+/* device */
+static void device_labels(const struct pna_http_view *v, const struct pna_row *row,
+                          struct pna_row_labels *out)
+{
+    (void)v;
+    const struct pna_ib_device *d = row->rec;
+    out->l[0] = (struct pna_prom_label){ "device", d->name };
+    out->n = 1;
+}
+
+/* device, port */
+static void port_labels(const struct pna_http_view *v, const struct pna_row *row,
+                        struct pna_row_labels *out)
+{
+    (void)v;
+    const struct pna_ib_device *d = row->owner;
+    const struct pna_ib_port *p = row->rec;
+    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)p->num);
+    out->l[0] = (struct pna_prom_label){ "device", d->name };
+    out->l[1] = (struct pna_prom_label){ "port", out->buf };
+    out->n = 2;
+}
+
+/* device, port (0 for the device's own), counter */
+static void hw_labels(const struct pna_http_view *v, const struct pna_row *row,
+                      struct pna_row_labels *out)
+{
+    (void)v;
+    const struct pna_ib_device *d = row->owner;
+    const struct pna_hw_counter *c = row->rec;
+    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)row->sub);
+    out->l[0] = (struct pna_prom_label){ "device", d->name };
+    out->l[1] = (struct pna_prom_label){ "port", out->buf };
+    out->l[2] = (struct pna_prom_label){ "counter", c->name };
+    out->n = 3;
+}
+
+/* primusIbPortSaturated's bits as one series per saturated counter, named by
+ * its sysfs file: the same bits, from the same model function. */
+static void saturated(struct pna_prom *p, const struct pna_http_view *v)
+{
+    const struct pna_metric_table *t = &pna_ib_port_metrics;
+    pna_prom_family(p, "primus_ib_port_saturated", PNA_PROM_GAUGE,
+                    "1 for a port counter stopped at the maximum of its hardware width (IB PMA "
+                    "error counters saturate, they do not wrap), named in the counter label; "
+                    "absent otherwise (primusIbPortSaturated: one bit per counter column).");
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row))
+            continue;
+        uint32_t bits = pna_ib_saturated_columns(row.rec);
+        for (unsigned b = 0; bits && b < 32; b++) {
+            if (!(bits & (UINT32_C(1) << b)))
+                continue;
+            struct pna_row_labels rl = { .n = 0 };
+            port_labels(v, &row, &rl);
+            rl.l[rl.n] = (struct pna_prom_label){ "counter", pna_ib_saturated_counter_file(b) };
+            pna_prom_u64(p, rl.l, rl.n + 1, 1);
+        }
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The node exporter made one family per counter name (rdma_stat_<name>) from
+ * `rdma statistic show`, which lists the ports' hw_counters: the values of
+ * primusHwCounterTable's port rows.  Families must not interleave, so the
+ * distinct names are collected first. */
+static void seed_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
+{
+    const struct pna_metric_table *t = &pna_hw_counter_metrics;
+    const struct pna_metric *value = pna_metric_by_object(t, "primusHwCounterValue");
+    size_t rows = t->rows(&v->base);
+    const char **names = rows ? malloc(rows * sizeof *names) : NULL;
+    if (rows && !names) {
+        p->out->failed = true;
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < rows; i++) {
+        struct pna_row row;
+        if (pna_http_row(t, v, i, &row) && row.sub != 0)
+            names[n++] = ((const struct pna_hw_counter *)row.rec)->name;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t k = 0; k < n; k++) {
+        if (k > 0 && strcmp(names[k], names[k - 1]) == 0)
+            continue;
+        char family[PNA_PROM_NAME_MAX];
+        pna_prom_name_join(family, sizeof family, "rdma_stat_", names[k]);
+        pna_prom_family(p, family, PNA_PROM_UNTYPED, "RDMA statistic from rdma statistic show");
+        for (size_t i = 0; i < rows; i++) {
+            struct pna_row row;
+            struct pna_value val;
+            if (!pna_http_row(t, v, i, &row) || row.sub == 0 ||
+                strcmp(((const struct pna_hw_counter *)row.rec)->name, names[k]) != 0)
+                continue;
+            pna_metric_value(t, value, &row, &val);
+            struct pna_row_labels rl = { .n = 0 };
+            hw_labels(v, &row, &rl);
+            pna_prom_scaled(p, rl.l, 2, &val, value->scale); /* device, port */
+        }
+    }
+    free(names);
+}
+
+/* The RDMA stats exporter's congestion names (its label set is not documented;
+ * device and port are used, as rdma_stat_* has them): primusRoceCongTable
+ * columns, and one hw counter under its driver name. */
+static const struct pna_seed roce_seeds[] = {
+    { "rdma_ecn_marked_packets", PNA_PROM_UNTYPED, "primusRoceNpEcnMarkedRocePackets", { 0, 0 },
+      "ECN-marked RoCE packets (np_ecn_marked_roce_packets)" },
+    { "rdma_cnp_sent", PNA_PROM_UNTYPED, "primusRoceNpCnpSent", { 0, 0 },
+      "CNP packets sent (np_cnp_sent)" },
+    { "rdma_cnp_handled", PNA_PROM_UNTYPED, "primusRoceRpCnpHandled", { 0, 0 },
+      "CNP packets handled (rp_cnp_handled)" },
+};
+
+static const struct pna_seed out_of_sequence_seed = {
+    "rdma_out_of_sequence", PNA_PROM_UNTYPED, "primusRoceOutOfSequence", { 0, 0 },
+    "Out-of-sequence packets received",
+};
+
+static void seed_write_requests(struct pna_prom *p, const struct pna_http_view *v)
+{
+    const struct pna_metric_table *t = &pna_hw_counter_metrics;
+    const struct pna_metric *value = pna_metric_by_object(t, "primusHwCounterValue");
+    pna_prom_family(p, "rdma_rx_write_requests", PNA_PROM_UNTYPED, "RDMA write requests received");
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        struct pna_value val;
+        if (!pna_http_row(t, v, i, &row) || row.sub == 0 ||
+            strcmp(((const struct pna_hw_counter *)row.rec)->name, "rx_write_requests") != 0)
+            continue;
+        pna_metric_value(t, value, &row, &val);
+        struct pna_row_labels rl = { .n = 0 };
+        hw_labels(v, &row, &rl);
+        pna_prom_scaled(p, rl.l, 2, &val, value->scale);
+    }
+}
+
+void pna_metrics_rdma(struct pna_prom *p, const struct pna_http_view *v)
+{
+    if (!v->ib)
+        return;
+    pna_prom_table(p, v, &pna_rdma_scalar_metrics, NULL);
+    pna_prom_table(p, v, &pna_rdma_device_metrics, device_labels);
+    pna_prom_table(p, v, &pna_ib_port_metrics, port_labels);
+    saturated(p, v);
+    pna_prom_table(p, v, &pna_roce_cong_metrics, port_labels);
+    pna_prom_table(p, v, &pna_hw_counter_metrics, hw_labels);
+    seed_rdma_stat(p, v);
+    for (size_t i = 0; i < sizeof roce_seeds / sizeof roce_seeds[0]; i++)
+        pna_prom_seed(p, v, &pna_roce_cong_metrics, &roce_seeds[i], port_labels);
+    seed_write_requests(p, v);
+    pna_prom_seed(p, v, &pna_roce_cong_metrics, &out_of_sequence_seed, port_labels);
+}

@@ -1,0 +1,189 @@
+/* http/metrics_table.c -- /metrics from a table of descriptors (model/metric.h).
+ *
+ * For a table: its info series (one per row, labelled with the row's identity
+ * and every descriptor served as a label), then one family per descriptor
+ * that has one, with a sample for every row that has the value: the value
+ * times the descriptor's scale.  Consecutive descriptors of one family (one
+ * per value of a constant label) share its header.  The row's identity labels
+ * come from the domain's renderer; everything else comes from the
+ * descriptors, so a value is served here exactly as the SNMP table serves it. */
+#include "pna_autoconf.h"
+#include "http/render/render.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A row's identity labels plus room for the descriptor's own. */
+struct sample_labels {
+    struct pna_row_labels row;
+    struct pna_prom_label all[PNA_ROW_LABELS_MAX + 1];
+};
+
+static size_t with_label(struct sample_labels *s, const char *name, const char *value)
+{
+    size_t n = s->row.n;
+    memcpy(s->all, s->row.l, n * sizeof s->all[0]);
+    if (name)
+        s->all[n++] = (struct pna_prom_label){ name, value };
+    return n;
+}
+
+static uint64_t pow10_u64(int e)
+{
+    uint64_t p = 1;
+    while (e-- > 0)
+        p *= 10;
+    return p;
+}
+
+/* V x SCALE as one sample. */
+void pna_prom_scaled(struct pna_prom *p, const struct pna_prom_label *l, size_t n,
+                     const struct pna_value *v, struct pna_scale scale)
+{
+    int64_t mul = scale.mul ? scale.mul : 1;
+    if (v->is_signed) {
+        int64_t x = v->i * mul;
+        if (scale.exp10 < 0)
+            pna_prom_fixed(p, l, n, x, (unsigned)-scale.exp10);
+        else
+            pna_prom_i64(p, l, n, x * (int64_t)pow10_u64(scale.exp10));
+        return;
+    }
+    uint64_t x = v->u * (uint64_t)mul;
+    if (scale.exp10 < 0)
+        pna_prom_fixed(p, l, n, x > INT64_MAX ? INT64_MAX : (int64_t)x, (unsigned)-scale.exp10);
+    else
+        pna_prom_u64(p, l, n, x * pow10_u64(scale.exp10));
+}
+
+static enum pna_prom_type prom_type(const struct pna_metric *m)
+{
+    switch ((enum pna_family_type)m->type) {
+    case PNA_FAMILY_COUNTER: return PNA_PROM_COUNTER;
+    case PNA_FAMILY_UNTYPED: return PNA_PROM_UNTYPED;
+    default: return PNA_PROM_GAUGE;
+    }
+}
+
+/* One row's sample(s) of family descriptor M. */
+static void metric_samples(struct pna_prom *p, const struct pna_metric *m,
+                           const struct pna_value *v, struct sample_labels *s)
+{
+    if (v->state != PNA_PRESENT)
+        return;
+    switch ((enum pna_family_type)m->type) {
+    case PNA_FAMILY_STATESET:
+        for (size_t e = 1; m->enums && e < m->enums->count; e++) {
+            if (!m->enums->names[e])
+                continue;
+            size_t n = with_label(s, m->label, m->enums->names[e]);
+            pna_prom_u64(p, s->all, n, (v->is_signed ? (uint64_t)v->i : v->u) == e);
+        }
+        return;
+    case PNA_FAMILY_STATE:
+        pna_prom_u64(p, s->all, with_label(s, m->label, pna_metric_enum_name(m, v)), 1);
+        return;
+    default: break;
+    }
+    size_t n = with_label(s, m->label_value ? m->label : NULL, m->label_value);
+    if (m->true_value) {
+        uint64_t x = v->is_signed ? (uint64_t)v->i : v->u;
+        pna_prom_u64(p, s->all, n, x == m->true_value);
+    } else {
+        pna_prom_scaled(p, s->all, n, v, m->scale);
+    }
+}
+
+static void info_series(struct pna_prom *p, const struct pna_http_view *v,
+                        const struct pna_metric_table *t, pna_row_labels_fn labels)
+{
+    char help[PNA_HELP_MAX];
+    snprintf(help, sizeof help, "%s (%s).", t->info_help ? t->info_help : "", t->object);
+    pna_prom_family(p, t->info_family, PNA_PROM_GAUGE, help);
+    size_t rows = t->rows(&v->base);
+    for (size_t i = 0; i < rows; i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row))
+            continue;
+        struct sample_labels s = { .row.n = 0 };
+        if (labels)
+            labels(v, &row, &s.row);
+        size_t n = with_label(&s, NULL, NULL);
+        char text[PNA_ROW_LABELS_MAX][sizeof ((struct pna_value *)0)->buf];
+        size_t k = 0;
+        for (size_t j = 0; j < t->count && n < PNA_ROW_LABELS_MAX; j++) {
+            const struct pna_metric *m = &t->metrics[j];
+            if (!m->label || m->family)
+                continue;
+            struct pna_value val;
+            pna_metric_value(t, m, &row, &val);
+            /* a value's own text lives in VAL: copy it before VAL goes */
+            const char *lt = pna_metric_label_text(m, &val, text[k], sizeof text[k]);
+            if (lt == val.buf) {
+                snprintf(text[k], sizeof text[k], "%s", val.buf);
+                lt = text[k];
+            }
+            k++;
+            s.all[n++] = (struct pna_prom_label){ m->label, lt };
+        }
+        pna_prom_u64(p, s.all, n, 1);
+    }
+}
+
+void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
+                    const struct pna_metric_table *t, pna_row_labels_fn labels)
+{
+    if (t->info_family)
+        info_series(p, v, t, labels);
+    size_t rows = t->rows(&v->base);
+    const char *family = NULL;
+    char help[PNA_HELP_MAX];
+    for (size_t j = 0; j < t->count; j++) {
+        const struct pna_metric *m = &t->metrics[j];
+        if (!m->family)
+            continue;
+        if (!family || strcmp(family, m->family) != 0) {
+            pna_metric_help(m, help, sizeof help);
+            pna_prom_family(p, m->family, prom_type(m), help);
+            family = m->family;
+        }
+        for (size_t i = 0; i < rows; i++) {
+            struct pna_row row;
+            if (!pna_http_row(t, v, i, &row))
+                continue;
+            struct pna_value val;
+            pna_metric_value(t, m, &row, &val);
+            if (val.state != PNA_PRESENT)
+                continue;
+            struct sample_labels s = { .row.n = 0 };
+            if (labels)
+                labels(v, &row, &s.row);
+            metric_samples(p, m, &val, &s);
+        }
+    }
+}
+
+void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
+                   const struct pna_metric_table *t, const struct pna_seed *seed,
+                   pna_row_labels_fn labels)
+{
+    const struct pna_metric *m = pna_metric_by_object(t, seed->object);
+    if (!m)
+        return;
+    pna_prom_family(p, seed->name, seed->type, seed->help);
+    size_t rows = t->rows(&v->base);
+    for (size_t i = 0; i < rows; i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row))
+            continue;
+        struct pna_value val;
+        pna_metric_value(t, m, &row, &val);
+        if (val.state != PNA_PRESENT)
+            continue;
+        struct pna_row_labels l = { .n = 0 };
+        if (labels)
+            labels(v, &row, &l);
+        pna_prom_scaled(p, l.l, l.n, &val, seed->scale);
+    }
+}

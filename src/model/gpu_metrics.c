@@ -1,0 +1,353 @@
+/* model/gpu_metrics.c -- the served values of the GPU domain (primusGpu): the
+ * GPU count and primusGpuTable, one descriptor per value (see metric.h, gpu.h).
+ *
+ * A figure the GPU or its source does not offer is absent; a GPU that fell off
+ * the bus keeps only its identity (PNA_METRIC_IDENTITY).  The holder columns
+ * join the GPU with the containers snapshot of the same view: the containers
+ * whose device lists hold one of the GPU's device nodes. */
+#include "pna_autoconf.h"
+#include "model/metric_tables.h"
+
+#include "model/containers.h"
+#include "model/gpu.h"
+#include "model/metric.h"
+#include "model/oids.h"
+
+static const struct pna_gpu_snap *gpu_snap(const struct pna_view *v)
+{
+    return pna_view_snap(v, PNA_DOM_GPU);
+}
+
+static const struct pna_gpu *gpu_of(const struct pna_row *r)
+{
+    return r->rec;
+}
+
+#define U32 PNA_SYNTAX_UNSIGNED
+#define C64 PNA_SYNTAX_COUNTER64
+#define INT PNA_SYNTAX_INTEGER
+#define TEXT PNA_SYNTAX_TEXT
+#define GAUGE PNA_FAMILY_GAUGE
+#define COUNTER PNA_FAMILY_COUNTER
+#define ID PNA_METRIC_IDENTITY
+
+/* ---- primusGpuCount ------------------------------------------------------------ */
+
+/* One row even before a first poll: primusGpuCount is 0 then, not absent. */
+static size_t always_one(const struct pna_view *v)
+{
+    (void)v;
+    return 1;
+}
+
+static bool snap_row(const struct pna_view *v, size_t i, struct pna_row *out)
+{
+    (void)i;
+    out->rec = gpu_snap(v);
+    return true;
+}
+
+static void get_count(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu_snap *s = r->rec;
+    pna_value_u64(out, s ? s->count : 0);
+}
+
+static const struct pna_metric gpu_scalar_metrics[] = {
+    { .column = 1, .object = "primusGpuCount", .syntax = U32, .get = get_count,
+      .family = "primus_gpus", .type = GAUGE, .help = "GPUs found on the node" },
+};
+
+const struct pna_metric_table pna_gpu_scalar_metrics = {
+    .object = "primusGpu",
+    .kind = PNA_TABLE_SCALARS,
+    .domain = PNA_DOM_GPU,
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU),
+    .metrics = gpu_scalar_metrics,
+    .count = 1,
+    .rows = always_one,
+    .row = snap_row,
+};
+
+/* ---- primusGpuTable ------------------------------------------------------------- */
+
+static size_t gpu_rows(const struct pna_view *v)
+{
+    return gpu_snap(v) ? gpu_snap(v)->count : 0;
+}
+
+static bool gpu_row(const struct pna_view *v, size_t i, struct pna_row *out)
+{
+    out->rec = &gpu_snap(v)->gpus[i];
+    return true;
+}
+
+static bool gpu_lost(const struct pna_row *r)
+{
+    return gpu_of(r)->lost;
+}
+
+static const char *const vendor_names[] = {
+    [PNA_GPU_VENDOR_NVIDIA] = "nvidia", [PNA_GPU_VENDOR_AMD] = "amd", [PNA_GPU_VENDOR_OTHER] = "other",
+};
+static const struct pna_enum vendor_enum = PNA_ENUM(vendor_names);
+
+static void get_vendor(const struct pna_row *r, struct pna_value *out)
+{
+    switch (gpu_of(r)->vendor) {
+    case PNA_GPU_VND_NVIDIA: pna_value_i64(out, PNA_GPU_VENDOR_NVIDIA); return;
+    case PNA_GPU_VND_AMD: pna_value_i64(out, PNA_GPU_VENDOR_AMD); return;
+    }
+    pna_value_i64(out, PNA_GPU_VENDOR_OTHER);
+}
+
+static const char *const source_names[] = {
+    [PNA_GPU_DATA_SOURCE_NVML] = "nvml", [PNA_GPU_DATA_SOURCE_NVIDIA_SMI] = "nvidiaSmi",
+    [PNA_GPU_DATA_SOURCE_ROCM_SMI] = "rocmSmi", [PNA_GPU_DATA_SOURCE_AMDGPU_SYSFS] = "amdgpuSysfs",
+};
+static const struct pna_enum source_enum = PNA_ENUM(source_names);
+
+static void get_source(const struct pna_row *r, struct pna_value *out)
+{
+    switch (gpu_of(r)->source) {
+    case PNA_GPU_SRC_NVML: pna_value_i64(out, PNA_GPU_DATA_SOURCE_NVML); return;
+    case PNA_GPU_SRC_NVIDIA_SMI: pna_value_i64(out, PNA_GPU_DATA_SOURCE_NVIDIA_SMI); return;
+    case PNA_GPU_SRC_ROCM_SMI: pna_value_i64(out, PNA_GPU_DATA_SOURCE_ROCM_SMI); return;
+    case PNA_GPU_SRC_AMDGPU_SYSFS: pna_value_i64(out, PNA_GPU_DATA_SOURCE_AMDGPU_SYSFS); return;
+    }
+}
+
+/* As lspci -n prints it: "10de:2330". */
+static void get_pci_device_id(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu *g = gpu_of(r);
+    if (g->has_pci_ids)
+        pna_value_printf(out, "%04x:%04x", g->pci_vendor_id, g->pci_device_id);
+}
+
+/* The containers holding the GPU, from the view's containers snapshot; the
+ * one with the lowest id is named (the MIB's "empty when none" strings). */
+static const struct pna_container *holder(const struct pna_row *r, uint32_t *count)
+{
+    const struct pna_containers_snap *cs = pna_view_snap(r->view, PNA_DOM_CONTAINERS);
+    *count = 0;
+    return cs ? pna_container_holding_gpu(&cs->set, gpu_of(r)->index, count) : NULL;
+}
+
+static void get_holder_container(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t n;
+    const struct pna_container *c = holder(r, &n);
+    pna_value_text(out, c ? c->id : "");
+}
+
+static void get_holder_pod(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t n;
+    const struct pna_container *c = holder(r, &n);
+    pna_value_text(out, c ? c->pod_name : "");
+}
+
+static void get_holder_namespace(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t n;
+    const struct pna_container *c = holder(r, &n);
+    pna_value_text(out, c ? c->pod_namespace : "");
+}
+
+static void get_holder_count(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t n;
+    holder(r, &n);
+    pna_value_u64(out, n);
+}
+
+static void get_retired_pages(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu *g = gpu_of(r);
+    if (g->has_retired_pages)
+        pna_value_u64(out, (uint64_t)g->retired_pages_sbe + g->retired_pages_dbe);
+}
+
+static void get_remapped_rows(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu *g = gpu_of(r);
+    if (g->has_remapped_rows)
+        pna_value_u64(out, (uint64_t)g->remapped_rows_corr + g->remapped_rows_unc);
+}
+
+static const char *const mig_names[] = {
+    [PNA_GPU_MIG_MODE_DISABLED] = "disabled", [PNA_GPU_MIG_MODE_ENABLED] = "enabled",
+};
+static const struct pna_enum mig_enum = PNA_ENUM(mig_names);
+
+static void get_mig(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu *g = gpu_of(r);
+    if (g->has_mig)
+        pna_value_i64(out, g->mig_enabled ? PNA_GPU_MIG_MODE_ENABLED : PNA_GPU_MIG_MODE_DISABLED);
+}
+
+#define GPU(member) PNA_FIELD(struct pna_gpu, member)
+#define GPU_NZ(member) PNA_FIELD_NZ(struct pna_gpu, member)
+#define GPU_IF(member, has) PNA_FIELD_IF(struct pna_gpu, member, has)
+
+static const struct pna_metric gpu_metrics[] = {
+    /* identity: every row has it, a lost GPU too */
+    { .column = 2, .object = "primusGpuVendor", .syntax = INT, .flags = ID, .get = get_vendor,
+      .enums = &vendor_enum, .label = "vendor", .json = "vendor" },
+    { .column = 3, .object = "primusGpuOrdinal", .syntax = U32, .flags = ID,
+      .field = GPU_IF(vendor_index, has_vendor_index) },
+    { .column = 4, .object = "primusGpuName", .syntax = TEXT, .flags = ID, .field = GPU_NZ(name),
+      .label = "name", .json = "name" },
+    { .column = 5, .object = "primusGpuUuid", .syntax = TEXT, .flags = ID, .field = GPU_NZ(uuid),
+      .json = "uuid" },
+    { .column = 6, .object = "primusGpuSerial", .syntax = TEXT, .flags = ID, .field = GPU_NZ(serial),
+      .label = "serial" },
+    { .column = 7, .object = "primusGpuPciBusId", .syntax = TEXT, .flags = ID, .field = GPU(pci_bus_id),
+      .json = "pci_bus_id" },
+    { .column = 8, .object = "primusGpuDriverVersion", .syntax = TEXT, .flags = ID,
+      .field = GPU_NZ(driver_version), .label = "driver_version" },
+    { .column = 9, .object = "primusGpuComputeVersion", .syntax = TEXT, .flags = ID,
+      .field = GPU_NZ(cuda_version), .label = "compute_version" },
+    { .column = 10, .object = "primusGpuVbios", .syntax = TEXT, .flags = ID, .field = GPU_NZ(vbios),
+      .label = "vbios" },
+    { .column = 11, .object = "primusGpuPciDeviceId", .syntax = TEXT, .flags = ID,
+      .get = get_pci_device_id, .label = "pci_device_id" },
+    { .column = 12, .object = "primusGpuDataSource", .syntax = INT, .flags = ID, .get = get_source,
+      .enums = &source_enum, .label = "source" },
+    { .column = 46, .object = "primusGpuDrmCard", .syntax = TEXT, .flags = ID, .field = GPU(drm_card),
+      .label = "drm_card" },
+    { .column = 47, .object = "primusGpuDrmRender", .syntax = TEXT, .flags = ID,
+      .field = GPU(drm_render), .label = "drm_render" },
+    { .column = 48, .object = "primusGpuHolderContainer", .syntax = TEXT, .flags = ID,
+      .get = get_holder_container },
+    { .column = 49, .object = "primusGpuHolderPod", .syntax = TEXT, .flags = ID, .get = get_holder_pod },
+    { .column = 50, .object = "primusGpuHolderNamespace", .syntax = TEXT, .flags = ID,
+      .get = get_holder_namespace },
+    { .column = 54, .object = "primusGpuXidErrors", .syntax = PNA_SYNTAX_COUNTER32, .flags = ID,
+      .field = GPU_IF(xid_errors, has_xid), .family = "primus_gpu_xid_errors_total", .type = COUNTER,
+      .help = "XID errors the driver reported for the GPU since the agent started" },
+    { .column = 55, .object = "primusGpuLastXid", .syntax = U32, .flags = ID,
+      .field = GPU_IF(last_xid, has_xid), .family = "primus_gpu_last_xid", .type = GAUGE,
+      .help = "Code of the last XID error reported since the agent started; 0 when none" },
+    { .column = 56, .object = "primusGpuHolderCount", .syntax = U32, .flags = ID,
+      .get = get_holder_count, .family = "primus_gpu_holders", .type = GAUGE,
+      .help = "Containers holding the GPU (its device in their device lists); more than 1 when it "
+              "is shared" },
+    { .flags = ID | PNA_METRIC_JSON_BOOL, .field = GPU(lost), .family = "primus_gpu_lost",
+      .type = GAUGE, .json = "lost",
+      .help = "1 when the GPU stopped answering its driver or fell off the bus (its other figures "
+              "are then absent), else 0" },
+
+    /* figures: absent for a lost GPU */
+    { .column = 20, .object = "primusGpuUtilization", .syntax = U32, .max = 100,
+      .field = GPU_IF(util_gpu_pct, has_util_gpu), .family = "primus_gpu_utilization_ratio",
+      .type = GAUGE, .scale = PNA_SCALE_E(-2), .json = "utilization_percent",
+      .help = "Share of the last sample period a kernel ran on the GPU, 0..1" },
+    { .column = 21, .object = "primusGpuMemUtilization", .syntax = U32, .max = 100,
+      .field = GPU_IF(util_mem_pct, has_util_mem), .family = "primus_gpu_memory_utilization_ratio",
+      .type = GAUGE, .scale = PNA_SCALE_E(-2),
+      .help = "Share of the last sample period device memory was read or written, 0..1" },
+    { .column = 22, .object = "primusGpuMemTotal", .syntax = C64,
+      .field = GPU_IF(mem_total_bytes, has_mem_total), .family = "primus_gpu_memory_total_bytes",
+      .type = GAUGE, .json = "memory_total_bytes", .help = "Total device memory" },
+    { .column = 23, .object = "primusGpuMemUsed", .syntax = C64,
+      .field = GPU_IF(mem_used_bytes, has_mem_used), .family = "primus_gpu_memory_used_bytes",
+      .type = GAUGE, .json = "memory_used_bytes", .help = "Device memory in use" },
+    { .column = 24, .object = "primusGpuMemFree", .syntax = C64,
+      .field = GPU_IF(mem_free_bytes, has_mem_free), .family = "primus_gpu_memory_free_bytes",
+      .type = GAUGE, .json = "memory_free_bytes", .help = "Device memory free" },
+    { .column = 25, .object = "primusGpuTemperature", .syntax = INT, .field = GPU_IF(temp_c, has_temp),
+      .family = "primus_gpu_temperature_celsius", .type = GAUGE, .json = "temperature_celsius",
+      .help = "GPU die (NVIDIA) or edge (AMD) temperature" },
+    { .field = GPU_IF(temp_hotspot_c, has_temp_hotspot), .family = "primus_gpu_hotspot_temperature_celsius",
+      .type = GAUGE, .help = "GPU junction (hotspot) temperature, where offered" },
+    { .column = 26, .object = "primusGpuMemTemperature", .syntax = INT,
+      .field = GPU_IF(temp_mem_c, has_temp_mem), .family = "primus_gpu_memory_temperature_celsius",
+      .type = GAUGE, .help = "Device memory (HBM) temperature" },
+    { .column = 27, .object = "primusGpuTempSlowdown", .syntax = INT,
+      .field = GPU_IF(temp_slowdown_c, has_temp_slowdown),
+      .family = "primus_gpu_slowdown_temperature_celsius", .type = GAUGE,
+      .help = "Temperature at which the GPU slows its clocks" },
+    { .column = 28, .object = "primusGpuTempShutdown", .syntax = INT,
+      .field = GPU_IF(temp_shutdown_c, has_temp_shutdown),
+      .family = "primus_gpu_shutdown_temperature_celsius", .type = GAUGE,
+      .help = "Temperature at which the GPU shuts down" },
+    { .column = 29, .object = "primusGpuPowerDraw", .syntax = U32, .field = GPU_IF(power_mw, has_power),
+      .family = "primus_gpu_power_watts", .type = GAUGE, .scale = PNA_SCALE_E(-3),
+      .json = "power_draw_watts", .json_scale = PNA_SCALE_E(-3), .help = "Power drawn by the board" },
+    { .column = 30, .object = "primusGpuPowerLimit", .syntax = U32,
+      .field = GPU_IF(power_limit_mw, has_power_limit), .family = "primus_gpu_power_limit_watts",
+      .type = GAUGE, .scale = PNA_SCALE_E(-3), .json = "power_limit_watts",
+      .json_scale = PNA_SCALE_E(-3), .help = "Enforced power limit" },
+    { .column = 31, .object = "primusGpuEnergy", .syntax = C64, .field = GPU_IF(energy_mj, has_energy),
+      .family = "primus_gpu_energy_joules_total", .type = COUNTER, .scale = PNA_SCALE_E(-3),
+      .help = "Energy consumed since the driver was loaded" },
+    { .column = 32, .object = "primusGpuSmClock", .syntax = U32, .field = GPU_IF(clock_sm_mhz, has_clock_sm),
+      .family = "primus_gpu_sm_clock_hertz", .type = GAUGE, .scale = PNA_SCALE_E(6),
+      .help = "Current SM (shader) clock" },
+    { .column = 33, .object = "primusGpuMemClock", .syntax = U32,
+      .field = GPU_IF(clock_mem_mhz, has_clock_mem), .family = "primus_gpu_memory_clock_hertz",
+      .type = GAUGE, .scale = PNA_SCALE_E(6), .help = "Current memory clock" },
+    { .column = 34, .object = "primusGpuFanSpeed", .syntax = U32, .max = 100,
+      .field = GPU_IF(fan_pct, has_fan), .family = "primus_gpu_fan_speed_ratio", .type = GAUGE,
+      .scale = PNA_SCALE_E(-2), .help = "Fan speed as a share of its maximum, 0..1" },
+    { .field = GPU_IF(fan_rpm, has_fan_rpm), .family = "primus_gpu_fan_speed_rpm", .type = GAUGE,
+      .help = "Fan speed in revolutions per minute, where offered" },
+    { .column = 35, .object = "primusGpuPcieGen", .syntax = U32, .field = GPU_IF(pcie_gen, has_pcie_gen),
+      .family = "primus_gpu_pcie_link_generation", .type = GAUGE,
+      .help = "Current PCIe link generation" },
+    { .column = 36, .object = "primusGpuPcieWidth", .syntax = U32,
+      .field = GPU_IF(pcie_width, has_pcie_width), .family = "primus_gpu_pcie_link_width",
+      .type = GAUGE, .help = "Current PCIe link width in lanes" },
+    { .column = 37, .object = "primusGpuPcieReplays", .syntax = C64,
+      .field = GPU_IF(pcie_replay, has_pcie_replay), .family = "primus_gpu_pcie_replays_total",
+      .type = COUNTER, .help = "PCIe replays counted by the GPU" },
+    { .column = 38, .object = "primusGpuEccCorrected", .syntax = C64,
+      .field = GPU_IF(ecc_corrected, has_ecc), .family = "primus_gpu_ecc_corrected_errors_total",
+      .type = COUNTER, .help = "Corrected ECC errors over the GPU's lifetime" },
+    { .column = 39, .object = "primusGpuEccUncorrected", .syntax = C64,
+      .field = GPU_IF(ecc_uncorrected, has_ecc), .family = "primus_gpu_ecc_uncorrected_errors_total",
+      .type = COUNTER, .help = "Uncorrected ECC errors over the GPU's lifetime" },
+    { .column = 40, .object = "primusGpuRetiredPages", .syntax = U32, .get = get_retired_pages },
+    { .column = 41, .object = "primusGpuRemappedRows", .syntax = U32, .get = get_remapped_rows },
+    { .column = 42, .object = "primusGpuRemapPending", .syntax = PNA_SYNTAX_TRUTH,
+      .field = GPU_IF(remap_pending, has_remapped_rows), .family = "primus_gpu_row_remap_pending",
+      .type = GAUGE, .help = "1 when a row remapping waits for a GPU reset" },
+    { .field = GPU_IF(remap_failure, has_remapped_rows), .family = "primus_gpu_row_remap_failure",
+      .type = GAUGE, .help = "1 when a row remapping failed" },
+    { .column = 43, .object = "primusGpuThrottleReasons", .syntax = U32,
+      .field = GPU_IF(throttle_reasons, has_throttle), .family = "primus_gpu_throttle_reasons",
+      .type = GAUGE, .help = "Why the clocks are held down, NVML's bit mask" },
+    { .column = 44, .object = "primusGpuProcessCount", .syntax = U32,
+      .field = GPU_IF(process_count, has_processes), .family = "primus_gpu_processes", .type = GAUGE,
+      .help = "Processes with a context on the GPU" },
+    { .column = 45, .object = "primusGpuMigMode", .syntax = INT, .get = get_mig, .enums = &mig_enum,
+      .family = "primus_gpu_mig_enabled", .type = GAUGE, .true_value = PNA_GPU_MIG_MODE_ENABLED,
+      .help = "1 when Multi-Instance GPU mode is on, 0 when off; absent without MIG" },
+    { .column = 51, .object = "primusGpuPcieGenMax", .syntax = U32,
+      .field = GPU_IF(pcie_gen_max, has_pcie_gen_max), .family = "primus_gpu_pcie_link_generation_max",
+      .type = GAUGE, .help = "Highest PCIe generation the GPU and its slot support" },
+    { .column = 52, .object = "primusGpuPcieWidthMax", .syntax = U32,
+      .field = GPU_IF(pcie_width_max, has_pcie_width_max), .family = "primus_gpu_pcie_link_width_max",
+      .type = GAUGE, .help = "Widest PCIe link the GPU supports, in lanes" },
+    { .column = 53, .object = "primusGpuPerfState", .syntax = U32, .max = 15,
+      .field = GPU_IF(perf_state, has_perf_state), .family = "primus_gpu_performance_state",
+      .type = GAUGE, .help = "Performance state, 0 (P0, fastest) to 15" },
+};
+
+const struct pna_metric_table pna_gpu_metrics = {
+    .object = "primusGpuTable",
+    .kind = PNA_TABLE_ROWS,
+    .domain = PNA_DOM_GPU,
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    .metrics = gpu_metrics,
+    .count = sizeof gpu_metrics / sizeof gpu_metrics[0],
+    .rows = gpu_rows,
+    .row = gpu_row,
+    .figures_gone = gpu_lost,
+    .info_family = "primus_gpu_info",
+    .info_help = "One series per GPU with its identity: name, vendor, serial, driver, compute and "
+                 "VBIOS versions, PCI ids, data source and DRM nodes; always 1",
+};

@@ -1,0 +1,57 @@
+/* model/metric_tables.h -- every table of served values: the descriptor
+ * tables of each domain (src/model/<domain>_metrics.c), for the SNMP front
+ * end, the bridge, the catalogue (--list-metrics) and the tests. */
+#ifndef PNA_MODEL_METRIC_TABLES_H
+#define PNA_MODEL_METRIC_TABLES_H
+
+#include <stdio.h>
+
+#include "model/metric.h"
+
+/* node_metrics.c */
+extern const struct pna_metric_table pna_system_metrics;     /* primusSystem */
+extern const struct pna_metric_table pna_cpu_metrics;        /* primusCpu */
+extern const struct pna_metric_table pna_memory_metrics;     /* primusMemory */
+/* agent_metrics.c */
+extern const struct pna_metric_table pna_agent_metrics;      /* primusAgent */
+extern const struct pna_metric_table pna_poller_metrics;     /* primusPollerTable */
+extern const struct pna_metric_table pna_event_metrics;      /* primusEventTable */
+/* gpu_metrics.c */
+extern const struct pna_metric_table pna_gpu_scalar_metrics; /* primusGpu */
+extern const struct pna_metric_table pna_gpu_metrics;        /* primusGpuTable */
+/* ib_metrics.c */
+extern const struct pna_metric_table pna_rdma_scalar_metrics;   /* primusRdma */
+extern const struct pna_metric_table pna_rdma_device_metrics;   /* primusRdmaDeviceTable */
+extern const struct pna_metric_table pna_ib_port_metrics;       /* primusIbPortTable */
+extern const struct pna_metric_table pna_roce_cong_metrics;     /* primusRoceCongTable */
+extern const struct pna_metric_table pna_hw_counter_metrics;    /* primusHwCounterTable */
+/* pfc_metrics.c */
+extern const struct pna_metric_table pna_pause_metrics;      /* primusPauseTable */
+extern const struct pna_metric_table pna_pfc_metrics;        /* primusPfcTable */
+extern const struct pna_metric_table pna_ethtool_metrics;    /* primusEthtoolCounterTable */
+/* containers_metrics.c */
+extern const struct pna_metric_table pna_container_scalar_metrics; /* primusContainers */
+extern const struct pna_metric_table pna_container_metrics;        /* primusContainerTable */
+extern const struct pna_metric_table pna_container_device_metrics; /* primusContainerDeviceTable */
+/* storage_metrics.c */
+extern const struct pna_metric_table pna_storage_metrics;    /* primusStorage */
+extern const struct pna_metric_table pna_pod_metrics;        /* primusPodStorageTable */
+extern const struct pna_metric_table pna_k8s_metrics;        /* primusKubernetes */
+
+/* The IB port rows, shared by primusIbPortTable and primusRoceCongTable. */
+size_t pna_ib_port_rows(const struct pna_view *v);
+bool pna_ib_port_row(const struct pna_view *v, size_t i, struct pna_row *out);
+/* primusIbPortSaturated of port P: bit N for counter column 20 + N; and the
+ * sysfs file name of the counter bit N stands for ("symbol_error"). */
+struct pna_ib_port;
+uint32_t pna_ib_saturated_columns(const struct pna_ib_port *p);
+const char *pna_ib_saturated_counter_file(unsigned bit);
+
+/* All of them, NULL-terminated (metric_tables.c). */
+extern const struct pna_metric_table *const pna_metric_tables[];
+
+/* The catalogue --list-metrics prints: one tab-separated line per
+ * descriptor and info family. */
+void pna_metric_catalogue(FILE *out);
+
+#endif

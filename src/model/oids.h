@@ -1,0 +1,278 @@
+/* model/oids.h -- the numbers of PRIMUS-NODE-MIB for the C code that are not a
+ * served value's: the OIDs of the groups, tables and notifications, the index
+ * columns, the notification objects, the enumerations and the SIZE limits.
+ *
+ * mibs/PRIMUS-NODE-MIB.txt is the contract.  The column (or scalar
+ * sub-identifier) of every served value is in its descriptor
+ * (model/<domain>_metrics.c), beside the rest of what that value is; this header
+ * holds the numbers the descriptors and the SNMP front end share.
+ * Plain macros and enums only: a macro PNA_OID_* expands to a comma list of
+ * sub-identifiers, to be used as `static const oid x[] = { PNA_OID_GPU_TABLE };`.
+ *
+ * Every line that defines a number ends with a comment naming the MIB object it
+ * mirrors, and tests/integration/mib_oids_h.sh checks each one against
+ * net-snmp's reading of the MIB (so the two cannot drift apart):
+ *   #define NAME LIST  / * mibName * /          the OID of mibName
+ *   enum { / * in mibParent * /                 members are children of mibParent:
+ *       NAME = N,  / * mibName * /              mibName is mibParent.N
+ *   enum { / * values of mibObject * /          enumeration of mibObject's SYNTAX:
+ *       NAME = N,  / * label * /                label(N)
+ *   #define NAME N  / * mibName size max * /    the upper bound of its SIZE
+ * tests/integration/mib_oids_h.sh checks the descriptors' columns the same way
+ * (through primus-node-agent --list-metrics), and that every object of the
+ * MIB is named here or by a descriptor.
+ * Naming: PNA_OID_<group or table>, PNA_SC_<notification object>,
+ * PNA_COL_<index column>, PNA_NOTIF_<notification>, PNA_<object>_<label> for
+ * enumerations, all derived from the MIB name without its 'primus' prefix. */
+#ifndef PNA_MODEL_OIDS_H
+#define PNA_MODEL_OIDS_H
+
+/* The enterprise root: { enterprises 59888 } is a placeholder, NOT an IANA
+ * Private Enterprise Number registered for this product.  To relocate the
+ * module, change this line and the `primus` line of the MIB together. */
+#define PNA_ENTERPRISE_OID                           1, 3, 6, 1, 4, 1, 59888 /* primus */
+
+/* The module and its three branches. */
+#define PNA_OID_MIB                                  PNA_ENTERPRISE_OID, 1 /* primusNodeMIB */
+#define PNA_OID_NOTIFICATIONS                        PNA_OID_MIB, 0 /* primusNodeNotifications */
+#define PNA_OID_OBJECTS                              PNA_OID_MIB, 1 /* primusNodeObjects */
+#define PNA_OID_CONFORMANCE                          PNA_OID_MIB, 2 /* primusNodeConformance */
+
+/* Groups under primusNodeObjects; scalars are <group>.<subid>.0. */
+#define PNA_OID_SYSTEM                               PNA_OID_OBJECTS, 1 /* primusSystem */
+#define PNA_OID_CPU                                  PNA_OID_OBJECTS, 2 /* primusCpu */
+#define PNA_OID_MEMORY                               PNA_OID_OBJECTS, 3 /* primusMemory */
+#define PNA_OID_AGENT                                PNA_OID_OBJECTS, 4 /* primusAgent */
+#define PNA_OID_GPU                                  PNA_OID_OBJECTS, 5 /* primusGpu */
+#define PNA_OID_RDMA                                 PNA_OID_OBJECTS, 6 /* primusRdma */
+#define PNA_OID_PFC                                  PNA_OID_OBJECTS, 7 /* primusPfc */
+#define PNA_OID_CONTAINERS                           PNA_OID_OBJECTS, 8 /* primusContainers */
+#define PNA_OID_STORAGE                              PNA_OID_OBJECTS, 9 /* primusStorage */
+#define PNA_OID_KUBERNETES                           PNA_OID_OBJECTS, 10 /* primusKubernetes */
+#define PNA_OID_NOTIFY_OBJECTS                       PNA_OID_OBJECTS, 99 /* primusNotifyObjects */
+
+/* Tables and their entries; a cell is <entry>.<column>.<index>. */
+#define PNA_OID_POLLER_TABLE                         PNA_OID_AGENT, 10 /* primusPollerTable */
+#define PNA_OID_POLLER_ENTRY                         PNA_OID_POLLER_TABLE, 1 /* primusPollerEntry */
+#define PNA_OID_EVENT_TABLE                          PNA_OID_AGENT, 20 /* primusEventTable */
+#define PNA_OID_EVENT_ENTRY                          PNA_OID_EVENT_TABLE, 1 /* primusEventEntry */
+#define PNA_OID_GPU_TABLE                            PNA_OID_GPU, 10 /* primusGpuTable */
+#define PNA_OID_GPU_ENTRY                            PNA_OID_GPU_TABLE, 1 /* primusGpuEntry */
+#define PNA_OID_RDMA_DEVICE_TABLE                    PNA_OID_RDMA, 10 /* primusRdmaDeviceTable */
+#define PNA_OID_RDMA_DEVICE_ENTRY                    PNA_OID_RDMA_DEVICE_TABLE, 1 /* primusRdmaDeviceEntry */
+#define PNA_OID_IB_PORT_TABLE                        PNA_OID_RDMA, 20 /* primusIbPortTable */
+#define PNA_OID_IB_PORT_ENTRY                        PNA_OID_IB_PORT_TABLE, 1 /* primusIbPortEntry */
+#define PNA_OID_ROCE_CONG_TABLE                      PNA_OID_RDMA, 30 /* primusRoceCongTable */
+#define PNA_OID_ROCE_CONG_ENTRY                      PNA_OID_ROCE_CONG_TABLE, 1 /* primusRoceCongEntry */
+#define PNA_OID_HW_COUNTER_TABLE                     PNA_OID_RDMA, 40 /* primusHwCounterTable */
+#define PNA_OID_HW_COUNTER_ENTRY                     PNA_OID_HW_COUNTER_TABLE, 1 /* primusHwCounterEntry */
+#define PNA_OID_PAUSE_TABLE                          PNA_OID_PFC, 10 /* primusPauseTable */
+#define PNA_OID_PAUSE_ENTRY                          PNA_OID_PAUSE_TABLE, 1 /* primusPauseEntry */
+#define PNA_OID_PFC_TABLE                            PNA_OID_PFC, 20 /* primusPfcTable */
+#define PNA_OID_PFC_ENTRY                            PNA_OID_PFC_TABLE, 1 /* primusPfcEntry */
+#define PNA_OID_ETHTOOL_COUNTER_TABLE                PNA_OID_PFC, 30 /* primusEthtoolCounterTable */
+#define PNA_OID_ETHTOOL_COUNTER_ENTRY                PNA_OID_ETHTOOL_COUNTER_TABLE, 1 /* primusEthtoolCounterEntry */
+#define PNA_OID_CONTAINER_TABLE                      PNA_OID_CONTAINERS, 10 /* primusContainerTable */
+#define PNA_OID_CONTAINER_ENTRY                      PNA_OID_CONTAINER_TABLE, 1 /* primusContainerEntry */
+#define PNA_OID_CONTAINER_DEVICE_TABLE               PNA_OID_CONTAINERS, 20 /* primusContainerDeviceTable */
+#define PNA_OID_CONTAINER_DEVICE_ENTRY               PNA_OID_CONTAINER_DEVICE_TABLE, 1 /* primusContainerDeviceEntry */
+#define PNA_OID_POD_STORAGE_TABLE                    PNA_OID_STORAGE, 10 /* primusPodStorageTable */
+#define PNA_OID_POD_STORAGE_ENTRY                    PNA_OID_POD_STORAGE_TABLE, 1 /* primusPodStorageEntry */
+
+/* Scalars of primusNotifyObjects (Notification varbinds). */
+enum pna_mib_sc_notify_objects { /* in primusNotifyObjects */
+    PNA_SC_NOTIFY_RDMA_DEVICE = 1,           /* primusNotifyRdmaDevice */
+    PNA_SC_NOTIFY_IB_PORT = 2,               /* primusNotifyIbPort */
+    PNA_SC_NOTIFY_IB_PORT_OLD_STATE = 3,     /* primusNotifyIbPortOldState */
+    PNA_SC_NOTIFY_GPU_XID = 4,               /* primusNotifyGpuXid */
+    PNA_SC_NOTIFY_GPU_THRESHOLD = 5,         /* primusNotifyGpuThreshold */
+    PNA_SC_NOTIFY_IF_NAME = 6,               /* primusNotifyIfName */
+    PNA_SC_NOTIFY_PFC_PRIORITY = 7,          /* primusNotifyPfcPriority */
+    PNA_SC_NOTIFY_PAUSE_RATE = 8,            /* primusNotifyPauseRate */
+};
+
+/* The index of primusPollerTable: INDEX { primusPollerIndex }. */
+enum pna_mib_col_poller_entry { /* in primusPollerEntry */
+    PNA_COL_POLLER_INDEX = 1,                    /* primusPollerIndex */
+};
+
+/* The index of primusEventTable: INDEX { primusEventIndex }. */
+enum pna_mib_col_event_entry { /* in primusEventEntry */
+    PNA_COL_EVENT_INDEX = 1,                     /* primusEventIndex */
+};
+
+/* The index of primusGpuTable: INDEX { primusGpuIndex }. */
+enum pna_mib_col_gpu_entry { /* in primusGpuEntry */
+    PNA_COL_GPU_INDEX = 1,                       /* primusGpuIndex */
+};
+
+/* The index of primusRdmaDeviceTable: INDEX { primusRdmaDeviceName }. */
+enum pna_mib_col_rdma_device_entry { /* in primusRdmaDeviceEntry */
+    PNA_COL_RDMA_DEVICE_NAME = 1,                /* primusRdmaDeviceName */
+};
+
+/* The index of primusIbPortTable: INDEX { primusRdmaDeviceName, primusIbPortNumber }. */
+enum pna_mib_col_ib_port_entry { /* in primusIbPortEntry */
+    PNA_COL_IB_PORT_NUMBER = 1,                  /* primusIbPortNumber */
+};
+
+/* The index of primusHwCounterTable: INDEX { primusRdmaDeviceName, primusHwCounterPort, primusHwCounterName }. */
+enum pna_mib_col_hw_counter_entry { /* in primusHwCounterEntry */
+    PNA_COL_HW_COUNTER_PORT = 1,                 /* primusHwCounterPort */
+    PNA_COL_HW_COUNTER_NAME = 2,                 /* primusHwCounterName */
+};
+
+/* The index of primusPauseTable: INDEX { primusPfcIfName }. */
+enum pna_mib_col_pause_entry { /* in primusPauseEntry */
+    PNA_COL_PFC_IF_NAME = 1,                     /* primusPfcIfName */
+};
+
+/* The index of primusPfcTable: INDEX { primusPfcIfName, primusPfcPriority }. */
+enum pna_mib_col_pfc_entry { /* in primusPfcEntry */
+    PNA_COL_PFC_PRIORITY = 1,                    /* primusPfcPriority */
+};
+
+/* The index of primusEthtoolCounterTable: INDEX { primusPfcIfName, primusEthtoolCounterName }. */
+enum pna_mib_col_ethtool_counter_entry { /* in primusEthtoolCounterEntry */
+    PNA_COL_ETHTOOL_COUNTER_NAME = 1,            /* primusEthtoolCounterName */
+};
+
+/* The index of primusContainerTable: INDEX { primusContainerId }. */
+enum pna_mib_col_container_entry { /* in primusContainerEntry */
+    PNA_COL_CONTAINER_ID = 1,                    /* primusContainerId */
+};
+
+/* The index of primusContainerDeviceTable: INDEX { primusContainerId, primusContainerDevicePath }. */
+enum pna_mib_col_container_device_entry { /* in primusContainerDeviceEntry */
+    PNA_COL_CONTAINER_DEVICE_PATH = 1,           /* primusContainerDevicePath */
+};
+
+/* The index of primusPodStorageTable: INDEX { primusPodUid }. */
+enum pna_mib_col_pod_storage_entry { /* in primusPodStorageEntry */
+    PNA_COL_POD_UID = 1,                         /* primusPodUid */
+};
+
+/* Notifications: snmpTrapOID.0 is PNA_OID_NOTIFICATIONS, <number>. */
+enum pna_mib_notif { /* in primusNodeNotifications */
+    PNA_NOTIF_POLLER_FAILED = 1,             /* primusPollerFailed */
+    PNA_NOTIF_POLLER_RECOVERED = 2,          /* primusPollerRecovered */
+    PNA_NOTIF_IB_PORT_DOWN = 3,              /* primusIbPortDown */
+    PNA_NOTIF_IB_PORT_UP = 4,                /* primusIbPortUp */
+    PNA_NOTIF_CONTAINER_OOM_KILL = 5,        /* primusContainerOomKill */
+    PNA_NOTIF_GPU_XID_ERROR = 6,             /* primusGpuXidError */
+    PNA_NOTIF_GPU_THERMAL = 7,               /* primusGpuThermal */
+    PNA_NOTIF_GPU_LOST = 8,                  /* primusGpuLost */
+    PNA_NOTIF_PFC_PAUSE_STORM = 9,           /* primusPfcPauseStorm */
+};
+
+/* Enumerated values. */
+enum pna_mib_agent_status { /* values of primusAgentStatus */
+    PNA_AGENT_STATUS_OK = 1,                 /* ok */
+    PNA_AGENT_STATUS_DEGRADED = 2,           /* degraded */
+};
+enum pna_mib_agent_mode { /* values of primusAgentMode */
+    PNA_AGENT_MODE_SUBAGENT = 1,             /* subagent */
+    PNA_AGENT_MODE_STANDALONE = 2,           /* standalone */
+};
+enum pna_mib_poller_status { /* values of primusPollerStatus */
+    PNA_POLLER_STATUS_OK = 1,                /* ok */
+    PNA_POLLER_STATUS_FAILING = 2,           /* failing */
+    PNA_POLLER_STATUS_TIMED_OUT = 3,         /* timedOut */
+    PNA_POLLER_STATUS_DISABLED = 4,          /* disabled */
+    PNA_POLLER_STATUS_PENDING = 5,           /* pending */
+};
+enum pna_mib_event_type { /* values of primusEventType */
+    PNA_EVENT_TYPE_POLLER_FAILED = 1,        /* pollerFailed */
+    PNA_EVENT_TYPE_POLLER_RECOVERED = 2,     /* pollerRecovered */
+    PNA_EVENT_TYPE_IB_PORT_DOWN = 3,         /* ibPortDown */
+    PNA_EVENT_TYPE_IB_PORT_UP = 4,           /* ibPortUp */
+    PNA_EVENT_TYPE_CONTAINER_OOM_KILL = 5,   /* containerOomKill */
+    PNA_EVENT_TYPE_GPU_XID = 6,              /* gpuXid */
+    PNA_EVENT_TYPE_GPU_THERMAL = 7,          /* gpuThermal */
+    PNA_EVENT_TYPE_GPU_LOST = 8,             /* gpuLost */
+    PNA_EVENT_TYPE_PFC_PAUSE_STORM = 9,      /* pfcPauseStorm */
+};
+enum pna_mib_event_severity { /* values of primusEventSeverity */
+    PNA_EVENT_SEVERITY_INFO = 1,             /* info */
+    PNA_EVENT_SEVERITY_WARNING = 2,          /* warning */
+    PNA_EVENT_SEVERITY_ERROR = 3,            /* error */
+    PNA_EVENT_SEVERITY_CRITICAL = 4,         /* critical */
+};
+enum pna_mib_gpu_vendor { /* values of primusGpuVendor */
+    PNA_GPU_VENDOR_NVIDIA = 1,               /* nvidia */
+    PNA_GPU_VENDOR_AMD = 2,                  /* amd */
+    PNA_GPU_VENDOR_OTHER = 3,                /* other */
+};
+enum pna_mib_gpu_data_source { /* values of primusGpuDataSource */
+    PNA_GPU_DATA_SOURCE_NVML = 1,            /* nvml */
+    PNA_GPU_DATA_SOURCE_NVIDIA_SMI = 2,      /* nvidiaSmi */
+    PNA_GPU_DATA_SOURCE_ROCM_SMI = 3,        /* rocmSmi */
+    PNA_GPU_DATA_SOURCE_AMDGPU_SYSFS = 4,    /* amdgpuSysfs */
+};
+enum pna_mib_gpu_mig_mode { /* values of primusGpuMigMode */
+    PNA_GPU_MIG_MODE_DISABLED = 1,           /* disabled */
+    PNA_GPU_MIG_MODE_ENABLED = 2,            /* enabled */
+};
+enum pna_mib_rdma_node_type { /* values of primusRdmaNodeType */
+    PNA_RDMA_NODE_TYPE_CA = 1,               /* ca */
+    PNA_RDMA_NODE_TYPE_SWITCH = 2,           /* switch */
+    PNA_RDMA_NODE_TYPE_ROUTER = 3,           /* router */
+    PNA_RDMA_NODE_TYPE_RNIC = 4,             /* rnic */
+    PNA_RDMA_NODE_TYPE_USNIC = 5,            /* usnic */
+    PNA_RDMA_NODE_TYPE_USNIC_UDP = 6,        /* usnicUdp */
+    PNA_RDMA_NODE_TYPE_UNSPECIFIED = 7,      /* unspecified */
+};
+enum pna_mib_ib_port_link_layer { /* values of primusIbPortLinkLayer */
+    PNA_IB_PORT_LINK_LAYER_INFINIBAND = 1,   /* infiniband */
+    PNA_IB_PORT_LINK_LAYER_ETHERNET = 2,     /* ethernet */
+    PNA_IB_PORT_LINK_LAYER_OTHER = 3,        /* other */
+};
+enum pna_mib_ib_port_state { /* values of primusIbPortState */
+    PNA_IB_PORT_STATE_DOWN = 1,              /* down */
+    PNA_IB_PORT_STATE_INIT = 2,              /* init */
+    PNA_IB_PORT_STATE_ARMED = 3,             /* armed */
+    PNA_IB_PORT_STATE_ACTIVE = 4,            /* active */
+    PNA_IB_PORT_STATE_ACTIVE_DEFER = 5,      /* activeDefer */
+};
+enum pna_mib_ib_port_counter_source { /* values of primusIbPortCounterSource */
+    PNA_IB_PORT_COUNTER_SOURCE_SYSFS = 1,    /* sysfs */
+    PNA_IB_PORT_COUNTER_SOURCE_SYSFS_EXT64 = 2, /* sysfsExt64 */
+    PNA_IB_PORT_COUNTER_SOURCE_PMA_EXTENDED = 3, /* pmaExtended */
+};
+enum pna_mib_truth_value { /* values of primusHwCounterWraps32 */
+    PNA_TRUTH_TRUE = 1,                      /* true */
+    PNA_TRUTH_FALSE = 2,                     /* false */
+};
+enum pna_mib_container_runtime { /* values of primusContainerRuntime */
+    PNA_CONTAINER_RUNTIME_CONTAINERD = 1,    /* containerd */
+    PNA_CONTAINER_RUNTIME_DOCKER = 2,        /* docker */
+    PNA_CONTAINER_RUNTIME_OTHER = 3,         /* other */
+};
+enum pna_mib_container_state { /* values of primusContainerState */
+    PNA_CONTAINER_STATE_CREATED = 1,         /* created */
+    PNA_CONTAINER_STATE_RUNNING = 2,         /* running */
+    PNA_CONTAINER_STATE_PAUSED = 3,          /* paused */
+    PNA_CONTAINER_STATE_STOPPED = 4,         /* stopped */
+    PNA_CONTAINER_STATE_UNKNOWN = 5,         /* unknown */
+};
+enum pna_mib_container_device_kind { /* values of primusContainerDeviceKind */
+    PNA_CONTAINER_DEVICE_KIND_GPU = 1,       /* gpu */
+    PNA_CONTAINER_DEVICE_KIND_RDMA = 2,      /* rdma */
+    PNA_CONTAINER_DEVICE_KIND_OTHER = 3,     /* other */
+};
+enum pna_mib_storage_source { /* values of primusStorageSource */
+    PNA_STORAGE_SOURCE_KUBELET = 1,          /* kubelet */
+    PNA_STORAGE_SOURCE_STATVFS = 2,          /* statvfs */
+};
+
+/* Upper bounds of SIZE-restricted strings (index strings and references to them). */
+#define PNA_MAX_GPU_HOLDER_CONTAINER_LEN             76 /* primusGpuHolderContainer size max */
+#define PNA_MAX_RDMA_DEVICE_NAME_LEN                 64 /* primusRdmaDeviceName size max */
+#define PNA_MAX_HW_COUNTER_NAME_LEN                  48 /* primusHwCounterName size max */
+#define PNA_MAX_PFC_IF_NAME_LEN                      15 /* primusPfcIfName size max */
+#define PNA_MAX_ETHTOOL_COUNTER_NAME_LEN             32 /* primusEthtoolCounterName size max */
+#define PNA_MAX_CONTAINER_ID_LEN                     76 /* primusContainerId size max */
+#define PNA_MAX_CONTAINER_DEVICE_PATH_LEN            36 /* primusContainerDevicePath size max */
+#define PNA_MAX_POD_UID_LEN                          64 /* primusPodUid size max */
+
+#endif
