@@ -1,4 +1,4 @@
-/* table.h -- the read-only MIB engine: one handler per table or scalar group,
+/* snmp/table.h -- the read-only MIB engine: one handler per table or scalar group,
  * driven by the model's descriptors (model/metric.h).
  *
  * A table file (src/snmp/<group>_tables.c) registers a `struct pna_table_def`:

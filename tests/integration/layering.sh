@@ -5,6 +5,16 @@
 #   - src/core, util, transport, model, sources, watchers and pollers include
 #     nothing from src/snmp/ or src/http/: the front ends read the layers
 #     below, never the other way round;
+#   - each layer includes only the layers under it (docs/architecture.md):
+#       util       nothing
+#       core       util                     transport  util
+#       model      core util
+#       sources    model core transport util
+#       watchers   sources model core transport util
+#       pollers    watchers sources model core transport util
+#       snmp, http model core util (what they serve comes through the
+#                  descriptors of model/ and the views of core/, never from a
+#                  source or a poller directly);
 # and the tree's shape: no folder of src/ holds more than 25 source files, and
 # no two source files share a basename (the static libraries would not mind
 # telling them apart, ar and the objects' names do).
@@ -60,6 +70,32 @@ for f in $(sources); do
 done
 [ "$checked" -gt 0 ] || { echo "layering: no source files under $top/src" >&2; exit 99; }
 
+# may_include LAYER: the layers LAYER's files may include besides its own.
+may_include() {
+    case $1 in
+        util) echo "" ;;
+        core|transport) echo "util" ;;
+        model) echo "core util" ;;
+        sources) echo "model core transport util" ;;
+        watchers) echo "sources model core transport util" ;;
+        pollers) echo "watchers sources model core transport util" ;;
+        snmp|http) echo "model core util" ;;
+        *) echo "-" ;;    # src/main.c: everything
+    esac
+}
+for f in $(sources); do
+    layer=${f#src/}
+    layer=${layer%%/*}
+    allowed=$(may_include "$layer")
+    [ "$allowed" = "-" ] && continue
+    while IFS=: read -r line to; do
+        [ -n "$to" ] && [ "$to" != "$layer" ] || continue
+        case " $allowed " in *" $to "*) ;; *)
+            fail_at "$f:$line" "src/$layer/ includes src/$to/ (it may include: ${allowed:-nothing})" ;;
+        esac
+    done < <(grep -nE "$INCLUDE\"[a-z_]+/" "$f" | sed -E 's/^([0-9]+):[^"]*"([a-z_]+)\/.*/\1:\2/')
+done
+
 # At most 25 source files (.c and .h together) in any one folder.
 for dir in $(find src -type d | LC_ALL=C sort); do
     n=$(find "$dir" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' \) | wc -l)
@@ -72,5 +108,5 @@ for dup in $(sources | xargs -n1 basename | LC_ALL=C sort | uniq -d); do
 done
 
 [ "$failed" -eq 0 ] || exit 1
-echo "ok - layering: $checked files, net-snmp only in src/snmp/ and src/main.c, microhttpd only in src/http/, no front end below"
+echo "ok - layering: $checked files, net-snmp only in src/snmp/ and src/main.c, microhttpd only in src/http/, each layer includes only those under it"
 exit 0

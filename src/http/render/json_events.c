@@ -1,4 +1,4 @@
-/* http/json_events.c -- /events: the event table (primusEventTable) as JSON,
+/* http/render/json_events.c -- /events: the event table (primusEventTable) as JSON,
  * for operators without a trap receiver.
  *
  *   {"capacity": N, "total": T, "dropped": D,

@@ -1,4 +1,4 @@
-/* http/json_rdma.c -- the node exporter's /rdma endpoint in its shape:
+/* http/render/json_rdma.c -- the node exporter's /rdma endpoint in its shape:
  *   {"code":0,"data":[{"if_index":0,"if_name":"mlx5_0",
  *    "node_guid":"98:03:9b:ff:fe:12:34:56","sys_image_guid":"...",
  *    "port_guid":"...","link_layer":"InfiniBand"}],"message":"success"}

@@ -1,4 +1,4 @@
-/* http/json_value.c -- JSON values: numbers, text and descriptor values with
+/* http/render/json_value.c -- JSON values: numbers, text and descriptor values with
  * their JSON scale (model/metric.h), shared by the JSON endpoints. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"

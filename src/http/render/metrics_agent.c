@@ -1,4 +1,4 @@
-/* http/metrics_agent.c -- /metrics for the agent itself (primusAgent and
+/* http/render/metrics_agent.c -- /metrics for the agent itself (primusAgent and
  * primusPollerTable): the descriptors of model/agent_metrics.c computed from
  * the view's copy of the poller counters and agent figures, plus the event
  * counters by type.

@@ -1,4 +1,4 @@
-/* http/metrics_containers.c -- /metrics for containers (primusContainers,
+/* http/render/metrics_containers.c -- /metrics for containers (primusContainers,
  * primusContainerTable, primusContainerDeviceTable): the descriptors of
  * model/containers_metrics.c.
  *

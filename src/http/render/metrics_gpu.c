@@ -1,4 +1,4 @@
-/* http/metrics_gpu.c -- /metrics for GPUs (primusGpu, primusGpuTable): every
+/* http/render/metrics_gpu.c -- /metrics for GPUs (primusGpu, primusGpuTable): every
  * descriptor of model/gpu_metrics.c in base units (bytes, watts, joules,
  * hertz, ratios 0..1), the per-cause splits of two MIB sums, one series per
  * container holding a GPU, and the seed names unchanged: the node exporter's
@@ -73,11 +73,10 @@ static bool remapped_rows(const struct pna_gpu *g, uint64_t part[2])
 static const struct split splits[] = {
     { "primus_gpu_retired_pages", "primusGpuRetiredPages", "cause",
       "Device memory pages retired for ECC errors, by cause: single_bit (multiple single-bit "
-      "errors) or double_bit (primusGpuRetiredPages is their sum).",
+      "errors) or double_bit",
       { "single_bit", "double_bit" }, retired_pages },
     { "primus_gpu_remapped_rows", "primusGpuRemappedRows", "type",
-      "Device memory rows remapped for ECC errors, by error type: correctable or uncorrectable "
-      "(primusGpuRemappedRows is their sum).",
+      "Device memory rows remapped for ECC errors, by error type: correctable or uncorrectable",
       { "correctable", "uncorrectable" }, remapped_rows },
 };
 
@@ -86,7 +85,9 @@ static void split_family(struct pna_prom *p, const struct pna_http_view *v, cons
 {
     const struct pna_metric_table *t = &pna_gpu_metrics;
     const struct pna_metric *sum = pna_metric_by_object(t, s->object);
-    pna_prom_family(p, s->family, PNA_PROM_GAUGE, s->help);
+    char help[256];
+    snprintf(help, sizeof help, "%s (%s is their sum).", s->help, s->object);
+    pna_prom_family(p, s->family, PNA_PROM_GAUGE, help);
     for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
         struct pna_value total;

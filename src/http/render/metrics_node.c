@@ -1,4 +1,4 @@
-/* http/metrics_node.c -- /metrics for the node itself: identity, CPU and memory
+/* http/render/metrics_node.c -- /metrics for the node itself: identity, CPU and memory
  * (primusSystem, primusCpu, primusMemory) from the descriptors of
  * model/node_metrics.c, and the system-info exporter's hw_* names and labels,
  * unchanged, so its dashboards keep working. */

@@ -1,4 +1,4 @@
-/* http/metrics_pfc.c -- /metrics for pause and PFC (primusPfc): the
+/* http/render/metrics_pfc.c -- /metrics for pause and PFC (primusPfc): the
  * descriptors of model/pfc_metrics.c, labelled interface (and priority), and
  * every other ethtool statistic under the driver's name. */
 #include "pna_autoconf.h"

@@ -1,4 +1,4 @@
-/* http/metrics_rdma.c -- /metrics for InfiniBand and RoCE (primusRdma: the
+/* http/render/metrics_rdma.c -- /metrics for InfiniBand and RoCE (primusRdma: the
  * device, port, RoCE congestion and hardware counter tables), and the seeds'
  * names unchanged: the node exporter's rdma_stat_<counter>{device,port} and the
  * RDMA stats exporter's rdma_ecn_marked_packets, rdma_cnp_sent,

@@ -1,4 +1,4 @@
-/* http/metrics_storage.c -- /metrics for ephemeral storage and Kubernetes
+/* http/render/metrics_storage.c -- /metrics for ephemeral storage and Kubernetes
  * (primusStorage, primusPodStorageTable, primusKubernetes): the descriptors of
  * model/storage_metrics.c, and the node exporter's names unchanged:
  * node_ephemeral_storage_*{node}, pod_ephemeral_storage_usage_bytes{namespace,

@@ -1,4 +1,4 @@
-/* http/metrics_table.c -- /metrics from a table of descriptors (model/metric.h).
+/* http/render/metrics_table.c -- /metrics from a table of descriptors (model/metric.h).
  *
  * For a table: its info series (one per row, labelled with the row's identity
  * and every descriptor served as a label), then one family per descriptor

@@ -1,4 +1,4 @@
-/* http/prom.c -- the Prometheus text writer (see prom.h). */
+/* http/render/prom.c -- the Prometheus text writer (see prom.h). */
 #include "pna_autoconf.h"
 #include "http/render/prom.h"
 

@@ -1,4 +1,4 @@
-/* http/prom.h -- a small writer for the Prometheus text exposition format 0.0.4.
+/* http/render/prom.h -- a small writer for the Prometheus text exposition format 0.0.4.
  *
  * Families are written one after the other: start one with pna_prom_family(),
  * then write its samples.  The "# HELP" and "# TYPE" lines are written once, at

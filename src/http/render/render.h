@@ -1,4 +1,4 @@
-/* http/render.h -- what one HTTP response is rendered from, and the renderers.
+/* http/render/render.h -- what one HTTP response is rendered from, and the renderers.
  *
  * A request takes a view (core/view.h): one reference to the current snapshot
  * of every cache domain, a copy of the poller counters and the agent's own
