@@ -153,6 +153,22 @@ static int busiest_prio(const struct pna_pfc_if *cur, const struct pna_pfc_if *p
     return best;
 }
 
+uint64_t pna_pfc_peak_rate(const struct pna_pfc_if *cur, int *prio)
+{
+    uint64_t peak = cur->rx_pause_per_s > cur->tx_pause_per_s ? cur->rx_pause_per_s
+                                                               : cur->tx_pause_per_s;
+    *prio = -1;
+    for (int p = 0; p < PNA_PFC_PRIOS; p++) {
+        uint64_t r = cur->prio_rx_pause_per_s[p] > cur->prio_tx_pause_per_s[p]
+                         ? cur->prio_rx_pause_per_s[p] : cur->prio_tx_pause_per_s[p];
+        if (r > peak) {
+            peak = r;
+            *prio = p;
+        }
+    }
+    return peak;
+}
+
 void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64_t interval_ms,
                     uint64_t storm_pps)
 {
@@ -183,8 +199,11 @@ void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64
             interval_ms, 1);
     }
     cur->storm_prio = busiest_prio(cur, prev);
-    bool rate_storm = storm_pps > 0 && cur->rates_valid &&
-                      (cur->rx_pause_per_s > storm_pps || cur->tx_pause_per_s > storm_pps);
+    /* A priority's own rate counts too: where the physical-port total (mlx5
+     * rx_pause_ctrl_phy) holds PFC frames it is never the larger, and where a
+     * firmware left them out a PFC storm is still seen. */
+    int fastest_prio;
+    bool rate_storm = storm_pps > 0 && pna_pfc_peak_rate(cur, &fastest_prio) > storm_pps;
     bool event_storm =
         counter_increase(&cur->f[PNA_PFC_STORM_WARNING_EVENTS], &prev->f[PNA_PFC_STORM_WARNING_EVENTS]) > 0 ||
         counter_increase(&cur->f[PNA_PFC_STORM_ERROR_EVENTS], &prev->f[PNA_PFC_STORM_ERROR_EVENTS]) > 0;

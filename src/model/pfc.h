@@ -152,9 +152,16 @@ bool pna_pfc_stat_has_column(const struct pna_pfc_if *pif, const struct pna_eth_
 
 /* Rates and storm detection for CUR against PREV (the same interface in the
  * previous poll, or NULL) over INTERVAL_MS.  A storm is a pause-frame rate in
- * either direction above STORM_PPS (0: rate check off), or an increase of the
- * driver's own pause-storm event counters. */
+ * either direction, of the interface's total or of any one priority, above
+ * STORM_PPS (0: rate check off), or an increase of the driver's own
+ * pause-storm event counters. */
 void pna_pfc_derive(struct pna_pfc_if *cur, const struct pna_pfc_if *prev, int64_t interval_ms,
                     uint64_t storm_pps);
+
+/* The highest pause-frame rate of CUR (after pna_pfc_derive), either
+ * direction: the total's, or a priority's where one ran faster than the
+ * total (a physical-port total without PFC frames); *PRIO is then that
+ * priority, else -1. */
+uint64_t pna_pfc_peak_rate(const struct pna_pfc_if *cur, int *prio);
 
 #endif

@@ -151,13 +151,19 @@ static void post_storm(const struct pna_pfc_if *cur, const struct pna_pfc_if *pr
     bool stall_error = err_now->present && err_then->present && err_now->value > err_then->value;
     ev.severity = stall_error ? PNA_SEV_ERROR : PNA_SEV_WARNING;
     pna_strlcpy(ev.subject, cur->ifname, sizeof ev.subject);
-    uint64_t rate = cur->rx_pause_per_s > cur->tx_pause_per_s ? cur->rx_pause_per_s
-                                                               : cur->tx_pause_per_s;
+    int fastest_prio;
+    uint64_t rate = pna_pfc_peak_rate(cur, &fastest_prio);
     if (stall_error)
         snprintf(ev.text, sizeof ev.text,
                  "pause storm on %s: the device stopped sending pause frames after a stall "
                  "(%" PRIu64 " rx, %" PRIu64 " tx pause frames/s)",
                  cur->ifname, cur->rx_pause_per_s, cur->tx_pause_per_s);
+    else if (rate > storm_pps && storm_pps && fastest_prio >= 0)
+        snprintf(ev.text, sizeof ev.text,
+                 "pause storm on %s: %" PRIu64 " pause frames/s on priority %d "
+                 "(threshold %" PRIu64 "; the interface's total says %" PRIu64 " rx, %" PRIu64 " tx)",
+                 cur->ifname, rate, fastest_prio, storm_pps, cur->rx_pause_per_s,
+                 cur->tx_pause_per_s);
     else if (rate > storm_pps && storm_pps)
         snprintf(ev.text, sizeof ev.text,
                  "pause storm on %s: %" PRIu64 " rx, %" PRIu64 " tx pause frames/s "
