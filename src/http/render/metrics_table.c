@@ -37,6 +37,31 @@ static uint64_t pow10_u64(int e)
     return p;
 }
 
+/* S's row labels, then every descriptor of T served as a label (no family of
+ * its own), its text in TEXT: the number of labels in S.all. */
+static size_t with_descriptor_labels(struct sample_labels *s, const struct pna_metric_table *t,
+                                     const struct pna_row *row,
+                                     char text[][sizeof ((struct pna_value *)0)->buf])
+{
+    size_t n = with_label(s, NULL, NULL), k = 0;
+    for (size_t j = 0; j < t->count && n < PNA_ROW_LABELS_MAX; j++) {
+        const struct pna_metric *m = &t->metrics[j];
+        if (!m->label || m->family)
+            continue;
+        struct pna_value val;
+        pna_metric_value(t, m, row, &val);
+        /* a value's own text lives in VAL: copy it before VAL goes */
+        const char *lt = pna_metric_label_text(m, &val, text[k], sizeof text[k]);
+        if (lt == val.buf) {
+            snprintf(text[k], sizeof text[k], "%s", val.buf);
+            lt = text[k];
+        }
+        k++;
+        s->all[n++] = (struct pna_prom_label){ m->label, lt };
+    }
+    return n;
+}
+
 /* V x SCALE as one sample. */
 void pna_prom_scaled(struct pna_prom *p, const struct pna_prom_label *l, size_t n,
                      const struct pna_value *v, struct pna_scale scale)
@@ -109,26 +134,21 @@ static void info_series(struct pna_prom *p, const struct pna_http_view *v,
         struct sample_labels s = { .row.n = 0 };
         if (labels)
             labels(v, &row, &s.row);
-        size_t n = with_label(&s, NULL, NULL);
         char text[PNA_ROW_LABELS_MAX][sizeof ((struct pna_value *)0)->buf];
-        size_t k = 0;
-        for (size_t j = 0; j < t->count && n < PNA_ROW_LABELS_MAX; j++) {
-            const struct pna_metric *m = &t->metrics[j];
-            if (!m->label || m->family)
-                continue;
-            struct pna_value val;
-            pna_metric_value(t, m, &row, &val);
-            /* a value's own text lives in VAL: copy it before VAL goes */
-            const char *lt = pna_metric_label_text(m, &val, text[k], sizeof text[k]);
-            if (lt == val.buf) {
-                snprintf(text[k], sizeof text[k], "%s", val.buf);
-                lt = text[k];
-            }
-            k++;
-            s.all[n++] = (struct pna_prom_label){ m->label, lt };
-        }
+        size_t n = with_descriptor_labels(&s, t, &row, text);
         pna_prom_u64(p, s.all, n, 1);
     }
+}
+
+/* The row of T at I and M's value in it, when the value is present. */
+static bool present_value(const struct pna_http_view *v, const struct pna_metric_table *t,
+                          const struct pna_metric *m, size_t i, struct pna_row *row,
+                          struct pna_value *val)
+{
+    if (!pna_http_row(t, v, i, row))
+        return false;
+    pna_metric_value(t, m, row, val);
+    return val->state == PNA_PRESENT;
 }
 
 void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
@@ -150,11 +170,8 @@ void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
         }
         for (size_t i = 0; i < rows; i++) {
             struct pna_row row;
-            if (!pna_http_row(t, v, i, &row))
-                continue;
             struct pna_value val;
-            pna_metric_value(t, m, &row, &val);
-            if (val.state != PNA_PRESENT)
+            if (!present_value(v, t, m, i, &row, &val))
                 continue;
             struct sample_labels s = { .row.n = 0 };
             if (labels)
@@ -175,11 +192,8 @@ void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
     size_t rows = t->rows(&v->base);
     for (size_t i = 0; i < rows; i++) {
         struct pna_row row;
-        if (!pna_http_row(t, v, i, &row))
-            continue;
         struct pna_value val;
-        pna_metric_value(t, m, &row, &val);
-        if (val.state != PNA_PRESENT)
+        if (!present_value(v, t, m, i, &row, &val))
             continue;
         struct pna_row_labels l = { .n = 0 };
         if (labels)
