@@ -210,8 +210,9 @@ static const struct pna_metric pause_metrics[] = {
       .family = "primus_pause_tx_pfc_frames_total", .type = COUNTER,
       .help = "PFC frames sent, all priorities together, where the driver counts them so" },
     { .get = get_storm, .family = "primus_pause_storm", .type = GAUGE,
-      .help = "1 when the last poll interval saw a pause storm on the interface (pause rate above "
-              "pauseStormThreshold, or the NIC's storm events rose), else 0" },
+      .help = "1 when the last poll interval saw a pause storm on the interface (the pause rate "
+              "of the interface or of one priority above pauseStormThreshold, or the NIC's storm "
+              "events rose), else 0" },
 };
 
 const struct pna_metric_table pna_pause_metrics = {
