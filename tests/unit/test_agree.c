@@ -987,8 +987,10 @@ static void compare_claims(struct exposition *e)
         long double mul;
         int exp10;
         enum claim claim = help_claim(f->help, object, sizeof object, &mul, &exp10);
-        if (claim == NO_CLAIM)
+        if (claim == NO_CLAIM) {
+            printf("# no MIB claim (seed, join or bridge-only): %s\n", f->name);
             continue;
+        }
         const struct pna_metric_table *t = table_named(object);
         const struct pna_metric *m;
         if (t) {
@@ -1074,6 +1076,31 @@ static void compare_saturated(struct exposition *e)
         compared++;
     }
     CHECK_U64(bits_seen, 2);   /* symbol_error and link_downed of mlx5_0 */
+}
+
+/* primus_poller_info{poller, index}: the poller's name and its fixed
+ * primusPollerIndex, one series per row of primusPollerTable. */
+static void compare_poller_info(struct exposition *e)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < n_cells; i++) {
+        const struct cell *c = &cells[i];
+        if (strcmp(c->m->object, "primusPollerName") != 0)
+            continue;
+        char index[24];
+        snprintf(index, sizeof index, "%lu", (unsigned long)c->idx[0]);
+        size_t found = 0;
+        for (size_t j = 0; j < e->ns; j++) {
+            const struct sample *s = &e->s[j];
+            const char *name = sample_label(s, "poller"), *at = sample_label(s, "index");
+            found += !strcmp(s->name, "primus_poller_info") && name && at &&
+                     !strcmp(name, c->text) && !strcmp(at, index);
+        }
+        CHECK_U64(found, 1);
+        rows++;
+        compared++;
+    }
+    CHECK(rows > 0);
 }
 
 /* The seed exporters' names: the MIB object each one mirrors, the scale, and
@@ -1568,6 +1595,7 @@ int main(void)
     compare_seeds(&e);
     compare_holders(&e);
     compare_saturated(&e);
+    compare_poller_info(&e);
     compare_rdma_stat(&e);
     compare_json(&hv);
     compare_gpu_seed_json(&hv);
