@@ -456,7 +456,8 @@ def rdma_dashboard():
                    both([("rate(primus_pfc_rx_duration_seconds_total%s%s)" % (ib, RI), L_PRIO_B)],
                         [("rate(primusPfcRxDuration%s%s) / 1000000" % (is_, RI), L_PRIO_S)]),
                    unit="percentunit", lo=0),
-                ts("Global pause (802.3x) frames", "Link-level pause frames received and sent per second.",
+                ts("Pause frames (global and PFC)", "Link-level pause frames received and sent per "
+                   "second, 802.3x global pause and PFC together (docs/rdma.md: the count per driver).",
                    both([("rate(primus_pause_rx_frames_total%s%s)" % (ib, RI), L_IF_B + " rx"),
                          ("rate(primus_pause_tx_frames_total%s%s)" % (ib, RI), L_IF_B + " tx")],
                         [("rate(primusPauseRxFrames%s%s)" % (is_, RI), L_IF_S + " rx"),
