@@ -338,11 +338,19 @@ if command -v "$EXPORTER" >/dev/null; then
         >"$WORK/snmp_exporter.log" 2>&1 &
     PIDS+=("$!")
     wait_for "snmp_exporter" curl -fsS -o /dev/null "http://127.0.0.1:$EPORT/metrics"
+    scrape_start=$(date +%s%N)
     curl -fsS -o "$WORK/snmp-scrape.txt" "http://127.0.0.1:$EPORT/snmp?target=$TARGET&module=primus_node" ||
         fail "snmp_exporter scrape failed"
+    # Prometheus scrapes snmp_exporter at three times what one walk took here
+    # (at least 2 s): a walk of the agent under valgrind takes seconds, and a
+    # scrape past its timeout would read as the agent being down.
+    scrape_ms=$(( ($(date +%s%N) - scrape_start) / 1000000 ))
+    SNMP_INTERVAL=$(( (scrape_ms * 3 + 999) / 1000 ))
+    [ "$SNMP_INTERVAL" -ge 2 ] || SNMP_INTERVAL=2
+    [ "$SNMP_INTERVAL" -le 20 ] || SNMP_INTERVAL=20   # rate() over 1m needs two samples
     { grep -v '^#' "$WORK/snmp-scrape.txt" | sed 's/[{ ].*//'; cat "$WORK/names-prometheus.txt"; } |
         sort -u > "$WORK/names-snmp-served.txt"
-    ok "snmp_exporter walks the agent: $(wc -l < "$WORK/names-snmp-served.txt") metric names"
+    ok "snmp_exporter walks the agent: $(wc -l < "$WORK/names-snmp-served.txt") metric names in ${scrape_ms} ms (Prometheus scrapes it every ${SNMP_INTERVAL} s)"
 else
     ok "SKIP snmp_exporter queries: $EXPORTER not installed (Debian: prometheus-snmp-exporter)"
 fi
@@ -355,8 +363,8 @@ PPORT=$(free_tcp_port)
     echo "    static_configs: [{targets: ['127.0.0.1:$HTTP_PORT']}]"
     if [ -n "$SNMP_LIVE" ]; then
         echo "  - job_name: primus-snmp"
-        echo "    scrape_interval: 2s"
-        echo "    scrape_timeout: 2s"
+        echo "    scrape_interval: ${SNMP_INTERVAL}s"
+        echo "    scrape_timeout: ${SNMP_INTERVAL}s"
         echo "    metrics_path: /snmp"
         echo "    params: {module: [primus_node]}"
         echo "    static_configs: [{targets: ['$TARGET']}]"
@@ -377,7 +385,7 @@ wait_for "prometheus" curl -fsS -o /dev/null "$PROM/-/ready"
 # query EXPR: the API's answer to an instant query.
 query() { curl -sS --max-time 10 "$PROM/api/v1/query" --data-urlencode "query=$1"; }
 jobs_up=$([ -n "$SNMP_LIVE" ] && echo 2 || echo 1)
-wait_until 30 sh -c "curl -s '$PROM/api/v1/query' --data-urlencode 'query=count(count_over_time(up[1m]) >= 4 and up == 1) == $jobs_up' |
+wait_until $(( 30 + 4 * ${SNMP_INTERVAL:-0} )) sh -c "curl -s '$PROM/api/v1/query' --data-urlencode 'query=count(count_over_time(up[2m]) >= 4 and up == 1) == $jobs_up' |
     grep -q '\"result\":\\[{'" || fail "Prometheus has not scraped the targets 4 times: $(query up)"
 ok "Prometheus scrapes the bridge${SNMP_LIVE:+ and snmp_exporter}"
 
