@@ -111,6 +111,9 @@ scrape() { # MODULE OUTFILE
     curl -fsS -o "$2" "http://127.0.0.1:$HTTP_PORT/snmp?target=$TARGET&module=$1" ||
         fail "scrape of module $1 failed: $(head -c 300 "$2" 2>/dev/null)"
 }
+# The walk comes first: what the agent serves then it still serves at the
+# scrape (a rate column appears at a poller's second run and stays).
+snmpbulkwalk $V2 -On -Oq "$TARGET" "$ROOT" > "$WORK/walk.txt" || fail "snmpbulkwalk failed"
 OUT="$WORK/scrape.txt"
 scrape primus_node "$OUT"
 echo "ok - scraped module primus_node: $(grep -vc '^#' "$OUT") series"
@@ -137,7 +140,6 @@ snmp_num() { snmp_value "$1" | awk '{print $1}'; }
 # OID -> name table from the shipped snmp.yml (both modules hold the same list).
 awk '/^  - name: /{n=$3} /^    oid: /{ if (n != "") print $2, n; n="" }' "$SHIPPED" |
     sort -u > "$WORK/oid-names"
-snmpbulkwalk $V2 -On -Oq "$TARGET" "$ROOT" > "$WORK/walk.txt" || fail "snmpbulkwalk failed"
 awk 'NR == FNR { name[$1] = $2; next }
      { oid = substr($1, 2); n = split(oid, p, ".")
        for (k = n - 1; k > 0; k--) { o = p[1]; for (i = 2; i <= k; i++) o = o "." p[i]

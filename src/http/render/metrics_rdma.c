@@ -93,8 +93,10 @@ static void seed_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
     const struct pna_metric_table *t = &pna_hw_counter_metrics;
     const struct pna_metric *value = pna_metric_by_object(t, "primusHwCounterValue");
     size_t rows = t->rows(&v->base);
-    const char **names = rows ? malloc(rows * sizeof *names) : NULL;
-    if (rows && !names) {
+    if (!rows)
+        return;
+    const char **names = malloc(rows * sizeof *names);
+    if (!names) {
         p->out->failed = true;
         return;
     }
