@@ -135,6 +135,15 @@ static void clamp(const struct pna_metric *m, struct pna_value *v)
     }
 }
 
+bool pna_metric_row(const struct pna_metric_table *t, const struct pna_view *v, size_t i,
+                    struct pna_row *out)
+{
+    memset(out, 0, sizeof *out);
+    out->view = v;
+    out->pos = i;
+    return t->row(v, i, out);
+}
+
 void pna_metric_value(const struct pna_metric_table *t, const struct pna_metric *m,
                       const struct pna_row *row, struct pna_value *out)
 {

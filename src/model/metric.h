@@ -225,6 +225,11 @@ struct pna_metric_table {
     const char *info_help;
 };
 
+/* Row I of T in view V, its position and view filled in; false when the row
+ * cannot be shown (it then has no cells anywhere). */
+bool pna_metric_row(const struct pna_metric_table *t, const struct pna_view *v, size_t i,
+                    struct pna_row *out);
+
 /* The value of M in ROW of table T. */
 void pna_metric_value(const struct pna_metric_table *t, const struct pna_metric *m,
                       const struct pna_row *row, struct pna_value *out);

@@ -161,16 +161,6 @@ static int columns_init(struct columns *c, const struct pna_metric_table *t)
 
 /* ---- a request's rows ------------------------------------------------------ */
 
-/* Row I of T in view V, or false when it has no cells. */
-static bool view_row(const struct pna_metric_table *t, const struct pna_view *v, size_t i,
-                     struct pna_row *row)
-{
-    memset(row, 0, sizeof *row);
-    row->view = v;
-    row->pos = i;
-    return t->row(v, i, row);
-}
-
 /* Fill OUT with cell (ROW, COL) of T; false when absent. */
 static bool row_cell(const struct pna_metric_table *t, const struct columns *cols,
                      const struct pna_row *row, unsigned col, struct pna_cell *out)
@@ -215,7 +205,7 @@ static size_t index_of(const struct pna_table_def *def, const struct pna_view *v
                        oid *idx)
 {
     struct pna_row row;
-    if (!view_row(def->metrics, v, i, &row)) {
+    if (!pna_metric_row(def->metrics, v, i, &row)) {
         idx[0] = 0;
         return 1;
     }
@@ -306,11 +296,12 @@ static int resolve_get(struct table_reg *reg, const struct pna_view *v, const oi
     size_t pos = lower_bound(reg, v, n, idx, idx_len, false);
     if (pos == n)
         return (int)SNMP_NOSUCHINSTANCE;
-    oid buf[PNA_MAX_INDEX_LEN];
-    size_t len = index_of(def, v, row_at(reg, pos), buf);
     struct pna_row row;
+    if (!pna_metric_row(def->metrics, v, row_at(reg, pos), &row))
+        return (int)SNMP_NOSUCHINSTANCE;
+    oid buf[PNA_MAX_INDEX_LEN];
+    size_t len = def->row_index(&row, buf);
     if (snmp_oid_compare(buf, len, idx, idx_len) != 0 ||
-        !view_row(def->metrics, v, row_at(reg, pos), &row) ||
         !row_cell(def->metrics, &reg->cols, &row, (unsigned)name[t + 1], out))
         return (int)SNMP_NOSUCHINSTANCE;
     return 0;
@@ -345,7 +336,7 @@ static int resolve_next(struct table_reg *reg, const struct pna_view *v, const o
             continue;
         for (; pos < n; pos++) {
             struct pna_row row;
-            if (!view_row(def->metrics, v, row_at(reg, pos), &row) ||
+            if (!pna_metric_row(def->metrics, v, row_at(reg, pos), &row) ||
                 !row_cell(def->metrics, &reg->cols, &row, col, out))
                 continue;
             memcpy(next, entry, (t + 1) * sizeof(oid));
@@ -481,7 +472,7 @@ static bool scalar_cell(const struct pna_scalar_def *def, const struct pna_view 
     const struct pna_metric_table *t = def->metrics;
     const struct pna_metric *m = pna_metric_by_column(t, subid);
     struct pna_row row;
-    if (!m || m->syntax == PNA_SYNTAX_NONE || t->rows(v) == 0 || !view_row(t, v, 0, &row))
+    if (!m || m->syntax == PNA_SYNTAX_NONE || t->rows(v) == 0 || !pna_metric_row(t, v, 0, &row))
         return false;
     struct pna_value val;
     pna_metric_value(t, m, &row, &val);

@@ -66,10 +66,7 @@ void pna_http_view_release(struct pna_http_view *v)
 bool pna_http_row(const struct pna_metric_table *t, const struct pna_http_view *v, size_t i,
                   struct pna_row *row)
 {
-    memset(row, 0, sizeof *row);
-    row->view = &v->base;
-    row->pos = i;
-    return t->row(&v->base, i, row);
+    return pna_metric_row(t, &v->base, i, row);
 }
 
 size_t pna_metrics_render(struct pna_buf *out, const struct pna_http_view *v)
