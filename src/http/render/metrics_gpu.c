@@ -230,6 +230,6 @@ void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v)
     if (!v->gpu->count)
         return;
     seed_hw_counts(p, v->gpu, v->node_name);
-    for (size_t i = 0; i < sizeof hw_gpu_seeds / sizeof hw_gpu_seeds[0]; i++)
-        pna_prom_seed(p, v, &pna_gpu_metrics, &hw_gpu_seeds[i], seed_hw_labels);
+    pna_prom_seeds(p, v, &pna_gpu_metrics, hw_gpu_seeds, sizeof hw_gpu_seeds / sizeof hw_gpu_seeds[0],
+                   seed_hw_labels);
 }

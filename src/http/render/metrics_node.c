@@ -43,15 +43,6 @@ void pna_http_split_os(const char *pretty, char *os, size_t os_cap, char *versio
     snprintf(version, version_cap, "%.*s", (int)ver_len, word);
 }
 
-/* node */
-static void seed_node_label(const struct pna_http_view *v, const struct pna_row *row,
-                            struct pna_row_labels *out)
-{
-    (void)row;
-    out->l[0] = (struct pna_prom_label){ "node", v->node_name };
-    out->n = 1;
-}
-
 /* The system-info exporter's names, labels and help texts, unchanged.  It typed
  * hw_node_uptime_seconds a counter; a counter without "_total" fails promtool's
  * lint, so it is served untyped (Prometheus stores both the same way). */
@@ -88,9 +79,8 @@ static void seed_node_info(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_u64(p, info, 5, 1);
 }
 
-#define SEEDS(p, v, table, seeds)                                          \
-    for (size_t i_ = 0; i_ < sizeof(seeds) / sizeof(seeds)[0]; i_++)       \
-        pna_prom_seed((p), (v), (table), &(seeds)[i_], seed_node_label)
+#define SEEDS(p, v, table, seeds) \
+    pna_prom_seeds((p), (v), (table), (seeds), sizeof(seeds) / sizeof(seeds)[0], pna_prom_node_label)
 
 void pna_metrics_node(struct pna_prom *p, const struct pna_http_view *v)
 {

@@ -84,6 +84,26 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The port rows of primusHwCounterTable whose counter is NAME, as samples
+ * labelled device and port (the seeds' label set). */
+static void port_counter_samples(struct pna_prom *p, const struct pna_http_view *v, const char *name)
+{
+    const struct pna_metric_table *t = &pna_hw_counter_metrics;
+    const struct pna_metric *value = pna_metric_by_object(t, "primusHwCounterValue");
+    size_t rows = t->rows(&v->base);
+    for (size_t i = 0; i < rows; i++) {
+        struct pna_row row;
+        struct pna_value val;
+        if (!pna_http_row(t, v, i, &row) || row.sub == 0 ||
+            strcmp(((const struct pna_hw_counter *)row.rec)->name, name) != 0)
+            continue;
+        pna_metric_value(t, value, &row, &val);
+        struct pna_row_labels rl = { .n = 0 };
+        hw_labels(v, &row, &rl);
+        pna_prom_scaled(p, rl.l, 2, &val, value->scale); /* device, port */
+    }
+}
+
 /* The node exporter made one family per counter name (rdma_stat_<name>) from
  * `rdma statistic show`, which lists the ports' hw_counters: the values of
  * primusHwCounterTable's port rows.  Families must not interleave, so the
@@ -91,7 +111,6 @@ static int cmp_str(const void *a, const void *b)
 static void seed_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
 {
     const struct pna_metric_table *t = &pna_hw_counter_metrics;
-    const struct pna_metric *value = pna_metric_by_object(t, "primusHwCounterValue");
     size_t rows = t->rows(&v->base);
     if (!rows)
         return;
@@ -113,17 +132,7 @@ static void seed_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
         char family[PNA_PROM_NAME_MAX];
         pna_prom_name_join(family, sizeof family, "rdma_stat_", names[k]);
         pna_prom_family(p, family, PNA_PROM_UNTYPED, "RDMA statistic from rdma statistic show");
-        for (size_t i = 0; i < rows; i++) {
-            struct pna_row row;
-            struct pna_value val;
-            if (!pna_http_row(t, v, i, &row) || row.sub == 0 ||
-                strcmp(((const struct pna_hw_counter *)row.rec)->name, names[k]) != 0)
-                continue;
-            pna_metric_value(t, value, &row, &val);
-            struct pna_row_labels rl = { .n = 0 };
-            hw_labels(v, &row, &rl);
-            pna_prom_scaled(p, rl.l, 2, &val, value->scale); /* device, port */
-        }
+        port_counter_samples(p, v, names[k]);
     }
     free(names);
 }
@@ -147,20 +156,8 @@ static const struct pna_seed out_of_sequence_seed = {
 
 static void seed_write_requests(struct pna_prom *p, const struct pna_http_view *v)
 {
-    const struct pna_metric_table *t = &pna_hw_counter_metrics;
-    const struct pna_metric *value = pna_metric_by_object(t, "primusHwCounterValue");
     pna_prom_family(p, "rdma_rx_write_requests", PNA_PROM_UNTYPED, "RDMA write requests received");
-    for (size_t i = 0; i < t->rows(&v->base); i++) {
-        struct pna_row row;
-        struct pna_value val;
-        if (!pna_http_row(t, v, i, &row) || row.sub == 0 ||
-            strcmp(((const struct pna_hw_counter *)row.rec)->name, "rx_write_requests") != 0)
-            continue;
-        pna_metric_value(t, value, &row, &val);
-        struct pna_row_labels rl = { .n = 0 };
-        hw_labels(v, &row, &rl);
-        pna_prom_scaled(p, rl.l, 2, &val, value->scale);
-    }
+    port_counter_samples(p, v, "rx_write_requests");
 }
 
 void pna_metrics_rdma(struct pna_prom *p, const struct pna_http_view *v)
@@ -174,8 +171,8 @@ void pna_metrics_rdma(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_table(p, v, &pna_roce_cong_metrics, port_labels);
     pna_prom_table(p, v, &pna_hw_counter_metrics, hw_labels);
     seed_rdma_stat(p, v);
-    for (size_t i = 0; i < sizeof roce_seeds / sizeof roce_seeds[0]; i++)
-        pna_prom_seed(p, v, &pna_roce_cong_metrics, &roce_seeds[i], port_labels);
+    pna_prom_seeds(p, v, &pna_roce_cong_metrics, roce_seeds, sizeof roce_seeds / sizeof roce_seeds[0],
+                   port_labels);
     seed_write_requests(p, v);
     pna_prom_seed(p, v, &pna_roce_cong_metrics, &out_of_sequence_seed, port_labels);
 }

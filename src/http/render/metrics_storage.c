@@ -21,15 +21,6 @@ static void pod_labels(const struct pna_http_view *v, const struct pna_row *row,
     out->n = 3;
 }
 
-/* the seed's {node} */
-static void node_label(const struct pna_http_view *v, const struct pna_row *row,
-                       struct pna_row_labels *out)
-{
-    (void)row;
-    out->l[0] = (struct pna_prom_label){ "node", v->node_name };
-    out->n = 1;
-}
-
 /* the seed's {namespace, pod, node} */
 static void seed_pod_labels(const struct pna_http_view *v, const struct pna_row *row,
                             struct pna_row_labels *out)
@@ -65,8 +56,8 @@ static const struct pna_seed k8s_seed = {
 void pna_metrics_storage(struct pna_prom *p, const struct pna_http_view *v)
 {
     pna_prom_table(p, v, &pna_storage_metrics, NULL);
-    for (size_t i = 0; i < sizeof storage_seeds / sizeof storage_seeds[0]; i++)
-        pna_prom_seed(p, v, &pna_storage_metrics, &storage_seeds[i], node_label);
+    pna_prom_seeds(p, v, &pna_storage_metrics, storage_seeds,
+                   sizeof storage_seeds / sizeof storage_seeds[0], pna_prom_node_label);
     if (!v->kubelet)
         return;
     pna_prom_table(p, v, &pna_pod_metrics, pod_labels);

@@ -201,3 +201,19 @@ void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
         pna_prom_scaled(p, l.l, l.n, &val, seed->scale);
     }
 }
+
+void pna_prom_seeds(struct pna_prom *p, const struct pna_http_view *v,
+                    const struct pna_metric_table *t, const struct pna_seed *seeds, size_t n,
+                    pna_row_labels_fn labels)
+{
+    for (size_t i = 0; i < n; i++)
+        pna_prom_seed(p, v, t, &seeds[i], labels);
+}
+
+void pna_prom_node_label(const struct pna_http_view *v, const struct pna_row *row,
+                         struct pna_row_labels *out)
+{
+    (void)row;
+    out->l[0] = (struct pna_prom_label){ "node", v->node_name };
+    out->n = 1;
+}

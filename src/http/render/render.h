@@ -111,6 +111,13 @@ struct pna_seed {
 void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
                    const struct pna_metric_table *t, const struct pna_seed *seed,
                    pna_row_labels_fn labels);
+/* pna_prom_seed() for each of the N SEEDS. */
+void pna_prom_seeds(struct pna_prom *p, const struct pna_http_view *v,
+                    const struct pna_metric_table *t, const struct pna_seed *seeds, size_t n,
+                    pna_row_labels_fn labels);
+/* The seeds' {node} label set: the view's node name, whatever the row. */
+void pna_prom_node_label(const struct pna_http_view *v, const struct pna_row *row,
+                         struct pna_row_labels *out);
 
 /* One sample: V times SCALE. */
 void pna_prom_scaled(struct pna_prom *p, const struct pna_prom_label *l, size_t n,
