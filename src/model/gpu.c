@@ -175,3 +175,12 @@ int pna_gpu_thermal_state(const struct pna_gpu *g, int32_t threshold_c, bool was
     }
     return -1;
 }
+
+size_t pna_gpu_count_in_use(const struct pna_gpu *gpus, size_t count)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++)
+        used += (gpus[i].has_util_gpu && gpus[i].util_gpu_pct > 0) ||
+                (gpus[i].has_mem_used && gpus[i].mem_used_bytes > 0);
+    return used;
+}

@@ -213,6 +213,10 @@ void pna_gpu_list_free(struct pna_gpu_list *list);
 /* The GPU with INDEX in a sorted array, or NULL (binary search). */
 const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index);
 
+/* How many of the COUNT GPUs are in use, as the system-info exporter counted
+ * them (hw_gpu_used_count, "used_count"): busy, or holding memory. */
+size_t pna_gpu_count_in_use(const struct pna_gpu *gpus, size_t count);
+
 const char *pna_gpu_source_name(enum pna_gpu_source src);
 const char *pna_gpu_vendor_name(enum pna_gpu_vendor vendor);
 

@@ -148,11 +148,6 @@ struct pna_json_reply pna_json_dri_mapping(const struct pna_http_view *v)
     return pna_json_envelope(map);
 }
 
-static bool gpu_in_use(const struct pna_gpu *g)
-{
-    return (g->has_util_gpu && g->util_gpu_pct > 0) || (g->has_mem_used && g->mem_used_bytes > 0);
-}
-
 /* One GPU of the summary: its number and every primusGpuTable descriptor with
  * a JSON member (figures left out where absent, as in the MIB). */
 static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
@@ -177,11 +172,9 @@ static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
 json_t *pna_json_gpu_summary(const struct pna_http_view *v)
 {
     json_t *list = json_array();
-    size_t used = 0;
-    for (size_t i = 0; i < gpu_count(v); i++) {
-        used += gpu_in_use(&v->gpu->gpus[i]);
+    for (size_t i = 0; i < gpu_count(v); i++)
         json_array_append_new(list, gpu_summary(v, i));
-    }
+    size_t used = v->gpu ? pna_gpu_count_in_use(v->gpu->gpus, v->gpu->count) : 0;
     json_t *o = json_object();
     json_object_set_new(o, "count", json_integer((json_int_t)gpu_count(v)));
     json_object_set_new(o, "used_count", json_integer((json_int_t)used));

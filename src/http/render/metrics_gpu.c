@@ -181,21 +181,13 @@ static const struct pna_seed hw_gpu_seeds[] = {
       "GPU power limit in watts" },
 };
 
-/* In use, as the system-info exporter counts it: busy or holding memory. */
-static bool gpu_in_use(const struct pna_gpu *g)
-{
-    return (g->has_util_gpu && g->util_gpu_pct > 0) || (g->has_mem_used && g->mem_used_bytes > 0);
-}
-
 /* hw_gpu_count and friends end in "_count", which the linter refuses for a
  * gauge (it reads like a histogram's), so they are served untyped: same
  * names and labels, and Prometheus stores them as before. */
 static void seed_hw_counts(struct pna_prom *p, const struct pna_gpu_snap *s, const char *node)
 {
     const struct pna_prom_label nl[] = { { "node", node } };
-    size_t used = 0;
-    for (size_t i = 0; i < s->count; i++)
-        used += gpu_in_use(&s->gpus[i]);
+    size_t used = pna_gpu_count_in_use(s->gpus, s->count);
     pna_prom_family(p, "hw_gpu_count", PNA_PROM_UNTYPED, "Total number of GPUs per node");
     pna_prom_u64(p, nl, 1, s->count);
     pna_prom_family(p, "hw_gpu_used_count", PNA_PROM_UNTYPED,
