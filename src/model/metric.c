@@ -210,6 +210,14 @@ const char *pna_metric_label_text(const struct pna_metric *m, const struct pna_v
     return buf;
 }
 
+uint64_t pna_pow10(unsigned e)
+{
+    uint64_t p = 1;
+    while (e-- > 0)
+        p *= 10;
+    return p;
+}
+
 void pna_scale_text(struct pna_scale s, char *buf, size_t cap)
 {
     char ten[24] = "1";

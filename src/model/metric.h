@@ -255,6 +255,9 @@ const char *pna_metric_label_text(const struct pna_metric *m, const struct pna_v
  * ("Power drawn by the board (primusGpuPowerDraw / 1000)."). */
 void pna_metric_help(const struct pna_metric *m, char *buf, size_t cap);
 
+/* 10^E, for applying a scale's exponent (E <= 19). */
+uint64_t pna_pow10(unsigned e);
+
 /* The scale as text (" / 1000", " x 1000000", ""), for help and docs. */
 void pna_scale_text(struct pna_scale s, char *buf, size_t cap);
 

@@ -33,14 +33,6 @@ json_t *pna_json_text(const char *s)
     return j ? j : json_string("");
 }
 
-static int64_t pow10_i64(int e)
-{
-    int64_t p = 1;
-    while (e-- > 0)
-        p *= 10;
-    return p;
-}
-
 /* V x SCALE: an integer when the scale keeps it whole, else a real. */
 static json_t *scaled(const struct pna_value *v, struct pna_scale s)
 {
@@ -48,7 +40,7 @@ static json_t *scaled(const struct pna_value *v, struct pna_scale s)
     int64_t x = v->is_signed ? v->i : (v->u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v->u);
     if (s.exp10 < 0)
         return pna_json_fixed(x * mul, (unsigned)-s.exp10);
-    return json_integer(x * mul * pow10_i64(s.exp10));
+    return json_integer(x * mul * (int64_t)pna_pow10((unsigned)s.exp10));
 }
 
 json_t *pna_json_value(const struct pna_metric_table *t, const struct pna_metric *m,

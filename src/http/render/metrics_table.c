@@ -29,14 +29,6 @@ static size_t with_label(struct sample_labels *s, const char *name, const char *
     return n;
 }
 
-static uint64_t pow10_u64(int e)
-{
-    uint64_t p = 1;
-    while (e-- > 0)
-        p *= 10;
-    return p;
-}
-
 /* S's row labels, then every descriptor of T served as a label (no family of
  * its own), its text in TEXT: the number of labels in S.all. */
 static size_t with_descriptor_labels(struct sample_labels *s, const struct pna_metric_table *t,
@@ -72,14 +64,14 @@ void pna_prom_scaled(struct pna_prom *p, const struct pna_prom_label *l, size_t 
         if (scale.exp10 < 0)
             pna_prom_fixed(p, l, n, x, (unsigned)-scale.exp10);
         else
-            pna_prom_i64(p, l, n, x * (int64_t)pow10_u64(scale.exp10));
+            pna_prom_i64(p, l, n, x * (int64_t)pna_pow10((unsigned)scale.exp10));
         return;
     }
     uint64_t x = v->u * (uint64_t)mul;
     if (scale.exp10 < 0)
         pna_prom_fixed(p, l, n, x > INT64_MAX ? INT64_MAX : (int64_t)x, (unsigned)-scale.exp10);
     else
-        pna_prom_u64(p, l, n, x * pow10_u64(scale.exp10));
+        pna_prom_u64(p, l, n, x * pna_pow10((unsigned)scale.exp10));
 }
 
 static enum pna_prom_type prom_type(const struct pna_metric *m)
