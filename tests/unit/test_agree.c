@@ -696,6 +696,19 @@ static bool sample_has_key(const struct sample *s, const struct key *k)
     return true;
 }
 
+/* The next sample of FAMILY whose labels hold key K, from *AT on (start at 0);
+ * NULL after the last. */
+static struct sample *next_sample(struct exposition *e, const char *family, const struct key *k,
+                                  size_t *at)
+{
+    while (*at < e->ns) {
+        struct sample *s = &e->s[(*at)++];
+        if (!strcmp(s->name, family) && sample_has_key(s, k))
+            return s;
+    }
+    return NULL;
+}
+
 static bool same_row(const struct cell *a, const struct cell *b)
 {
     return a->t == b->t && a->idx_len == b->idx_len &&
@@ -849,10 +862,8 @@ static void compare_column(struct exposition *e, const struct family *f,
         struct key k;
         row_key(c, &k);
         size_t found = 0;
-        for (size_t j = 0; j < e->ns; j++) {
-            struct sample *s = &e->s[j];
-            if (strcmp(s->name, f->name) != 0 || !sample_has_key(s, &k))
-                continue;
+        struct sample *s;
+        for (size_t at = 0; (s = next_sample(e, f->name, &k, &at)) != NULL;) {
             found++;
             s->matched = true;
             long double got = strtold(s->value, NULL);
@@ -899,10 +910,8 @@ static void compare_sum(struct exposition *e, const struct family *f,
         row_key(c, &k);
         size_t found = 0;
         long double sum = 0;
-        for (size_t j = 0; j < e->ns; j++) {
-            struct sample *s = &e->s[j];
-            if (strcmp(s->name, f->name) != 0 || !sample_has_key(s, &k))
-                continue;
+        struct sample *s;
+        for (size_t at = 0; (s = next_sample(e, f->name, &k, &at)) != NULL;) {
             found++;
             s->matched = true;
             sum += strtold(s->value, NULL);
@@ -932,10 +941,8 @@ static void compare_info(struct exposition *e, const struct family *f,
         struct key k;
         row_key(c, &k);
         size_t found = 0;
-        for (size_t j = 0; j < e->ns; j++) {
-            struct sample *s = &e->s[j];
-            if (strcmp(s->name, f->name) != 0 || !sample_has_key(s, &k))
-                continue;
+        struct sample *s;
+        for (size_t at = 0; (s = next_sample(e, f->name, &k, &at)) != NULL;) {
             found++;
             s->matched = true;
             for (size_t d = 0; d < t->count; d++) {
@@ -1029,10 +1036,8 @@ static void compare_holders(struct exposition *e)
         const struct cell *lowest = cell_in_row(c, "primusGpuHolderContainer");
         size_t found = 0;
         bool lowest_seen = false;
-        for (size_t j = 0; j < e->ns; j++) {
-            const struct sample *s = &e->s[j];
-            if (strcmp(s->name, "primus_gpu_holder_info") != 0 || !sample_has_key(s, &k))
-                continue;
+        struct sample *s;
+        for (size_t at = 0; (s = next_sample(e, "primus_gpu_holder_info", &k, &at)) != NULL;) {
             found++;
             const char *id = sample_label(s, "container_id");
             lowest_seen |= lowest && id && !strcmp(id, lowest->text);
@@ -1059,10 +1064,8 @@ static void compare_saturated(struct exposition *e)
         size_t found = 0, bits = 0;
         for (unsigned b = 0; b < 32; b++)
             bits += (c->u >> b) & 1;
-        for (size_t j = 0; j < e->ns; j++) {
-            const struct sample *s = &e->s[j];
-            if (strcmp(s->name, "primus_ib_port_saturated") != 0 || !sample_has_key(s, &k))
-                continue;
+        struct sample *s;
+        for (size_t at = 0; (s = next_sample(e, "primus_ib_port_saturated", &k, &at)) != NULL;) {
             found++;
             const char *counter = sample_label(s, "counter");
             bool named = false;
@@ -1171,15 +1174,14 @@ static void compare_seeds(struct exposition *e)
                 }
             }
             size_t found = 0;
-            for (size_t j = 0; j < e->ns; j++) {
-                if (strcmp(e->s[j].name, seeds[i].family) != 0 || !sample_has_key(&e->s[j], &k))
-                    continue;
+            struct sample *s;
+            for (size_t at = 0; (s = next_sample(e, seeds[i].family, &k, &at)) != NULL;) {
                 found++;
                 long double want = scaled(&cells[c], 1, seeds[i].exp10);
-                if (!numbers_equal(strtold(e->s[j].value, NULL), want))
-                    fprintf(stderr, "%s = %s, but %s = %llu\n", seeds[i].family, e->s[j].value,
+                if (!numbers_equal(strtold(s->value, NULL), want))
+                    fprintf(stderr, "%s = %s, but %s = %llu\n", seeds[i].family, s->value,
                             seeds[i].object, (unsigned long long)cells[c].u);
-                CHECK(numbers_equal(strtold(e->s[j].value, NULL), want));
+                CHECK(numbers_equal(strtold(s->value, NULL), want));
                 compared++;
             }
             if (found != 1)
@@ -1211,11 +1213,11 @@ static void compare_rdma_stat(struct exposition *e)
         snprintf(family, sizeof family, "rdma_stat_%s", k.value[2]);
         k.n = 2;
         size_t found = 0;
-        for (size_t j = 0; j < e->ns; j++)
-            if (!strcmp(e->s[j].name, family) && sample_has_key(&e->s[j], &k)) {
-                found++;
-                CHECK(numbers_equal(strtold(e->s[j].value, NULL), cell_number(x)));
-            }
+        struct sample *s;
+        for (size_t at = 0; (s = next_sample(e, family, &k, &at)) != NULL;) {
+            found++;
+            CHECK(numbers_equal(strtold(s->value, NULL), cell_number(x)));
+        }
         CHECK_INT(found, 1);
         n++;
     }
