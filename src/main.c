@@ -14,6 +14,7 @@
 #include "core/view.h"
 #include "model/metric_tables.h"
 #include "snmp/agent.h"
+#include "snmp/log_gate.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -231,6 +232,7 @@ int main(int argc, char **argv)
     setup_logging(&cli);
     if (!cfg.foreground && netsnmp_daemonize(1, snmp_stderrlog_status()) != 0)
         return 1;
+    pna_log_gate_install(cfg.log_rate_interval_s);
     if (cli.pidfile && write_pidfile(cli.pidfile) != 0)
         return 1;
     install_signals();
@@ -255,6 +257,7 @@ int main(int argc, char **argv)
     pna_log(LOG_INFO, APP_NAME " stopping");
     pna_http_stop();
     pna_pollers_stop();
+    pna_log_gate_remove();
     pna_agent_shutdown(APP_NAME);
     pna_events_shutdown();
     pna_cache_clear();

@@ -4,11 +4,23 @@
  * case, as net-snmp does.  Every agent token is validated here and a bad line
  * stops start-up with "FILE:LINE: reason".  Tokens that belong to net-snmp
  * (access control, trap sinks, AgentX settings) are checked to be known and
- * handed over untouched; anything else is an error, so a typo never silently
- * leaves a setting at its default. */
+ * handed over untouched (createUser is checked in full: net-snmp would only
+ * log its refusal); anything else is an error, so a typo never silently
+ * leaves a setting at its default.
+ *
+ * Words are read as net-snmp's copy_nword() reads them, so that a line means
+ * the same to both: a word that starts with " or ' runs to the matching quote,
+ * and a backslash takes the next character literally.  '#' outside quotes (and
+ * not after a backslash) starts a comment.  What net-snmp would read
+ * differently from what the line seems to say is refused: an unterminated
+ * quote, text glued to a closing quote, a NUL byte, a line longer than
+ * net-snmp's 1023-byte line buffer. */
 #include "pna_autoconf.h"
 #include "core/config.h"
+#include "core/ratelimit.h"
 #include "util/fileio.h"
+
+#include "util/array.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -18,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 void pna_config_defaults(struct pna_config *cfg)
 {
@@ -27,6 +40,7 @@ void pna_config_defaults(struct pna_config *cfg)
     cfg->agentx_ping_s = 15;
     cfg->http_max_connections = 32;
     cfg->event_history = 100;
+    cfg->log_rate_interval_s = PNA_RATELIMIT_DEFAULT_INTERVAL;
     cfg->stale_after_s = 300;
     cfg->pause_storm_pps = 10000;
     cfg->nvml_library = "libnvidia-ml.so.1";
@@ -51,6 +65,10 @@ struct parse {
     size_t errlen;
     const char *const *poller_names;   /* the pollers a line may name */
     size_t n_pollers;
+    void (*remember)(const struct pna_netsnmp_line *, void *);
+    void *remember_arg;
+    char **users;                      /* createUser so far: "engine/name" */
+    size_t nusers, users_cap;
 };
 
 /* Position of poller NAME in the caller's list (= its slot in cfg->pollers),
@@ -75,17 +93,16 @@ static int fail(struct parse *ps, const char *fmt, ...)
     return -1;
 }
 
-/* Strings owned by the config (freed by pna_config_free). */
-#define MAX_OWNED 128
-static char *owned[MAX_OWNED];
-static size_t nowned;
+/* Strings owned by the config (freed by pna_config_free); no limit. */
+static char **owned;
+static size_t nowned, owned_cap;
 
 static const char *keep(struct parse *ps, const char *value, int *rc)
 {
     char *copy = strdup(value);
-    if (!copy || nowned == MAX_OWNED) {
+    if (!copy || PNA_ARRAY_RESERVE(owned, owned_cap, nowned + 1) != 0) {
         free(copy);
-        *rc = fail(ps, "too many string settings");
+        *rc = fail(ps, "out of memory");
         return NULL;
     }
     owned[nowned++] = copy;
@@ -118,7 +135,14 @@ static int parse_bool(struct parse *ps, const char *token, const char *value, bo
     return fail(ps, "%s: '%s' is not yes or no", token, value);
 }
 
-/* Split off the first blank-separated word of *REST. */
+static bool is_quote(char c)
+{
+    return c == '"' || c == '\'';
+}
+
+/* Split off the first word of *REST, as net-snmp's copy_nword() would read
+ * it: quotes removed, backslash escapes resolved (in place).  The line has
+ * passed scan_line(), so a quoted word is terminated. */
 static char *next_word(char **rest)
 {
     char *s = *rest;
@@ -126,13 +150,20 @@ static char *next_word(char **rest)
         s++;
     if (!*s)
         return NULL;
-    char *w = s;
-    while (*s && !isspace((unsigned char)*s))
+    char *word = s, *out = s;
+    char quote = is_quote(*s) ? *s++ : '\0';
+    while (*s && (quote ? *s != quote : !isspace((unsigned char)*s))) {
+        if (*s == '\\' && s[1])
+            s++;
+        *out++ = *s++;
+    }
+    if (quote && *s == quote)
         s++;
-    if (*s)
-        *s++ = '\0';
+    if (*s)                 /* the blank after the word */
+        s++;
+    *out = '\0';           /* out <= the character just skipped */
     *rest = s;
-    return w;
+    return word;
 }
 
 /* ---- agent tokens ------------------------------------------------------- */
@@ -160,6 +191,7 @@ static const struct token simple_tokens[] = {
     { "httpMaxConnections", K_UINT, OFF(http_max_connections), 1, 10000 },
     { "httpProbeAuth", K_BOOL, OFF(http_probe_auth), 0, 0 },
     { "eventHistory", K_UINT, OFF(event_history), 1, 100000 },
+    { "logRateInterval", K_UINT, OFF(log_rate_interval_s), 0, 86400 },
     { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
     { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT64_MAX },
     { "nvmlLibrary", K_STR, OFF(nvml_library), 0, 0 },

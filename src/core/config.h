@@ -47,6 +47,9 @@ struct pna_config {
     unsigned http_max_connections;
     bool http_probe_auth;          /* basic auth for /healthz and /ready too */
 
+    /* logging */
+    unsigned log_rate_interval_s; /* logRateInterval: per kind of line; 0 = no limit */
+
     /* cache and events */
     unsigned event_history;       /* rows kept in primusEventTable */
     unsigned stale_after_s;       /* keep serving the last good data this long */

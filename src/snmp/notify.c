@@ -10,8 +10,12 @@
 #include "model/oids.h"
 #include "snmp/table.h"
 #include "core/log.h"
+#include "snmp/log_gate.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -234,6 +238,61 @@ static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
     }
 }
 
+/* ---- SNMPv1 sinks ------------------------------------------------------------ */
+
+static bool v1_sinks;   /* a trapsink, or a trapsess -v 1, in the config */
+
+static bool is_v1_trapsess(const char *args)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", args);
+    char *save = NULL;
+    for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+        if (strcmp(w, "-v1") == 0)
+            return true;
+        if (strcmp(w, "-v") == 0) {
+            const char *v = strtok_r(NULL, " \t", &save);
+            return v && strcmp(v, "1") == 0;
+        }
+    }
+    return false;
+}
+
+void pna_notify_note_directive(const char *line)
+{
+    size_t skip = strspn(line, " \t");
+    size_t len = strcspn(line + skip, " \t");
+    const char *token = line + skip, *args = line + skip + len;
+    if (len == 8 && strncasecmp(token, "trapsink", 8) == 0)
+        v1_sinks = true;
+    else if (len == 8 && strncasecmp(token, "trapsess", 8) == 0 && is_v1_trapsess(args))
+        v1_sinks = true;
+}
+
+static bool has_counter64(const netsnmp_variable_list *vars)
+{
+    for (; vars; vars = vars->next_variable)
+        if (vars->type == ASN_COUNTER64)
+            return true;
+    return false;
+}
+
+/* net-snmp builds an SNMPv1 form of every notification, for sinks that may
+ * not exist, and logs two lines whenever a Counter64 makes that impossible.
+ * Those lines are dropped; where an SNMPv1 sink does exist (standalone agent),
+ * one line of ours says what it misses.  A subagent's master converts for its
+ * own sinks. */
+static void send_quietly(netsnmp_variable_list *vars, unsigned number)
+{
+    bool subagent = netsnmp_ds_get_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE);
+    if (v1_sinks && !subagent && has_counter64(vars))
+        pna_log(LOG_WARNING, "notification primusNodeNotifications.%u not sent to SNMPv1 sinks: "
+                "it carries Counter64 values, which SNMPv1 cannot", number);
+    pna_log_gate_mute_v1_conversion(true);
+    send_v2trap(vars);
+    pna_log_gate_mute_v1_conversion(false);
+}
+
 void pna_notify_event(const struct pna_event *ev, void *arg)
 {
     (void)arg;
@@ -253,6 +312,6 @@ void pna_notify_event(const struct pna_event *ev, void *arg)
     vb_name(&b, event_entry, OID_LENGTH(event_entry), column_of(&pna_event_metrics, "primusEventText"));
     vb_index_u32(&b, ev->seq);
     add_str(&b, ev->text);
-    send_v2trap(b.vars);
+    send_quietly(b.vars, number);
     snmp_free_varbind(b.vars);
 }

@@ -9,4 +9,8 @@
  * configured sinks; a standalone agent sends to its own sinks. */
 void pna_notify_event(const struct pna_event *ev, void *arg);
 
+/* Sees each net-snmp directive of the config (LINE as written): a trapsink or
+ * an SNMPv1 trapsess means SNMPv1 sinks exist. */
+void pna_notify_note_directive(const char *line);
+
 #endif
