@@ -14,7 +14,7 @@
  * not after a backslash) starts a comment.  What net-snmp would read
  * differently from what the line seems to say is refused: an unterminated
  * quote, text glued to a closing quote, a NUL byte, a line longer than
- * net-snmp's 1023-byte line buffer. */
+ * net-snmp's line buffer holds (PNA_CONFIG_LINE_MAX). */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/ratelimit.h"
@@ -315,7 +315,8 @@ static int apply_ping_interval(struct parse *ps, char *rest)
 }
 
 /* net-snmp's own directives, handed over unchanged.  Anything that would make
- * the MIB writable (rwcommunity, rwuser) is deliberately not here. */
+ * the MIB writable (rwcommunity, rwuser) is deliberately not here, nor are
+ * smuxpeer / smuxsocket: the agent opens no SMUX port. */
 static const char *const netsnmp_tokens[] = {
     "rocommunity", "rocommunity6", "rouser", "createUser", "com2sec", "com2sec6",
     "group", "view", "access", "authcommunity", "trapsink", "trap2sink", "informsink",
@@ -332,15 +333,161 @@ static bool is_netsnmp_token(const char *token)
     return false;
 }
 
-static int apply_line(struct parse *ps, char *line,
-                      void (*remember)(const char *, void *), void *arg)
+/* ---- createUser --------------------------------------------------------- */
+
+/* Whether a word is left in S (without taking it: next_word() rewrites). */
+static bool has_word(const char *s)
 {
-    char original[1024];
+    while (isspace((unsigned char)*s))
+        s++;
+    return *s != '\0';
+}
+
+/* The names net-snmp 5.9 takes (without regard to case; "default" is not one:
+ * net-snmp refuses it in a config file). */
+static const char *const auth_protocols[] = {
+    "MD5", "SHA", "SHA1", "SHA-224", "SHA-256", "SHA-384", "SHA-512", NULL,
+};
+static const char *const priv_protocols[] = {
+    "DES", "AES", "AES-128", "AES128", "AES-192", "AES192", "AES-256", "AES256", NULL,
+};
+
+/* RFC 3414: a user name is at most 32 octets; a passphrase at least 8
+ * characters (net-snmp's USM_LENGTH_P_MIN). */
+#define USM_NAME_MAX 32
+#define USM_PASSPHRASE_MIN 8
+
+static bool is_one_of(const char *word, const char *const *names)
+{
+    for (; *names; names++)
+        if (strcasecmp(word, *names) == 0)
+            return true;
+    return false;
+}
+
+/* An engine ID as net-snmp's -e takes it: hex digits, an even number of
+ * them, optionally after 0x. */
+static bool is_hex_engine_id(const char *s)
+{
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    size_t n = strlen(s);
+    if (n == 0 || n % 2 != 0)
+        return false;
+    for (; *s; s++)
+        if (!isxdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+/* One passphrase (or, after -m / -l, a key net-snmp checks itself). */
+static int check_secret(struct parse *ps, char **rest, const char *what)
+{
+    char *w = next_word(rest);
+    if (w && (strcmp(w, "-m") == 0 || strcmp(w, "-l") == 0)) {
+        if (!next_word(rest))
+            return fail(ps, "createUser: missing %s key after %s", what, w);
+        return 0;
+    }
+    if (!w)
+        return fail(ps, "createUser: missing %s passphrase", what);
+    if (strlen(w) < USM_PASSPHRASE_MIN)
+        return fail(ps, "createUser: %s passphrase shorter than %d characters", what,
+                    USM_PASSPHRASE_MIN);
+    return 0;
+}
+
+/* Remember "ENGINE/NAME" of a createUser line; a second line for the same
+ * user is refused (net-snmp would keep one of the two). */
+static int note_user(struct parse *ps, const char *engine, const char *name)
+{
+    size_t n = strlen(engine) + strlen(name) + 2;
+    char *key = malloc(n);
+    if (!key)
+        return fail(ps, "out of memory");
+    snprintf(key, n, "%s/%s", engine, name);
+    for (char *c = key; *c != '/'; c++)
+        *c = (char)tolower((unsigned char)*c);
+    for (size_t i = 0; i < ps->nusers; i++) {
+        if (strcmp(ps->users[i], key) == 0) {
+            free(key);
+            return fail(ps, "createUser: user '%s' is created twice", name);
+        }
+    }
+    if (PNA_ARRAY_RESERVE(ps->users, ps->users_cap, ps->nusers + 1) != 0) {
+        free(key);
+        return fail(ps, "out of memory");
+    }
+    ps->users[ps->nusers++] = key;
+    return 0;
+}
+
+/* createUser [-e ENGINEID] NAME [AUTH [-m|-l] AUTHPASS [PRIV [[-m|-l] PRIVPASS]]]
+ * (snmpd.conf(5)).  Fills L's user and engine_id. */
+static int check_create_user(struct parse *ps, char *rest, struct pna_netsnmp_line *l)
+{
+    char *w = next_word(&rest);
+    if (w && strcmp(w, "-e") == 0) {
+        char *id = next_word(&rest);
+        if (!id || !is_hex_engine_id(id))
+            return fail(ps, "createUser: -e: '%s' is not an engine ID in hex", id ? id : "");
+        l->engine_id = id + ((id[1] == 'x' || id[1] == 'X') ? 2 : 0);
+        w = next_word(&rest);
+    }
+    if (!w || !*w)
+        return fail(ps, "createUser: expected a user name");
+    if (strlen(w) > USM_NAME_MAX)
+        return fail(ps, "createUser: user name longer than %d characters", USM_NAME_MAX);
+    l->user = w;
+    if (note_user(ps, l->engine_id ? l->engine_id : "", w) != 0)
+        return -1;
+    if (!(w = next_word(&rest)))
+        return 0;   /* a user without authentication (securityLevel noAuthNoPriv) */
+    if (!is_one_of(w, auth_protocols))
+        return fail(ps, "createUser: unknown authentication protocol '%s' (MD5, SHA, SHA-224, "
+                    "SHA-256, SHA-384, SHA-512)", w);
+    if (check_secret(ps, &rest, "authentication") != 0)
+        return -1;
+    if (!(w = next_word(&rest)))
+        return 0;
+    if (!is_one_of(w, priv_protocols))
+        return fail(ps, "createUser: unknown privacy protocol '%s' (DES, AES, AES-128, "
+                    "AES-192, AES-256)", w);
+    if (!has_word(rest))
+        return 0;   /* net-snmp takes the authentication passphrase */
+    if (check_secret(ps, &rest, "privacy") != 0)
+        return -1;
+    if ((w = next_word(&rest)))
+        return fail(ps, "createUser: unexpected '%s' after the privacy passphrase", w);
+    return 0;
+}
+
+/* A net-snmp line: known token, a value, handed over as written. */
+static int apply_netsnmp(struct parse *ps, const char *token, char *rest, const char *original)
+{
+    struct pna_netsnmp_line l = { original, ps->file, ps->line, NULL, NULL };
+    if (!has_word(rest))
+        return fail(ps, "%s: missing value", token);
+    if (strcasecmp(token, "createUser") == 0 && check_create_user(ps, rest, &l) != 0)
+        return -1;
+    if (ps->remember)
+        ps->remember(&l, ps->remember_arg);
+    return 0;
+}
+
+static int apply_line(struct parse *ps, char *line)
+{
+    char original[PNA_CONFIG_LINE_MAX + 1];
+    while (isspace((unsigned char)*line))
+        line++;
     pna_strlcpy(original, line, sizeof original);
     char *rest = line;
     char *token = next_word(&rest);
     if (!token)
         return 0;
+    /* net-snmp takes the token as written, up to a blank or '=' */
+    if (strcspn(original, " \t=") != strlen(token))
+        return fail(ps, "a token is written plainly: no quotes, backslashes or '='");
     for (size_t i = 0; i < sizeof simple_tokens / sizeof simple_tokens[0]; i++) {
         if (strcasecmp(token, simple_tokens[i].name) != 0)
             continue;
@@ -358,49 +505,100 @@ static int apply_line(struct parse *ps, char *line,
         return apply_agentx_socket(ps, rest);
     if (strcasecmp(token, "agentXPingInterval") == 0)
         return apply_ping_interval(ps, rest);
-    if (is_netsnmp_token(token)) {
-        if (!next_word(&rest))
-            return fail(ps, "%s: missing value", token);
-        if (remember)
-            remember(original, arg);
-        return 0;
-    }
+    if (is_netsnmp_token(token))
+        return apply_netsnmp(ps, token, rest, original);
     return fail(ps, "unknown token '%s'", token);
 }
 
-static void strip_comment_and_newline(char *line)
+/* Check LINE's quoting, cut its comment and trailing blanks (see the top of
+ * this file for the rules). */
+static int scan_line(struct parse *ps, char *line)
 {
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = '\0';
+    char *s = line;
+    for (;;) {
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s || *s == '#')
+            break;
+        if (is_quote(*s)) {
+            char quote = *s++;
+            while (*s && *s != quote)
+                s += (*s == '\\' && s[1]) ? 2 : 1;
+            if (!*s)
+                return fail(ps, "unterminated quoted string");
+            s++;
+            if (*s && !isspace((unsigned char)*s) && *s != '#')
+                return fail(ps, "text right after a closing quote");
+        } else {
+            while (*s && !isspace((unsigned char)*s) && *s != '#')
+                s += (*s == '\\' && s[1]) ? 2 : 1;
+        }
+    }
+    *s = '\0';
     size_t n = strlen(line);
     while (n > 0 && isspace((unsigned char)line[n - 1]))
         line[--n] = '\0';
+    return 0;
+}
+
+/* One line of LEN bytes (its newline included, if any) read by getline(). */
+static int load_line(struct parse *ps, char *line, size_t len)
+{
+    if (memchr(line, '\0', len))
+        return fail(ps, "NUL byte in the line");
+    if (len > 0 && line[len - 1] == '\n')
+        line[--len] = '\0';
+    if (len > PNA_CONFIG_LINE_MAX)
+        return fail(ps, "line longer than %d characters", PNA_CONFIG_LINE_MAX);
+    if (scan_line(ps, line) != 0)
+        return -1;
+    return apply_line(ps, line);
+}
+
+static FILE *open_config(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    struct stat st;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory, not a config file", path);
+        fclose(f);
+        return NULL;
+    }
+    return f;
 }
 
 int pna_config_load(struct pna_config *cfg, const char *path,
                     const char *const *poller_names, size_t n_pollers,
-                    void (*remember)(const char *line, void *arg), void *arg,
-                    char *err, size_t errlen)
+                    void (*remember)(const struct pna_netsnmp_line *line, void *arg),
+                    void *arg, char *err, size_t errlen)
 {
-    struct parse ps = { cfg, path, 0, err, errlen, poller_names, n_pollers };
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    struct parse ps = { cfg, path, 0, err, errlen, poller_names, n_pollers, remember, arg,
+                        NULL, 0, 0 };
+    FILE *f = open_config(path, err, errlen);
+    if (!f)
         return -1;
-    }
-    char line[1024];
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
     int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
+    errno = 0;
+    while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
         ps.line++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = fail(&ps, "line longer than %zu characters", sizeof line - 2);
-            break;
-        }
-        strip_comment_and_newline(line);
-        rc = apply_line(&ps, line, remember, arg);
+        rc = load_line(&ps, line, (size_t)len);
     }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
+        rc = -1;
+    }
+    free(line);
     fclose(f);
+    for (size_t i = 0; i < ps.nusers; i++)
+        free(ps.users[i]);
+    free(ps.users);
     return rc;
 }
 
@@ -409,5 +607,7 @@ void pna_config_free(struct pna_config *cfg)
     (void)cfg;
     for (size_t i = 0; i < nowned; i++)
         free(owned[i]);
-    nowned = 0;
+    free(owned);
+    owned = NULL;
+    nowned = owned_cap = 0;
 }

@@ -1,7 +1,7 @@
 /* core/config.h -- the agent's configuration: command line plus config file.
  *
  * The file is in net-snmp's style: one directive per line, a token followed by
- * its value, '#' comments.  The agent's own tokens are parsed here and checked
+ * its value, quoted words as net-snmp reads them, '#' comments outside quotes.  The agent's own tokens are parsed here and checked
  * strictly (a bad line stops start-up with file, line and reason); net-snmp's
  * own tokens (rocommunity, createUser, rouser, trap2sink, agentXSocket...) are
  * handed to net-snmp unchanged, which is how standalone mode gets its access
@@ -79,6 +79,21 @@ struct pna_config {
     const char *node_name;
 };
 
+/* The longest line (without its newline) the file may have: net-snmp reads
+ * a directive handed to it into a buffer of 1024 bytes and would cut it. */
+#define PNA_CONFIG_LINE_MAX 1022
+
+/* A directive that belongs to net-snmp, as pna_config_load() hands it over.
+ * The pointers are good for the call only. */
+struct pna_netsnmp_line {
+    const char *text;       /* "token value...", comment and trailing blanks removed */
+    const char *file;       /* where it was written */
+    unsigned line;
+    const char *user;       /* createUser: the user's name, unquoted; else NULL */
+    const char *engine_id;  /* createUser -e: the engine ID, hex digits without 0x;
+                               else NULL (the agent's own engine) */
+};
+
 /* Fill CFG with defaults. */
 void pna_config_defaults(struct pna_config *cfg);
 
@@ -86,12 +101,16 @@ void pna_config_defaults(struct pna_config *cfg);
  * PNA_MAX_POLLERS) are the pollers "poller NAME on|off", "pollInterval NAME
  * SECONDS" and "pollTimeout NAME SECONDS" may name; the settings of
  * POLLER_NAMES[i] go to cfg->pollers[i], any other name is an error.  Lines
- * that belong to net-snmp are passed to REMEMBER (may be NULL) as "token
- * value".  Returns 0, or -1 after writing "FILE:LINE: reason" into ERR. */
+ * that belong to net-snmp are passed to REMEMBER (may be NULL), each one once,
+ * in the file's order, however many there are.  Returns 0, or -1 after writing
+ * "FILE:LINE: reason" (or "FILE: reason": cannot open, a directory) into ERR.
+ * A line is refused when it cannot mean what it says: an unterminated quote,
+ * text right after a closing quote, a NUL byte, more than PNA_CONFIG_LINE_MAX
+ * characters, a createUser that net-snmp would refuse or ignore. */
 int pna_config_load(struct pna_config *cfg, const char *path,
                     const char *const *poller_names, size_t n_pollers,
-                    void (*remember)(const char *line, void *arg), void *arg,
-                    char *err, size_t errlen);
+                    void (*remember)(const struct pna_netsnmp_line *line, void *arg),
+                    void *arg, char *err, size_t errlen);
 
 /* Free what pna_config_load() allocated. */
 void pna_config_free(struct pna_config *cfg);

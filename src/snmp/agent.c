@@ -12,47 +12,139 @@
 #include "core/events.h"
 #include "core/log.h"
 #include "core/poller.h"
+#include "util/array.h"
 
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 #include <net-snmp/agent/ds_agent.h>
+#include <net-snmp/agent/agent_callbacks.h>
 
-/* From libnetsnmpmibs: the config tokens a standalone agent needs for access
- * control (rocommunity, rouser...) and USM users (createUser). */
-void init_vacm_conf(void);
-void init_usmUser(void);
+/* A standalone agent's config tokens for access control (rocommunity, rouser,
+ * view, access...) and USM users (createUser) come from init_agent() itself:
+ * in the master role it runs the agent library's modules, among them
+ * mibII/vacm_conf and snmpv3/usmConf, which register tokens and no MIB
+ * object.  Nothing from libnetsnmpmibs is initialised: init_usmUser() there
+ * would serve the writable usmUserTable (user names, key changes, row
+ * deletion), init_vacm_vars() the VACM tables, and so on. */
 
 /* Values of NETSNMP_DS_AGENT_ROLE (net-snmp keeps its names private). */
 enum { ROLE_MASTER = 0, ROLE_SUBAGENT = 1 };
 
 static volatile sig_atomic_t stop_requested;
 
-/* Directives from our config file that net-snmp itself must apply. */
-#define MAX_REMEMBERED 64
-static char *remembered[MAX_REMEMBERED];
-static size_t nremembered;
+/* ---- net-snmp directives from the config file --------------------------- */
 
-void pna_agent_remember_line(const char *line, void *arg)
+/* One directive, copied from pna_config_load()'s callback, kept until
+ * net-snmp has read it and the agent has checked what it did. */
+struct remembered {
+    char *text, *file, *user, *engine_id;   /* user, engine_id: createUser only */
+    unsigned line;
+};
+
+static struct remembered *remembered;
+static size_t nremembered, remembered_cap;
+
+static char *dup_or_null(const char *s, bool *ok)
 {
-    (void)arg;
-    if (nremembered < MAX_REMEMBERED)
-        remembered[nremembered++] = strdup(line);
+    if (!s)
+        return NULL;
+    char *copy = strdup(s);
+    if (!copy)
+        *ok = false;
+    return copy;
 }
 
-static void hand_over_remembered_lines(void)
+static void forget_remembered(void)
 {
     for (size_t i = 0; i < nremembered; i++) {
-        if (remembered[i])
-            netsnmp_config_remember(remembered[i]);
-        free(remembered[i]);
-        remembered[i] = NULL;
+        struct remembered *r = &remembered[i];
+        free(r->text);
+        free(r->file);
+        free(r->user);
+        free(r->engine_id);
     }
-    nremembered = 0;
+    free(remembered);
+    remembered = NULL;
+    nremembered = remembered_cap = 0;
+}
+
+void pna_agent_remember_line(const struct pna_netsnmp_line *line, void *arg)
+{
+    (void)arg;
+    bool ok = true;
+    struct remembered r = {
+        dup_or_null(line->text, &ok), dup_or_null(line->file, &ok),
+        dup_or_null(line->user, &ok), dup_or_null(line->engine_id, &ok), line->line,
+    };
+    if (!ok || PNA_ARRAY_RESERVE(remembered, remembered_cap, nremembered + 1) != 0) {
+        /* Out of memory while reading the config: nothing sensible is left. */
+        fprintf(stderr, "%s:%u: out of memory\n", line->file, line->line);
+        exit(1);
+    }
+    remembered[nremembered++] = r;
+}
+
+/* The token of a remembered line is its first word (never quoted). */
+static bool token_is(const struct remembered *r, const char *token)
+{
+    size_t n = strcspn(r->text, " \t");
+    return strlen(token) == n && strncasecmp(r->text, token, n) == 0;
+}
+
+/* A subagent has no access control, users or sinks of its own (the master's
+ * snmpd.conf has them): of net-snmp's tokens only these mean something to it. */
+static bool used_by_subagent(const struct remembered *r)
+{
+    return token_is(r, "agentXTimeout") || token_is(r, "agentXRetries");
+}
+
+static void hand_over_remembered_lines(bool standalone)
+{
+    for (size_t i = 0; i < nremembered; i++) {
+        const struct remembered *r = &remembered[i];
+        if (standalone || used_by_subagent(r)) {
+            netsnmp_config_remember(r->text);   /* net-snmp copies it */
+            pna_notify_note_directive(r->text); /* an SNMPv1 sink? */
+        } else {
+            pna_log(LOG_WARNING, "%s:%u: ignored: %.*s applies to the standalone agent "
+                    "only (a subagent's access, users and sinks are the master's)",
+                    r->file, r->line, (int)strcspn(r->text, " \t"), r->text);
+        }
+    }
+}
+
+/* net-snmp reports a createUser it refuses in its log only, as "(null): line
+ * 0: ...", and goes on without the user: check that every user exists. */
+static int check_users_created(void)
+{
+    u_char local[SNMP_MAXBUF_SMALL];
+    size_t local_len = snmpv3_get_engineID(local, sizeof local);
+    for (size_t i = 0; i < nremembered; i++) {
+        const struct remembered *r = &remembered[i];
+        if (!r->user)
+            continue;
+        u_char *engine = NULL;
+        size_t cap = 0, len = 0;
+        if (r->engine_id && !snmp_hex_to_binary(&engine, &cap, &len, 1, r->engine_id))
+            len = 0;
+        bool created = usm_get_user(engine ? engine : local, engine ? len : local_len,
+                                    r->user) != NULL;
+        free(engine);
+        if (!created) {
+            pna_log(LOG_ERR, "%s:%u: createUser: net-snmp did not create user '%s' "
+                    "(its reason is logged above)", r->file, r->line, r->user);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void pna_agent_log_line(int priority, const char *line)
@@ -96,37 +188,76 @@ static void set_agent_role(const struct pna_config *cfg)
     }
 }
 
+/* ---- read-only, and nothing but the configured listener ------------------ */
+
+/* net-snmp asks SNMPD_CALLBACK_ACM_CHECK about every varbind of a GET or SET
+ * before any handler runs; VACM answers from the view an `access` line gives.
+ * Saying "not in view" to every SET makes the agent read-only whatever the
+ * access lines say: the SET fails (noAccess) before any handler, net-snmp's
+ * own included, is reached. */
+static int refuse_set(int major, int minor, void *serverarg, void *clientarg)
+{
+    struct view_parameters *vp = serverarg;
+    (void)major;
+    (void)minor;
+    (void)clientarg;
+    if (vp && vp->pdu && vp->pdu->command == SNMP_MSG_SET)
+        vp->errorcode = VACM_NOTINVIEW;
+    return 0;
+}
+
+/* init_master_agent() opens net-snmp's SMUX port (TCP 199 on every address)
+ * unless module "smux" is on the do-not-init list, as snmpd's `-I -smux` puts
+ * it there.  Nothing here speaks SMUX.  Before init_agent(). */
+static void no_smux(void)
+{
+    char list[] = "-smux";  /* add_to_init_list() cuts up its argument */
+    add_to_init_list(list);
+}
+
+/* Read the config lines and open the listener; the users are checked before
+ * anything is served. */
+static int configure_and_listen(const struct pna_config *cfg, const char *app_name)
+{
+    hand_over_remembered_lines(cfg->standalone_addr != NULL);
+    init_snmp(app_name);
+    int rc = cfg->standalone_addr ? check_users_created() : 0;
+    forget_remembered();
+    if (rc != 0)
+        return -1;
+    if (cfg->standalone_addr && init_master_agent() != 0) {
+        pna_log(LOG_ERR, "cannot listen on %s", cfg->standalone_addr);
+        return -1;
+    }
+    return 0;
+}
+
 int pna_agent_start(const struct pna_config *cfg, const char *app_name)
 {
     /* The agent needs no MIB files at run time; without this, net-snmp tries
      * the default module list and logs hundreds of "Cannot find module". */
     setenv("MIBS", "", 1);
     set_agent_role(cfg);
+    no_smux();
     SOCK_STARTUP;
     if (init_agent(app_name) != 0) {
         pna_log(LOG_ERR, "net-snmp agent initialisation failed");
         return -1;
     }
-    /* init_agent() resets the ping interval to its default: set it after. */
-    if (!cfg->standalone_addr)
-        netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
-                           (int)cfg->agentx_ping_s);
     if (cfg->standalone_addr) {
-        init_vacm_conf();
-        init_usmUser();
         /* Quiet by default: net-snmp would log "Connection from ..." for every
          * request; `dontLogTCPWrappersConnects no` in the config still wins. */
         netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
                                NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS, 1);
+    } else {
+        /* init_agent() resets the ping interval to its default: set it after. */
+        netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
+                           (int)cfg->agentx_ping_s);
     }
-    if (pna_snmp_tables_register() != 0)
+    snmp_register_callback(SNMP_CALLBACK_APPLICATION, SNMPD_CALLBACK_ACM_CHECK, refuse_set,
+                           NULL);
+    if (pna_snmp_tables_register() != 0 || configure_and_listen(cfg, app_name) != 0)
         return -1;
-    hand_over_remembered_lines();
-    init_snmp(app_name);
-    if (cfg->standalone_addr && init_master_agent() != 0) {
-        pna_log(LOG_ERR, "cannot listen on %s", cfg->standalone_addr);
-        return -1;
-    }
     if (register_readfd(pna_events_wake_fd(), on_wake, NULL) != FD_REGISTERED_OK) {
         pna_log(LOG_ERR, "cannot watch the event queue");
         return -1;
