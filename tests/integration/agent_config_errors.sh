@@ -4,7 +4,8 @@
 
 check_bad() { # LINE_CONTENT EXPECTED_REASON
     printf '# comment\npollInterval node 5\n%s\n' "$1" > "$WORK/bad.conf"
-    out=$("$PNA_AGENT" -f -c "$WORK/bad.conf" -x "unix:$WORK/none.sock" 2>&1)
+    # timeout: an agent that took the line would run on
+    out=$(timeout 10 "$PNA_AGENT" -f -c "$WORK/bad.conf" -x "unix:$WORK/none.sock" 2>&1)
     rc=$?
     [ $rc -ne 0 ] || fail "'$1' was accepted"
     echo "$out" | grep -q "$WORK/bad.conf:3: .*$2" || fail "'$1': message '$out' lacks file:3 and '$2'"
@@ -19,6 +20,42 @@ check_bad "kubeletInsecure maybe" "not yes or no"
 check_bad "rwcommunity private" "unknown token 'rwcommunity'"
 check_bad "rocommunity" "missing value"
 check_bad "staleAfter 10 20" "expected exactly one value"
+# A '#' inside quotes is no comment; a quote left open is an error, not a cut line.
+check_bad 'createUser u1 SHA-256 "pass#word' "unterminated quoted string"
+check_bad 'nodeName "a"b' "text right after a closing quote"
+check_bad '"rocommunity" public' "a token is written plainly"
+check_bad 'createUser u1 SHA-256 short' "createUser: authentication passphrase shorter than 8 characters"
+check_bad 'createUser u1 default abcdefgh' "createUser: unknown authentication protocol 'default'"
+check_bad 'createUser u1 SHA abcdefgh AES abcdefgh extra' "createUser: unexpected 'extra'"
+
+# A NUL byte is named as such (it was "line longer than 1022 characters").
+printf 'pollInterval node 5\nnodeName a\0b\n' > "$WORK/nul.conf"
+out=$("$PNA_AGENT" -f -c "$WORK/nul.conf" -x "unix:$WORK/none.sock" 2>&1) && fail "a NUL byte was accepted"
+echo "$out" | grep -q "nul.conf:2: NUL byte in the line" || fail "NUL byte: message '$out'"
+ok "NUL byte -> $(echo "$out" | sed "s|$WORK/||")"
+
+# A directory is no config file (it read as an empty one).
+out=$("$PNA_AGENT" -f -c "$WORK" -x "unix:$WORK/none.sock" 2>&1) && fail "a directory was accepted as config"
+echo "$out" | grep -q "$WORK: is a directory" || fail "directory: message '$out'"
+ok "a directory as config file refused"
+
+# A createUser that passes the parser but that net-snmp refuses (a master key
+# of the wrong length) stops the standalone agent with file, line and user.
+printf 'rocommunity public 127.0.0.1\ncreateUser u9 SHA-256 -m 0x0102\n' > "$WORK/key.conf"
+out=$(timeout 20 "$PNA_AGENT" -f -Le -c "$WORK/key.conf" --standalone "udp:127.0.0.1:$SNMP_PORT" 2>&1)
+rc=$?
+[ $rc -eq 1 ] || fail "createUser refused by net-snmp: exit status $rc, output '$out'"
+echo "$out" | grep -q "key.conf:2: createUser: net-snmp did not create user 'u9'" ||
+    fail "createUser refused by net-snmp: message '$out'"
+ok "createUser net-snmp refuses -> exit 1, '$(echo "$out" | grep "did not create" | sed "s|$WORK/||")'"
+
+# In subagent mode, standalone-only lines are named as ignored, with file and line.
+printf 'pollInterval node 5\nrocommunity public 127.0.0.1\n' > "$WORK/sub.conf"
+out=$(timeout 2 "$PNA_AGENT" -f -Le -c "$WORK/sub.conf" -x "unix:$WORK/none.sock" 2>&1)
+echo "$out" | grep -q "sub.conf:2: ignored: rocommunity applies to the standalone agent only" ||
+    fail "subagent: no warning for rocommunity: '$out'"
+echo "$out" | grep -q "(null)" && fail "subagent: net-snmp's '(null): line 0' message: '$out'"
+ok "subagent: rocommunity named as ignored, with file and line"
 
 out=$("$PNA_AGENT" -f -c "$WORK/does-not-exist.conf" 2>&1) && fail "missing config file accepted"
 echo "$out" | grep -q "does-not-exist.conf: cannot open" || fail "missing file message: $out"

@@ -5,7 +5,8 @@
 #    some sources are root-only: the readable ones are served, the others
 #    show "Permission denied" in primusPollerTable, nothing crashes;
 #  - the MIB refuses a SET (agent_subagent.sh checks the same on a scalar);
-#  - the HTTP bridge listens on the loopback address it was given only;
+#  - the HTTP bridge listens on the loopback address it was given only, and
+#    the agent on nothing else (no SMUX port, no AgentX master socket);
 #  - a secret never leaves: a kubelet token, an environment variable of the
 #    agent and the env/args/annotations of a container spec, each holding a
 #    unique marker, appear in no log, no snmpwalk, no trap, no /metrics and no
@@ -107,6 +108,14 @@ if [ "${#HTTP_OPT[@]}" -gt 0 ]; then
 else
     echo "note: this agent has no --http: the bridge is not checked"
 fi
+# Every socket the agent listens on (TCP, UDP unconnected, unix): the
+# bridge's, if any, and nothing else.
+want=$([ "${#HTTP_OPT[@]}" -gt 0 ] && echo "tcp 127.0.0.1:$HTTP_PORT")
+listening=$({ ss -Hanptu; ss -Hlxp; } 2>/dev/null | grep "pid=$AGENT_PID," |
+            awk '$2 == "LISTEN" || $2 == "UNCONN" {print $1, $5}' | sort -u)
+[ "$listening" = "$want" ] ||
+    fail "the agent listens on '$(echo "$listening" | tr '\n' ';')', expected '${want:-nothing}'"
+ok "the agent listens on ${want:-nothing} and nothing else"
 
 # --- the secrets -------------------------------------------------------------
 grep -q "Bearer $MARK" "$WORK/auth.log" || fail "the kubelet token was not sent: the marker proves nothing"
