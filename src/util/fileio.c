@@ -83,13 +83,13 @@ static int only_blanks_follow(int fd)
     return 1;
 }
 
-int pna_read_text(const char *path, char *buf, size_t cap)
+/* Read the file open on FD into BUF (see pna_read_text); closes FD. */
+static int read_text_fd(int fd, char *buf, size_t cap)
 {
-    if (cap < 2)
-        return -EINVAL;
-    int fd = open_source(path);
-    if (fd < 0)
+    if (fd < 0) {
+        buf[0] = '\0';
         return fd;
+    }
     ssize_t n = read_all(fd, buf, cap - 1);
     if (n == (ssize_t)(cap - 1) && !only_blanks_follow(fd))
         n = -EFBIG;
@@ -101,32 +101,122 @@ int pna_read_text(const char *path, char *buf, size_t cap)
     return (int)trim_trailing(buf, (size_t)n);
 }
 
-int pna_parse_u64(const char *text, uint64_t *out)
+int pna_read_text(const char *path, char *buf, size_t cap)
 {
-    while (isspace((unsigned char)*text))
-        text++;
-    if (!isdigit((unsigned char)*text))
+    if (cap < 2)
         return -EINVAL;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno == ERANGE)
-        return -ERANGE;
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end != '\0')
+    return read_text_fd(open_source(path), buf, cap);
+}
+
+int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap)
+{
+    if (cap < 2)
         return -EINVAL;
-    *out = (uint64_t)v;
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    return read_text_fd(fd < 0 ? -errno : fd, buf, cap);
+}
+
+/* ---- numbers ---------------------------------------------------------------
+ * Written out rather than strtoull(): strtoull with base 0 reads "010" as 8
+ * and "0x10" as 16, and with any base it takes a sign ("-1" is 2^64 - 1) and
+ * leading blanks of its own.  Here the base is the caller's word, digits are
+ * ASCII whatever the locale, and nothing else is accepted. */
+
+static int digit_value(char c, unsigned base)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (base == 16 && c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (base == 16 && c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The digits at S in BASE into *OUT, *END just past them.  -EINVAL when
+ * there is no digit, -ERANGE when the value does not fit 64 bits. */
+static int parse_digits(const char *s, unsigned base, const char **end, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *p = s;
+    for (int d; (d = digit_value(*p, base)) >= 0; p++) {
+        if (v > (UINT64_MAX - (uint64_t)d) / base)
+            return -ERANGE;
+        v = v * base + (uint64_t)d;
+    }
+    if (p == s)
+        return -EINVAL;
+    *end = p;
+    *out = v;
     return 0;
 }
 
-int pna_read_u64(const char *path, uint64_t *out)
+static const char *skip_blanks(const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    return s;
+}
+
+/* One number in BASE, blanks around it allowed, nothing else. */
+static int parse_whole(const char *text, unsigned base, uint64_t *out)
+{
+    const char *p = skip_blanks(text), *end;
+    if (base == 16 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && digit_value(p[2], 16) >= 0)
+        p += 2;
+    uint64_t v;
+    int rc = parse_digits(p, base, &end, &v);
+    if (rc < 0)
+        return rc;
+    if (*skip_blanks(end) != '\0')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int pna_parse_u64(const char *text, uint64_t *out)
+{
+    return parse_whole(text, 10, out);
+}
+
+int pna_parse_hex_u64(const char *text, uint64_t *out)
+{
+    return parse_whole(text, 16, out);
+}
+
+int pna_scan_u64(const char **p, uint64_t *out)
+{
+    const char *s = *p, *end;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    uint64_t v;
+    int rc = parse_digits(s, 10, &end, &v);
+    if (rc < 0)
+        return rc;
+    if (*end != '\0' && !isspace((unsigned char)*end))
+        return -EINVAL;
+    *out = v;
+    *p = end;
+    return 0;
+}
+
+static int read_number(const char *path, unsigned base, uint64_t *out)
 {
     char buf[64];
     int n = pna_read_text(path, buf, sizeof buf);
     if (n < 0)
         return n;
-    return pna_parse_u64(buf, out);
+    return parse_whole(buf, base, out);
+}
+
+int pna_read_u64(const char *path, uint64_t *out)
+{
+    return read_number(path, 10, out);
+}
+
+int pna_read_hex_u64(const char *path, uint64_t *out)
+{
+    return read_number(path, 16, out);
 }
 
 int pna_read_alloc(const char *path, size_t max, char **out, size_t *len)

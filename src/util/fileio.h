@@ -20,14 +20,34 @@ int pna_path(char *buf, size_t cap, const char *root, const char *fmt, ...)
  * bytes, -EAGAIN when it would block (a FIFO without data), or -errno. */
 int pna_read_text(const char *path, char *buf, size_t cap);
 
-/* Read a file that holds one unsigned decimal (or 0x-prefixed hex) number.
- * Returns 0, -EINVAL when the content is not a number (for example
+/* Read a file that holds one unsigned decimal number.  Kernel and cgroup files
+ * print counters and sizes in decimal: "010" is ten and "0x10" is not a number
+ * (a reader that took C literals would serve them as 8 and 16).  Returns 0,
+ * -EINVAL when the content is not a decimal number (for example
  * "N/A (no PMA)"), -ERANGE on overflow, or the error of pna_read_text(). */
 int pna_read_u64(const char *path, uint64_t *out);
 
-/* Parse TEXT as an unsigned number the same way (leading/trailing blanks
- * allowed).  Returns 0, -EINVAL or -ERANGE. */
+/* Parse TEXT as one unsigned decimal number the same way: digits only, blanks
+ * around them allowed, no sign, no base prefix.  Returns 0, -EINVAL or -ERANGE. */
 int pna_parse_u64(const char *text, uint64_t *out);
+
+/* The few sysfs files that print in hex (the InfiniBand port's lid and sm_lid,
+ * "0x1a7"): hex digits with an optional 0x/0X prefix, blanks around them
+ * allowed.  Same returns as pna_parse_u64() / pna_read_u64(). */
+int pna_parse_hex_u64(const char *text, uint64_t *out);
+int pna_read_hex_u64(const char *path, uint64_t *out);
+
+/* One decimal field of a line with several ("cpu  4705 150 1120 ..." in
+ * /proc/stat, "MemTotal:   16314340 kB"): skips blanks (not newlines) at *P,
+ * reads the digits, which must end at a blank, a newline or the end of the
+ * text ("12kB", "0x10", "-5" and "1.5" are not numbers), and moves *P past
+ * them.  Returns 0, -EINVAL (*P unchanged) or -ERANGE. */
+int pna_scan_u64(const char **p, uint64_t *out);
+
+/* pna_read_text() for the file NAME in the open directory DIRFD: reading
+ * through the directory's descriptor ties what is read to that directory, and
+ * not to whichever one holds its path by the time the file is opened. */
+int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap);
 
 /* Read a whole file of at most MAX bytes into a malloc'd, NUL-terminated buffer.
  * Returns 0 and sets *OUT (caller frees) and *LEN, or -EFBIG / -errno. */

@@ -4,6 +4,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,10 +37,20 @@ static void test_numbers(void)
     snprintf(p, sizeof p, "%s/n", tmpdir);
     CHECK_INT(pna_read_u64(p, &v), 0);
     CHECK_U64(v, 4294967295u);
+    /* Kernel files are decimal: a hex file is not a number to pna_read_u64
+     * (strtoull with base 0 made it 4119), only to the reader that says hex. */
     write_file("hex", "0x1017\n");
     snprintf(p, sizeof p, "%s/hex", tmpdir);
-    CHECK_INT(pna_read_u64(p, &v), 0);
+    v = 7;
+    CHECK_INT(pna_read_u64(p, &v), -EINVAL);
+    CHECK_U64(v, 7);   /* untouched on error */
+    CHECK_INT(pna_read_hex_u64(p, &v), 0);
     CHECK_U64(v, 0x1017);
+    /* memory.current holding "010" is ten bytes, not eight. */
+    write_file("octal", "010\n");
+    snprintf(p, sizeof p, "%s/octal", tmpdir);
+    CHECK_INT(pna_read_u64(p, &v), 0);
+    CHECK_U64(v, 10);
     /* iWARP devices have no PMA: the counter is absent, not zero. */
     write_file("na", "N/A (no PMA)\n");
     snprintf(p, sizeof p, "%s/na", tmpdir);
@@ -49,6 +60,106 @@ static void test_numbers(void)
     CHECK_INT(pna_read_u64(p, &v), -ERANGE);
     snprintf(p, sizeof p, "%s/missing", tmpdir);
     CHECK_INT(pna_read_u64(p, &v), -ENOENT);
+}
+
+/* The attack: numbers read as C literals.  Each case below was accepted,
+ * with another value, by the strtoull(text, &end, 0) parser. */
+static void test_decimal_only(void)
+{
+    uint64_t v = 0;
+    CHECK_INT(pna_parse_u64("010", &v), 0);
+    CHECK_U64(v, 10);                                 /* was 8 */
+    CHECK_INT(pna_parse_u64("0010\n", &v), 0);
+    CHECK_U64(v, 10);
+    CHECK_INT(pna_parse_u64("0", &v), 0);
+    CHECK_U64(v, 0);
+    CHECK_INT(pna_parse_u64("  42 \n", &v), 0);
+    CHECK_U64(v, 42);
+    CHECK_INT(pna_parse_u64("0x10", &v), -EINVAL);    /* was 16 */
+    CHECK_INT(pna_parse_u64("0X10", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("0x", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("1e3", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("-1", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("+1", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64(" \n", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("1 2", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("12kB", &v), -EINVAL);
+    CHECK_INT(pna_parse_u64("18446744073709551615", &v), 0);
+    CHECK_U64(v, UINT64_MAX);
+    CHECK_INT(pna_parse_u64("18446744073709551616", &v), -ERANGE);
+    CHECK_INT(pna_parse_u64("0000000000000000000000000000018446744073709551615", &v), 0);
+    CHECK_U64(v, UINT64_MAX);
+}
+
+/* The few hex files (an InfiniBand port's lid: "0x1a7") say so by their reader. */
+static void test_hex(void)
+{
+    uint64_t v = 0;
+    CHECK_INT(pna_parse_hex_u64("0x1a7\n", &v), 0);
+    CHECK_U64(v, 0x1a7);
+    CHECK_INT(pna_parse_hex_u64("0X1A7", &v), 0);
+    CHECK_U64(v, 0x1a7);
+    CHECK_INT(pna_parse_hex_u64("1a7", &v), 0);
+    CHECK_U64(v, 0x1a7);
+    CHECK_INT(pna_parse_hex_u64("010", &v), 0);
+    CHECK_U64(v, 0x10);
+    CHECK_INT(pna_parse_hex_u64("0x0", &v), 0);
+    CHECK_U64(v, 0);
+    CHECK_INT(pna_parse_hex_u64("ffffffffffffffff", &v), 0);
+    CHECK_U64(v, UINT64_MAX);
+    CHECK_INT(pna_parse_hex_u64("0x10000000000000000", &v), -ERANGE);
+    CHECK_INT(pna_parse_hex_u64("0x", &v), -EINVAL);
+    CHECK_INT(pna_parse_hex_u64("0xg", &v), -EINVAL);
+    CHECK_INT(pna_parse_hex_u64("-0x1", &v), -EINVAL);
+    CHECK_INT(pna_parse_hex_u64("0x0x1", &v), -EINVAL);
+    CHECK_INT(pna_parse_hex_u64("", &v), -EINVAL);
+}
+
+/* Fields of a line: "cpu  4705 150 ..." and "MemTotal:  16314340 kB". */
+static void test_scan(void)
+{
+    uint64_t v = 0;
+    const char *line = "  4705\t150 9\nnext 5", *p = line;
+    CHECK_INT(pna_scan_u64(&p, &v), 0);
+    CHECK_U64(v, 4705);
+    CHECK_INT(pna_scan_u64(&p, &v), 0);
+    CHECK_U64(v, 150);
+    CHECK_INT(pna_scan_u64(&p, &v), 0);
+    CHECK_U64(v, 9);
+    const char *at_eol = p;
+    CHECK_INT(pna_scan_u64(&p, &v), -EINVAL);   /* does not run onto the next line */
+    CHECK(p == at_eol);
+    const char *kb = "  16314340 kB";
+    p = kb;
+    CHECK_INT(pna_scan_u64(&p, &v), 0);
+    CHECK_U64(v, 16314340);
+    CHECK_STR(p, " kB");
+    const char *bad[] = { "0x10 kB", "-5 kB", "+5", "12kB", "1.5", "", "kB" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p = bad[i];
+        v = 99;
+        CHECK_INT(pna_scan_u64(&p, &v), -EINVAL);
+        CHECK(p == bad[i]);
+        CHECK_U64(v, 99);
+    }
+    p = "99999999999999999999 kB";
+    CHECK_INT(pna_scan_u64(&p, &v), -ERANGE);
+}
+
+/* A file read through its directory's descriptor. */
+static void test_read_at(void)
+{
+    char buf[32];
+    write_file("at", "oom_kill 3\n");
+    int fd = open(tmpdir, O_RDONLY | O_DIRECTORY);
+    CHECK(fd >= 0);
+    CHECK_INT(pna_read_text_at(fd, "at", buf, sizeof buf), 10);
+    CHECK_STR(buf, "oom_kill 3");
+    CHECK_INT(pna_read_text_at(fd, "missing", buf, sizeof buf), -ENOENT);
+    CHECK_STR(buf, "");
+    CHECK_INT(pna_read_text_at(fd, "at", buf, 4), -EFBIG);
+    close(fd);
 }
 
 static void test_text_bounds(void)
@@ -98,6 +209,10 @@ int main(void)
         return 99;
     test_path();
     test_numbers();
+    test_decimal_only();
+    test_hex();
+    test_scan();
+    test_read_at();
     test_text_bounds();
     test_fifo_does_not_block();
     test_alloc();

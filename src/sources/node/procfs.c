@@ -20,6 +20,25 @@
 
 /* ---- /proc/stat ---------------------------------------------------------- */
 
+/* The counters of the "cpu " line, into T in order; fields after "steal"
+ * (guest, guest_nice) are already in user/nice and are not read.  Returns how
+ * many were read, or -1 when a field is there but is not a decimal number. */
+static int parse_cpu_fields(const char *p, struct pna_cpu_times *t)
+{
+    uint64_t *field[] = { &t->user, &t->nice, &t->system, &t->idle, &t->iowait, &t->irq,
+                          &t->softirq, &t->steal };
+    int n = 0;
+    for (; n < 8; n++) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\0')
+            break;
+        if (pna_scan_u64(&p, field[n]) != 0)
+            return -1;
+    }
+    return n;
+}
+
 int pna_node_parse_stat(const char *text, struct pna_cpu_times *cpu, uint64_t *btime)
 {
     bool have_cpu = false;
@@ -27,17 +46,13 @@ int pna_node_parse_stat(const char *text, struct pna_cpu_times *cpu, uint64_t *b
     for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         if (strncmp(line, "cpu ", 4) == 0) {
             struct pna_cpu_times t = { 0 };
-            /* Fields after "steal" (guest, guest_nice) are already in user/nice. */
-            int n = sscanf(line + 4, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-                           " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
-                           &t.user, &t.nice, &t.system, &t.idle, &t.iowait, &t.irq,
-                           &t.softirq, &t.steal);
-            if (n < 4)
+            if (parse_cpu_fields(line + 4, &t) < 4)
                 return -1;
             *cpu = t;
             have_cpu = true;
         } else if (strncmp(line, "btime ", 6) == 0) {
-            if (sscanf(line + 6, "%" SCNu64, btime) != 1)
+            const char *p = line + 6;
+            if (pna_scan_u64(&p, btime) != 0)
                 return -1;
         }
     }
@@ -76,7 +91,8 @@ static bool meminfo_field(const char *text, const char *key, uint64_t *bytes)
         if (strncmp(line, key, klen) != 0 || line[klen] != ':')
             continue;
         uint64_t kib;
-        if (sscanf(line + klen + 1, "%" SCNu64, &kib) != 1)
+        const char *p = line + klen + 1;
+        if (pna_scan_u64(&p, &kib) != 0)
             return false;
         *bytes = kib * 1024; /* meminfo says "kB" and means KiB */
         return true;
@@ -232,26 +248,57 @@ static void read_identity(const struct pna_roots *roots, struct pna_node *out)
     free(text);
 }
 
-/* A load average that fits uint32 hundredths; converting a negative, NaN or
- * huge double to an unsigned integer is undefined, so those are left at 0. */
-static uint32_t load_hundredths(double load)
+/* A number as the kernel prints loadavg and uptime ("%lu.%02lu"), in
+ * hundredths, from *P (moved past it): decimal digits, optionally a point and
+ * more digits (those past the second dropped), ending at a blank or the end.
+ * Not strtod(): that reads "0x10" as 16, and takes "inf" and "-1" as numbers.
+ * Returns 0, or -1 for anything else. */
+static int scan_hundredths(const char **p, uint64_t *out)
 {
-    return load >= 0 && load < 42949672.0 ? (uint32_t)(load * 100 + 0.5) : 0;
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    const uint64_t limit = (UINT64_MAX - 99) / 100;   /* v * 100 + 99 must fit */
+    uint64_t v = 0;
+    int whole = 0, frac = 0;
+    for (; *s >= '0' && *s <= '9'; s++, whole++) {
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (limit - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    v *= 100;
+    if (whole && *s == '.') {
+        for (s++; *s >= '0' && *s <= '9'; s++, frac++)
+            if (frac < 2)
+                v += (uint64_t)(*s - '0') * (frac == 0 ? 10 : 1);
+        if (!frac)
+            return -1;
+    }
+    if (!whole || (*s && !isspace((unsigned char)*s)))
+        return -1;
+    *out = v;
+    *p = s;
+    return 0;
 }
 
 static void read_load_and_uptime(const struct pna_roots *roots, struct pna_node *out)
 {
     char buf[256];
-    double l1, l5, l15, up;
+    const char *p = buf;
+    uint64_t h[3];
     read_line_file(roots->procfs, "/loadavg", buf, sizeof buf);
-    if (sscanf(buf, "%lf %lf %lf", &l1, &l5, &l15) == 3) {
-        out->load1_hundredths = load_hundredths(l1);
-        out->load5_hundredths = load_hundredths(l5);
-        out->load15_hundredths = load_hundredths(l15);
+    /* All three or none; one over uint32 hundredths is left at 0. */
+    if (scan_hundredths(&p, &h[0]) == 0 && scan_hundredths(&p, &h[1]) == 0 &&
+        scan_hundredths(&p, &h[2]) == 0) {
+        out->load1_hundredths = h[0] <= UINT32_MAX ? (uint32_t)h[0] : 0;
+        out->load5_hundredths = h[1] <= UINT32_MAX ? (uint32_t)h[1] : 0;
+        out->load15_hundredths = h[2] <= UINT32_MAX ? (uint32_t)h[2] : 0;
     }
+    p = buf;
     read_line_file(roots->procfs, "/uptime", buf, sizeof buf);
-    if (sscanf(buf, "%lf", &up) == 1 && up >= 0 && up < 18446744073709551616.0)   /* 2^64 */
-        out->uptime_s = (uint64_t)up;
+    if (scan_hundredths(&p, &h[0]) == 0)
+        out->uptime_s = h[0] / 100;
 }
 
 static int read_cpu(const struct pna_roots *roots, const struct pna_node *prev,

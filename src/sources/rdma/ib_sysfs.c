@@ -431,13 +431,15 @@ static void read_port_addresses(struct reader *rd, struct pna_ib_port *port, con
 {
     char buf[96];
     uint64_t v;
+    /* lid and sm_lid are the two port attributes the kernel prints in hex
+     * ("0x1a7"); every counter and lid_mask_count is decimal. */
     if (read_attr(rd, pdir, "lid", buf, sizeof buf, port->error, sizeof port->error, who) &&
-        pna_parse_u64(buf, &v) == 0 && v <= UINT32_MAX) {
+        pna_parse_hex_u64(buf, &v) == 0 && v <= UINT32_MAX) {
         port->has_lid = true;
         port->lid = (uint32_t)v;
     }
     if (read_attr(rd, pdir, "sm_lid", buf, sizeof buf, port->error, sizeof port->error, who) &&
-        pna_parse_u64(buf, &v) == 0 && v <= UINT32_MAX) {
+        pna_parse_hex_u64(buf, &v) == 0 && v <= UINT32_MAX) {
         port->has_sm_lid = true;
         port->sm_lid = (uint32_t)v;
     }
