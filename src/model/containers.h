@@ -102,7 +102,8 @@ struct pna_container {
     int64_t start_ms;      /* CLOCK_REALTIME ms; 0 unknown */
     uint64_t mem_usage_bytes;
     uint64_t mem_limit_bytes;
-    uint64_t oom_kills;
+    uint64_t oom_kills;    /* the cgroup's oom_kill; the poller serves the OOM watch's
+                              high-water mark of it (a drop in one cgroup is ignored) */
     uint32_t dev_first;    /* this container's devices: set->devs[dev_first..+dev_count) */
     uint32_t dev_count;
     uint32_t gpu_count;    /* distinct GPUs among its devices (gpu_index) */
@@ -130,6 +131,8 @@ struct pna_containers_snap {
     uint32_t docker_errors;    /* failed Docker requests since start */
     uint64_t oom_events;       /* OOM-kill notifications posted since start */
     uint64_t oom_kills;        /* kills those notifications covered (primusContainerOomKillsTotal) */
+    uint64_t oom_decreases;    /* oom_kill counts that went down within one cgroup's life,
+                                  ignored (src/watchers/oom_watch.h); not served yet */
 };
 
 /* Set management (src/model/containers.c). */

@@ -1,4 +1,5 @@
-/* model/counter.c -- 32-bit wrap widening, saturation and rates (see counter.h). */
+/* model/counter.c -- 32-bit wrap widening, saturation, high-water marks and rates
+ * (see counter.h). */
 #include "pna_autoconf.h"
 #include "model/counter.h"
 
@@ -35,6 +36,24 @@ enum pna_widen pna_counter_widen32(bool have_prev, uint64_t prev_raw, uint64_t p
     }
     *value = prev_value + raw;
     return PNA_WIDEN_RESTART;
+}
+
+enum pna_hold pna_counter_hold(uint64_t *mark, uint64_t raw, bool same_source,
+                               uint64_t *new_counts)
+{
+    *new_counts = 0;
+    if (!same_source) {
+        *new_counts = raw;
+        *mark = raw;
+        return PNA_HOLD_RESTART;
+    }
+    if (raw < *mark)
+        return PNA_HOLD_DROP;
+    if (raw == *mark)
+        return PNA_HOLD_SAME;
+    *new_counts = raw - *mark;
+    *mark = raw;
+    return PNA_HOLD_UP;
 }
 
 uint64_t pna_counter_max(unsigned width_bits)

@@ -1,6 +1,7 @@
-/* model/counter.h -- generic rules for hardware counters: widening 32-bit counters
+/* model/counter.h -- generic rules for counters: widening 32-bit counters
  * that wrap into 64-bit ones that keep counting, recognising counters that
- * saturate, and per-second rates over a poll interval.
+ * saturate, holding a high-water mark for counters that must not go down
+ * while their source lives, and per-second rates over a poll interval.
  *
  * Two kinds of narrow counter exist in RDMA hardware:
  *  - counters that WRAP (mlx5 Q counters in hw_counters are 32-bit and go from
@@ -55,6 +56,24 @@ enum pna_widen pna_counter_widen32(bool have_prev, uint64_t prev_raw, uint64_t p
  * practice, so any decrease is a restart. */
 enum pna_widen pna_counter_widen64(bool have_prev, uint64_t prev_raw, uint64_t prev_value,
                                    uint64_t raw, uint64_t *value);
+
+/* A counter that only goes up while its source lives, and starts again at 0
+ * when the source is made anew (a cgroup's oom_kill: the cgroup directory is
+ * the source).  The caller keeps its high-water MARK and says whether RAW was
+ * read from the same source as the mark.  Unlike pna_counter_widen64(), a
+ * decrease in the same source is not a restart: a source that flips between
+ * 1000 and 0 would otherwise add 1000 at every climb back. */
+enum pna_hold {
+    PNA_HOLD_SAME = 0,     /* RAW equals the mark: nothing new */
+    PNA_HOLD_UP = 1,       /* higher, same source: RAW - mark new counts */
+    PNA_HOLD_RESTART = 2,  /* another source: all of RAW is new counts (0 counts is a restart too) */
+    PNA_HOLD_DROP = 3,     /* lower, same source: ignored, the mark stays */
+};
+
+/* Apply RAW to *MARK by the rules above; *NEW_COUNTS gets the counts it adds
+ * (0 for SAME and DROP). */
+enum pna_hold pna_counter_hold(uint64_t *mark, uint64_t raw, bool same_source,
+                               uint64_t *new_counts);
 
 /* Largest value of a WIDTH_BITS-wide counter (1..64). */
 uint64_t pna_counter_max(unsigned width_bits);

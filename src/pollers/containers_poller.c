@@ -153,7 +153,7 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
     return 0;
 }
 
-static void sync_watch(struct containers_state *st, const struct pna_container_set *set)
+static void sync_watch(struct containers_state *st, struct pna_container_set *set)
 {
     if (!st->watch)
         return;
@@ -174,10 +174,14 @@ static void sync_watch(struct containers_state *st, const struct pna_container_s
         pna_oom_watch_sync(st->watch, t, n);
     free(t);
     /* The counts this poll read are a safety net for kills the kernel
-     * notification missed (watch limit, v1 without event_control access). */
+     * notification missed (watch limit, v1 without event_control access).
+     * The row then says what the watch holds, the cgroup's high-water mark:
+     * a count that went down in the same cgroup is not served either (a
+     * Counter64 that drops and climbs back reads as new kills downstream). */
     for (size_t i = 0; i < set->count; i++)
         if (set->rows[i].has_oom)
-            pna_oom_watch_observe(st->watch, set->rows[i].id, set->rows[i].oom_kills);
+            set->rows[i].oom_kills =
+                pna_oom_watch_observe(st->watch, set->rows[i].id, set->rows[i].oom_kills);
     size_t ndirs = 0;
     char **dirs = pna_containerd_watch_dirs(&st->roots, st->containerd_state, &ndirs);
     /* A directory watched only now was scanned without a watch: a bundle (or
@@ -240,6 +244,7 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     s->docker_errors = st->docker ? pna_docker_errors(st->docker) : 0;
     s->oom_events = atomic_load(&st->oom_events);
     s->oom_kills = atomic_load(&st->oom_kills);
+    s->oom_decreases = st->watch ? pna_oom_watch_decreases(st->watch) : 0;
     pna_snap_init(&s->base, destroy_snap);
     s->base.taken_ms = pna_now_ms();
     *out = &s->base;

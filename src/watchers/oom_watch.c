@@ -7,6 +7,8 @@
  * lock, so an event is never matched against a freed entry. */
 #include "pna_autoconf.h"
 #include "watchers/oom_watch.h"
+#include "core/log.h"
+#include "model/counter.h"
 #include "util/fileio.h"
 #include "util/array.h"
 
@@ -39,7 +41,12 @@ struct entry {
     struct pna_oom_target t;
     char file[600];          /* memory.events or memory.oom_control */
     uint64_t serial;         /* epoll tag of its eventfd */
-    uint64_t last;           /* last count reported or taken as the start */
+    uint64_t last;           /* last count reported or taken as the start: the
+                                cgroup's high-water mark, never lowered while
+                                the cgroup is the same (see account()) */
+    struct pna_cgroup_id cg; /* the directory LAST was read in, when has_cg */
+    bool has_cg;
+    bool warned;             /* a decrease in this cgroup has been logged */
     bool readable;           /* the last read of FILE worked */
     int wd;                  /* inotify watch (v2), -1 none */
     int efd, ofd;            /* eventfd and memory.oom_control fd (v1), -1 none */
@@ -70,6 +77,7 @@ struct pna_oom_watch {
     struct dirwatch *dirs;
     size_t ndirs;
     atomic_uint_fast64_t reported;
+    atomic_uint_fast64_t decreases;   /* counts that went down in the same cgroup */
 };
 
 static int64_t mono_ms(void)
@@ -149,9 +157,8 @@ struct hits {
     size_t n, cap;
 };
 
-static void add_hit(struct hits *h, const struct entry *e, uint64_t count)
+static void add_hit(struct hits *h, const struct entry *e, uint64_t prev, uint64_t count)
 {
-    uint64_t prev = e->last;
     if (PNA_ARRAY_RESERVE(h->v, h->cap, h->n + 1) != 0)
         return;
     h->v[h->n].who = e->t;
@@ -160,24 +167,73 @@ static void add_hit(struct hits *h, const struct entry *e, uint64_t count)
     h->n++;
 }
 
-/* Compare COUNT with what was reported: a higher count is one report (however
- * many kills it covers); a lower one means a new cgroup under the same id (a
- * restarted Docker container) and becomes the new start. */
-static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count, struct hits *h)
+/* A count lower than the high-water mark in the same cgroup: the kernel's
+ * oom_kill never goes down while a cgroup lives, so the file is not telling
+ * the truth (or something rewrites it).  Taking the drop as a new start would
+ * count every climb back as new kills (a count flipping between 0 and 1000
+ * would add 1000 per flip), so it is ignored, counted, and logged once per
+ * cgroup: a file that flips a thousand times a second makes one line. */
+static void ignore_decrease(struct pna_oom_watch *w, struct entry *e, uint64_t count)
 {
-    if (count > e->last) {
-        add_hit(h, e, count);
+    atomic_fetch_add(&w->decreases, 1);
+    if (e->warned)
+        return;
+    e->warned = true;
+    pna_log(LOG_WARNING,
+            "containers: oom_kill of container %.80s went down from %llu to %llu in the same "
+            "cgroup (%.200s); ignored (further decreases in this cgroup are counted, not logged)",
+            e->t.id, (unsigned long long)e->last, (unsigned long long)count, e->t.cgroup_path);
+}
+
+/* COUNT was read in the cgroup directory CG (NULL: not known, a count from
+ * elsewhere, taken as the same cgroup).  The rule is pna_counter_hold()'s:
+ * another directory than the one counted so far means the container's cgroup
+ * was made anew (a restarted Docker container keeps its id and path), its
+ * count started at zero, so all of it is new kills; in the same cgroup a
+ * higher count is one report, however many kills it covers, and a lower one
+ * is ignored (ignore_decrease()). */
+static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count,
+                    const struct pna_cgroup_id *cg, struct hits *h)
+{
+    bool same = !cg || !e->has_cg || pna_cgroup_id_equal(cg, &e->cg);
+    uint64_t prev = e->last, added;
+    if (cg) {
+        e->cg = *cg;
+        e->has_cg = true;
+    }
+    switch (pna_counter_hold(&e->last, count, same, &added)) {
+    case PNA_HOLD_RESTART:
+        e->warned = false;   /* a new cgroup: its first decrease is news again */
+        prev = 0;
+        break;
+    case PNA_HOLD_DROP:
+        ignore_decrease(w, e, count);
+        return;
+    case PNA_HOLD_SAME:
+    case PNA_HOLD_UP:
+        break;
+    }
+    if (added) {
+        add_hit(h, e, prev, count);
         atomic_fetch_add(&w->reported, 1);
     }
-    e->last = count;
+}
+
+/* Read the count and the identity of the directory it is in, together. */
+static bool read_state(struct pna_oom_watch *w, const struct entry *e, uint64_t *count,
+                       struct pna_cgroup_id *cg)
+{
+    return e->file[0] &&
+           pna_cgroup_read_oom_state(&w->env, e->t.cgroup_path, count, cg) == 0;
 }
 
 static void recheck(struct pna_oom_watch *w, struct entry *e, struct hits *h)
 {
     uint64_t count;
-    e->readable = e->file[0] && pna_cgroup_read_oom_kill(e->file, &count) == 0;
+    struct pna_cgroup_id cg;
+    e->readable = read_state(w, e, &count, &cg);
     if (e->readable)
-        account(w, e, count, h);
+        account(w, e, count, &cg, h);
 }
 
 static void flush(struct pna_oom_watch *w, struct hits *h)
@@ -385,7 +441,8 @@ static void init_entry(struct pna_oom_watch *w, struct entry *e, const struct pn
     if (pna_cgroup_oom_file(&w->env, t->cgroup_path, e->file, sizeof e->file) < 0)
         e->file[0] = '\0';
     uint64_t count = 0;
-    e->readable = e->file[0] && pna_cgroup_read_oom_kill(e->file, &count) == 0;
+    e->readable = read_state(w, e, &count, &e->cg);
+    e->has_cg = e->readable;
     e->last = from_zero ? 0 : count;
 }
 
@@ -441,8 +498,13 @@ int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *tar
         } else {
             next[k] = *e;
             next[k].t = *t;              /* names may have been filled in since */
-            if (next[k].wd < 0 && next[k].efd < 0)
+            if (next[k].wd < 0 && next[k].efd < 0) {
                 watch(w, &next[k]);
+                /* The watch was lost (the cgroup went away) and is back: the
+                 * cgroup may be a new one, whose count raised no event. */
+                if (next[k].wd >= 0 || next[k].efd >= 0)
+                    recheck(w, &next[k], &h);
+            }
         }
         k++;
     }
@@ -523,15 +585,26 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
     return added;
 }
 
-void pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count)
+uint64_t pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count)
 {
     struct hits h = { 0 };
     pthread_mutex_lock(&w->lock);
     struct entry *e = find(w, id);
-    if (e)
-        account(w, e, count, &h);
+    uint64_t kept = count;
+    if (e) {
+        /* A count that differs is read again here, with its directory's
+         * identity: only that can tell a new cgroup from a file that went
+         * backwards.  The caller's count serves when the cgroup cannot be read. */
+        if (count != e->last) {
+            recheck(w, e, &h);
+            if (!e->readable)
+                account(w, e, count, NULL, &h);
+        }
+        kept = e->last;
+    }
     pthread_mutex_unlock(&w->lock);
     flush(w, &h);
+    return kept;
 }
 
 void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
@@ -544,7 +617,7 @@ void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
         if (!e->readable) {
             /* No cgroup to count in (not mounted here): the runtime's word is
              * all there is, one kill per notice. */
-            account(w, e, e->last + 1, &h);
+            account(w, e, e->last + 1, NULL, &h);
         } else {
             e->recheck_until = mono_ms() + RECHECK_FOR_MS;
             uint64_t one = 1;
@@ -570,6 +643,11 @@ size_t pna_oom_watch_active(struct pna_oom_watch *w)
 uint64_t pna_oom_watch_reported(struct pna_oom_watch *w)
 {
     return atomic_load(&w->reported);
+}
+
+uint64_t pna_oom_watch_decreases(struct pna_oom_watch *w)
+{
+    return atomic_load(&w->decreases);
 }
 
 void pna_oom_watch_free(struct pna_oom_watch *w)

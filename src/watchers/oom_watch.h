@@ -13,6 +13,13 @@
  * can signal many times: count, do not count signals).  Counts read elsewhere
  * (the periodic poll) go through the same de-duplication with observe().
  *
+ * The count is a high-water mark per cgroup.  A lower count is taken as a new
+ * start only when the cgroup directory is another one (struct pna_cgroup_id:
+ * the container's cgroup was made anew), and then all of its count is new
+ * kills; within one cgroup's life a decrease is ignored, counted
+ * (pna_oom_watch_decreases()) and logged once, so a count that flips between
+ * 0 and 1000 is 1000 kills, once, however often it flips.
+ *
  * Callbacks run on the watch thread, never with its lock held. */
 #ifndef PNA_WATCHERS_OOM_WATCH_H
 #define PNA_WATCHERS_OOM_WATCH_H
@@ -62,17 +69,24 @@ int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *tar
  * out of memory. */
 int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t n);
 
-/* A count read by someone else: reported if it is higher than the last one. */
-void pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count);
+/* A count read by someone else (the poll).  One that differs from the
+ * watch's is read again by the watch itself, with the cgroup's identity, and
+ * goes through the rules above; the caller's count is used as it is only when
+ * the cgroup cannot be read.  Returns the count the watch now holds for ID
+ * (its high-water mark: what the container's row should say), or COUNT when
+ * ID is not watched. */
+uint64_t pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count);
 
 /* Another source (Docker's "oom" event) says container ID was OOM-killed: read
  * its count now and for the next second.  When its cgroup cannot be read at all,
  * the kill is reported with the last count plus one. */
 void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id);
 
-/* Kernel watches in place (inotify + eventfd), and kills reported so far. */
+/* Kernel watches in place (inotify + eventfd), kills reported so far, and
+ * decreases of a count within one cgroup ignored so far. */
 size_t pna_oom_watch_active(struct pna_oom_watch *w);
 uint64_t pna_oom_watch_reported(struct pna_oom_watch *w);
+uint64_t pna_oom_watch_decreases(struct pna_oom_watch *w);
 
 /* Stop the thread and free everything. NULL is allowed. */
 void pna_oom_watch_free(struct pna_oom_watch *w);

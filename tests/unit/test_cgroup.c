@@ -177,6 +177,94 @@ static void test_parse_oom(void)
     CHECK_INT(pna_cgroup_parse_oom_kill("", &v), -ENOENT);
 }
 
+/* The attack: numbers read as C literals.  Kernel cgroup files are decimal:
+ * memory.current "010" is ten bytes (the strtoull base-0 parser said 8), and
+ * "0x10" is not a number (it said 16), in every file the reader takes. */
+static void test_decimal(void)
+{
+    char root[512];
+    snprintf(root, sizeof root, "%s/decimal", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
+    tt_write(root, "fs/cgroup/c/memory.current", "010\n");
+    tt_write(root, "fs/cgroup/c/memory.max", "0100\n");
+    tt_write(root, "fs/cgroup/c/memory.events", "oom 1\noom_kill 010\n");
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    struct pna_cgroup_mem m;
+    CHECK_INT(pna_cgroup_read_memory(&env, "/c", &m), 0);
+    CHECK(m.has_usage && m.has_limit && m.has_oom);
+    CHECK_U64(m.usage_bytes, 10);
+    CHECK_U64(m.limit_bytes, 100);
+    CHECK_U64(m.oom_kills, 10);
+
+    tt_write(root, "fs/cgroup/c/memory.current", "0x10\n");
+    tt_write(root, "fs/cgroup/c/memory.max", "0x100\n");
+    tt_write(root, "fs/cgroup/c/memory.events", "oom 1\noom_kill 0x10\n");
+    CHECK_INT(pna_cgroup_read_memory(&env, "/c", &m), 0);
+    CHECK(!m.has_usage && !m.has_limit && !m.has_oom);   /* absent, not 16 */
+    uint64_t v = 5;
+    CHECK_INT(pna_cgroup_parse_oom_kill("oom_kill 0x10\n", &v), -EINVAL);
+    CHECK_INT(pna_cgroup_parse_oom_kill("oom_kill 0010\n", &v), 0);
+    CHECK_U64(v, 10);
+}
+
+/* Give cgroup REL under ROOT a new directory, with memory.events saying
+ * oom_kill KILLS: made beside the old one and renamed over it once that is
+ * gone, so the two are sure to have different inodes. */
+static void replace_cgroup(const char *root, const char *rel, unsigned kills)
+{
+    char old[1024], fresh[1024], text[64];
+    snprintf(old, sizeof old, "%s/%s", root, rel);
+    snprintf(fresh, sizeof fresh, "%s.new", rel);
+    snprintf(text, sizeof text, "oom 0\noom_kill %u\n", kills);
+    char file[1100];
+    snprintf(file, sizeof file, "%s/memory.events", fresh);
+    tt_write(root, file, text);
+    tt_rmrf(old);
+    snprintf(fresh, sizeof fresh, "%s/%s.new", root, rel);
+    CHECK_INT(rename(fresh, old), 0);
+}
+
+/* The identity of a cgroup directory read with its count, the rule that tells
+ * a count going backwards from a cgroup made anew. */
+static void test_identity(void)
+{
+    char root[512];
+    snprintf(root, sizeof root, "%s/identity", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
+    tt_write(root, "fs/cgroup/k/c/memory.events", "oom 3\noom_kill 1000\n");
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    struct pna_cgroup_id a, b, c;
+    uint64_t n = 0;
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/c", &n, &a), 0);
+    CHECK_U64(n, 1000);
+    CHECK(a.ino != 0);
+    /* The file rewritten in place (what a flapping source does): same cgroup. */
+    tt_write(root, "fs/cgroup/k/c/memory.events", "oom 3\noom_kill 0\n");
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/c", &n, &b), 0);
+    CHECK_U64(n, 0);
+    CHECK(pna_cgroup_id_equal(&a, &b));
+    /* The directory made anew at the same path: another cgroup. */
+    char fs[600];
+    snprintf(fs, sizeof fs, "%s/fs/cgroup", root);
+    replace_cgroup(fs, "k/c", 3);
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/c", &n, &c), 0);
+    CHECK_U64(n, 3);
+    CHECK(!pna_cgroup_id_equal(&a, &c));
+    /* Gone, not a directory, no count, climbing out. */
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/gone", &n, &c), -ENOENT);
+    tt_write(root, "fs/cgroup/k/file", "oom_kill 1\n");
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/file", &n, &c), -ENOTDIR);
+    tt_write(root, "fs/cgroup/k/c/memory.events", "oom 3\n");
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/c", &n, &c), -ENOENT);
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/../k", &n, &c), -EINVAL);
+}
+
 /* The freezer, as the kernel writes its files: v2 cgroup.events and
  * cgroup.freeze, v1 freezer.state. */
 static void test_freezer(void)
@@ -262,6 +350,8 @@ int main(void)
     test_proc_cgroup();
     test_spec_paths();
     test_parse_oom();
+    test_decimal();
+    test_identity();
     test_freezer();
     tt_rmrf(tmp);
     UNIT_END();

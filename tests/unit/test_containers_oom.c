@@ -4,12 +4,14 @@
  * runtime notices de-duplicated, directory changes noticed. */
 #include "pna_autoconf.h"
 #include "watchers/oom_watch.h"
+#include "core/log.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 
 static char tmp[] = "/tmp/pna-oom-XXXXXX";
@@ -127,14 +129,24 @@ static void test_v2(void)
     CHECK_INT(count_hits(&s), 2);
     CHECK_U64(s.hits[1].kill_count, 3);
 
-    /* The poll reads the same count: nothing new.  A higher one: reported. */
-    pna_oom_watch_observe(w, "c1", 3);
+    /* The poll reads the same count: nothing new. */
+    CHECK_U64(pna_oom_watch_observe(w, "c1", 3), 3);
     CHECK_INT(count_hits(&s), 2);
-    pna_oom_watch_observe(w, "c2", 6);
+    /* A poll count the file does not say: the watch reads the file again,
+     * and the file is what counts. */
+    CHECK_U64(pna_oom_watch_observe(w, "c2", 6), 5);
+    CHECK_INT(count_hits(&s), 2);
+    /* A kill the poll and the notification both see: one report, whichever
+     * comes first. */
+    write_events(root, "/pod1/c2", 2, 6);
+    CHECK_U64(pna_oom_watch_observe(w, "c2", 6), 6);
+    wait_hits(&s, 3, 2000);
+    tt_sleep_ms(100);
     CHECK_INT(count_hits(&s), 3);
     CHECK_STR(s.hits[2].who.id, "c2");
     CHECK_U64(s.hits[2].kill_count, 6);
-    pna_oom_watch_observe(w, "unknown", 9);
+    CHECK_U64(s.hits[2].prev_count, 5);
+    CHECK_U64(pna_oom_watch_observe(w, "unknown", 9), 9);
     CHECK_INT(count_hits(&s), 3);
 
     /* A container that appears after start with kills already counted: its
@@ -159,6 +171,11 @@ static void test_v2(void)
     CHECK_INT(count_hits(&s), 6);
     CHECK_U64(s.hits[5].kill_count, 1);
     CHECK_U64(pna_oom_watch_reported(w), 6);
+    /* ... and so is the poll's count, which the watch cannot read again. */
+    CHECK_U64(pna_oom_watch_observe(w, "c4", 4), 4);
+    CHECK_INT(count_hits(&s), 7);
+    CHECK_U64(s.hits[6].kill_count, 4);
+    CHECK_U64(s.hits[6].prev_count, 1);
 
     /* A container restarted under the same id with a new cgroup starts over. */
     write_events(root, "/pod1/c1b", 0, 0);
@@ -166,9 +183,9 @@ static void test_v2(void)
     CHECK_INT(pna_oom_watch_sync(w, t5, 1), 0);
     CHECK_INT(pna_oom_watch_active(w), 1);
     write_events(root, "/pod1/c1b", 1, 1);
-    wait_hits(&s, 7, 2000);
-    CHECK_INT(count_hits(&s), 7);
-    CHECK_U64(s.hits[6].kill_count, 1);
+    wait_hits(&s, 8, 2000);
+    CHECK_INT(count_hits(&s), 8);
+    CHECK_U64(s.hits[7].kill_count, 1);
 
     /* Bundle directories: a new entry wakes the poller. */
     char d1[700], d2[700], sub[800];
@@ -195,6 +212,141 @@ static void test_v2(void)
 
     CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);
     CHECK_INT(pna_oom_watch_active(w), 0);
+    pna_oom_watch_free(w);
+}
+
+/* Log lines about counts that went down, caught through the log's sink. */
+static atomic_int decrease_lines, other_lines;
+
+static void count_line(int priority, const char *line)
+{
+    (void)priority;
+    if (strstr(line, "went down"))
+        atomic_fetch_add(&decrease_lines, 1);
+    else
+        atomic_fetch_add(&other_lines, 1);
+}
+
+/* Kills the reports add up to (what primusContainerOomKillsTotal adds). */
+static uint64_t kills_total(struct seen *s)
+{
+    pthread_mutex_lock(&s->lock);
+    uint64_t total = 0;
+    for (int i = 0; i < s->n && i < 64; i++)
+        total += s->hits[i].kill_count - s->hits[i].prev_count;
+    pthread_mutex_unlock(&s->lock);
+    return total;
+}
+
+/* Give cgroup CG under ROOT/fs/cgroup a new directory whose memory.events
+ * says oom_kill KILLS: made beside the old one and renamed over it once that
+ * is gone, so the two are sure to have different inodes. */
+static void replace_cgroup(const char *root, const char *cg, unsigned kills)
+{
+    char old[1024], fresh[1100];
+    snprintf(old, sizeof old, "%s/fs/cgroup%s", root, cg);
+    snprintf(fresh, sizeof fresh, "%s.new", cg);
+    write_events(root, fresh, 1, kills);
+    tt_rmrf(old);
+    snprintf(fresh, sizeof fresh, "%s.new", old);
+    CHECK_INT(rename(fresh, old), 0);
+}
+
+/* The attack: a memory.events whose oom_kill flips between 0 and 1000.  Each
+ * drop used to be taken as a new cgroup and each climb back as 1000 new kills
+ * (250 flips: 250,000 kills, a notification each).  Within one cgroup a drop
+ * is now ignored, counted and logged once: 1000 kills, one report, one line,
+ * and the poll's row says 1000 throughout.  A cgroup really made anew (another
+ * directory) starts again from zero: its count is new kills. */
+static void test_flap(void)
+{
+    char root[600];
+    snprintf(root, sizeof root, "%s/flap", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
+    write_events(root, "/k/c1", 0, 0);
+    write_events(root, "/k/c2", 0, 0);
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    pna_log_set_sink(count_line);
+    struct pna_oom_target t[2] = { target("c1", "/k/c1"), target("c2", "/k/c2") };
+    CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
+
+    /* c1: the poll sees every flip (observe() after each write). */
+    enum { FLIPS = 250 };
+    for (int i = 0; i < FLIPS; i++) {
+        write_events(root, "/k/c1", 1, 1000);
+        CHECK_U64(pna_oom_watch_observe(w, "c1", 1000), 1000);
+        write_events(root, "/k/c1", 1, 0);
+        CHECK_U64(pna_oom_watch_observe(w, "c1", 0), 1000);   /* the row keeps 1000 */
+    }
+    tt_sleep_ms(100);
+    CHECK_INT(count_hits(&s), 1);
+    CHECK_U64(kills_total(&s), 1000);
+    CHECK_U64(s.hits[0].kill_count, 1000);
+    CHECK_U64(s.hits[0].prev_count, 0);
+    CHECK(pna_oom_watch_decreases(w) >= FLIPS);
+
+    /* c2: rewritten as fast as this thread can for half a second, only the
+     * kernel notification (inotify) reading it. */
+    int64_t t0 = tt_mono_ms();
+    long rewrites = 0;
+    while (tt_mono_ms() - t0 < 500) {
+        write_events(root, "/k/c2", 1, rewrites % 2 ? 0 : 1000);
+        rewrites++;
+    }
+    /* Ends at 1000 then 0, so the climb is seen however the reads fell. */
+    write_events(root, "/k/c2", 1, 1000);
+    wait_hits(&s, 2, 2000);
+    write_events(root, "/k/c2", 1, 0);
+    tt_sleep_ms(200);
+    printf("flap: %d flips through observe(), %ld rewrites in 0.5 s: %d reports, "
+           "%" PRIu64 " kills, %" PRIu64 " decreases ignored\n", FLIPS, rewrites, count_hits(&s),
+           kills_total(&s), pna_oom_watch_decreases(w));
+    CHECK_INT(count_hits(&s), 2);
+    CHECK_U64(kills_total(&s), 2000);
+    CHECK_U64(pna_oom_watch_observe(w, "c2", 0), 1000);
+    pna_log_flush();
+    CHECK_INT(atomic_load(&decrease_lines), 2);   /* one per cgroup */
+
+    /* c1's cgroup made anew with a smaller count: a reset, all 3 are new. */
+    replace_cgroup(root, "/k/c1", 3);
+    CHECK_U64(pna_oom_watch_observe(w, "c1", 3), 3);
+    CHECK_INT(count_hits(&s), 3);
+    CHECK_U64(s.hits[2].kill_count, 3);
+    CHECK_U64(s.hits[2].prev_count, 0);
+    CHECK_U64(kills_total(&s), 2003);
+    /* A drop in the new cgroup is news again: one more line. */
+    write_events(root, "/k/c1", 1, 1);
+    CHECK_U64(pna_oom_watch_observe(w, "c1", 1), 3);
+    pna_log_flush();
+    CHECK_INT(atomic_load(&decrease_lines), 3);
+
+    /* Made anew with the same count (3): the poll's count does not differ,
+     * but the watch on the old file is gone, and placing it again at the next
+     * sync reads the new cgroup. */
+    CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
+    CHECK_INT(pna_oom_watch_active(w), 2);
+    replace_cgroup(root, "/k/c1", 3);
+    for (int i = 0; i < 200 && pna_oom_watch_active(w) != 1; i++)
+        tt_sleep_ms(5);
+    CHECK_INT(pna_oom_watch_active(w), 1);
+    CHECK_U64(pna_oom_watch_observe(w, "c1", 3), 3);
+    CHECK_INT(count_hits(&s), 3);
+    CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
+    CHECK_INT(count_hits(&s), 4);
+    CHECK_U64(s.hits[3].kill_count, 3);
+    CHECK_U64(kills_total(&s), 2006);
+
+    pna_log_flush();
+    CHECK_INT(atomic_load(&other_lines), 0);
+    pna_log_set_sink(NULL);
     pna_oom_watch_free(w);
 }
 
@@ -314,6 +466,7 @@ int main(void)
     if (!mkdtemp(tmp))
         return 99;
     test_v2();
+    test_flap();
     test_churn();
     test_v1_real();
     tt_rmrf(tmp);

@@ -1,4 +1,4 @@
-/* test_counter.c -- 32-bit widening, saturation and rate helpers. */
+/* test_counter.c -- 32-bit widening, high-water marks, saturation and rate helpers. */
 #include "pna_autoconf.h"
 #include "model/counter.h"
 
@@ -55,6 +55,47 @@ static void test_widen64(void)
     CHECK_U64(v, U32MAX + 2);
 }
 
+/* High-water marks: a flapping source must not add at every climb back. */
+static void test_hold(void)
+{
+    uint64_t mark = 0, added = 9;
+    CHECK_INT(pna_counter_hold(&mark, 0, true, &added), PNA_HOLD_SAME);
+    CHECK_U64(added, 0);
+    CHECK_INT(pna_counter_hold(&mark, 1000, true, &added), PNA_HOLD_UP);
+    CHECK_U64(added, 1000);
+    CHECK_U64(mark, 1000);
+    /* 0 <-> 1000 a thousand times in the same source: nothing more. */
+    uint64_t total = 1000;
+    for (int i = 0; i < 1000; i++) {
+        CHECK_INT(pna_counter_hold(&mark, 0, true, &added), PNA_HOLD_DROP);
+        total += added;
+        CHECK_INT(pna_counter_hold(&mark, 1000, true, &added), PNA_HOLD_SAME);
+        total += added;
+    }
+    CHECK_U64(total, 1000);
+    CHECK_U64(mark, 1000);
+    /* The drop was ignored: climbing past the old mark counts only the rest. */
+    CHECK_INT(pna_counter_hold(&mark, 0, true, &added), PNA_HOLD_DROP);
+    CHECK_INT(pna_counter_hold(&mark, 1002, true, &added), PNA_HOLD_UP);
+    CHECK_U64(added, 2);
+    /* Another source (the cgroup made anew): all of its count is new, a
+     * smaller one included, and it becomes the mark. */
+    CHECK_INT(pna_counter_hold(&mark, 3, false, &added), PNA_HOLD_RESTART);
+    CHECK_U64(added, 3);
+    CHECK_U64(mark, 3);
+    CHECK_INT(pna_counter_hold(&mark, 0, false, &added), PNA_HOLD_RESTART);
+    CHECK_U64(added, 0);
+    CHECK_U64(mark, 0);
+    CHECK_INT(pna_counter_hold(&mark, 5000, false, &added), PNA_HOLD_RESTART);
+    CHECK_U64(added, 5000);
+    /* The whole range. */
+    mark = 0;
+    CHECK_INT(pna_counter_hold(&mark, UINT64_MAX, true, &added), PNA_HOLD_UP);
+    CHECK_U64(added, UINT64_MAX);
+    CHECK_INT(pna_counter_hold(&mark, UINT64_MAX - 1, true, &added), PNA_HOLD_DROP);
+    CHECK_U64(mark, UINT64_MAX);
+}
+
 static void test_saturation(void)
 {
     CHECK_U64(pna_counter_max(4), 15);
@@ -88,6 +129,7 @@ int main(void)
 {
     test_widen32();
     test_widen64();
+    test_hold();
     test_saturation();
     test_rates();
     UNIT_END();

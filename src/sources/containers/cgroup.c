@@ -6,10 +6,12 @@
 #include "util/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* v1 reports "no limit" as PAGE_COUNTER_MAX pages in bytes (9223372036854771712
  * with 4 KiB pages); anything from 2^62 up is that, whatever the page size. */
@@ -217,10 +219,64 @@ int pna_cgroup_read_oom_kill(const char *file, uint64_t *out)
     return pna_cgroup_parse_oom_kill(text, out);
 }
 
+static const char *oom_file_name(const struct pna_cgroup_env *env)
+{
+    return env->mode == PNA_CG_V2 ? "memory.events" : "memory.oom_control";
+}
+
 int pna_cgroup_oom_file(const struct pna_cgroup_env *env, const char *path, char *buf, size_t cap)
 {
-    return file_in(env, path, env->mode == PNA_CG_V2 ? "memory.events" : "memory.oom_control",
-                   buf, cap);
+    return file_in(env, path, oom_file_name(env), buf, cap);
+}
+
+bool pna_cgroup_id_equal(const struct pna_cgroup_id *a, const struct pna_cgroup_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->btime_ns == b->btime_ns;
+}
+
+/* The identity of the directory open on FD (see struct pna_cgroup_id). */
+static int dir_identity(int fd, struct pna_cgroup_id *id)
+{
+    memset(id, 0, sizeof *id);
+#ifdef STATX_BTIME
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx) == 0) {
+        id->dev = ((uint64_t)sx.stx_dev_major << 32) | sx.stx_dev_minor;
+        id->ino = sx.stx_ino;
+        if (sx.stx_mask & STATX_BTIME)
+            id->btime_ns = (int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec;
+        return 0;
+    }
+    if (errno != ENOSYS)
+        return -errno;
+#endif
+    /* No statx (libc or kernel): the inode number alone, which is what
+     * cgroupfs makes unique anyway. */
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    id->dev = (uint64_t)st.st_dev;
+    id->ino = (uint64_t)st.st_ino;
+    return 0;
+}
+
+int pna_cgroup_read_oom_state(const struct pna_cgroup_env *env, const char *path,
+                              uint64_t *count, struct pna_cgroup_id *id)
+{
+    char dir[1024], text[1024];
+    int rc = file_in(env, path, "", dir, sizeof dir);
+    if (rc < 0)
+        return rc;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    rc = dir_identity(fd, id);
+    if (rc == 0)
+        rc = pna_read_text_at(fd, oom_file_name(env), text, sizeof text);
+    close(fd);
+    if (rc < 0)
+        return rc;
+    return pna_cgroup_parse_oom_kill(text, count);
 }
 
 int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,

@@ -89,4 +89,27 @@ int pna_cgroup_parse_oom_kill(const char *text, uint64_t *out);
 /* Read it from a file path (as pna_cgroup_oom_file() gives). */
 int pna_cgroup_read_oom_kill(const char *file, uint64_t *out);
 
+/* What tells a cgroup directory from one made later at the same path (a
+ * Docker container restarted under its id gets a new cgroup where the old one
+ * was): its device and inode number -- on cgroupfs the inode number is the
+ * cgroup's id, which the kernel hands out in turn (64 bits wide since Linux
+ * 5.5, so never twice) -- and its creation time where the file system reports
+ * one (statx; 0 where it does not), so that a file system that reuses a freed
+ * inode number (a fixture tree on ext4) still tells the two apart. */
+struct pna_cgroup_id {
+    uint64_t dev;
+    uint64_t ino;
+    int64_t btime_ns;
+};
+
+bool pna_cgroup_id_equal(const struct pna_cgroup_id *a, const struct pna_cgroup_id *b);
+
+/* The oom_kill count of cgroup PATH (memory.events, v1 memory.oom_control)
+ * and the identity of the directory it was read in.  The file is opened
+ * through the directory's descriptor, so the two belong to one cgroup even
+ * while the path is being given to a new one.  Returns 0, or -errno, -ENOENT
+ * (no oom_kill line), -EINVAL (not a number, or no hierarchy). */
+int pna_cgroup_read_oom_state(const struct pna_cgroup_env *env, const char *path,
+                              uint64_t *count, struct pna_cgroup_id *id);
+
 #endif
