@@ -8,7 +8,9 @@
  * Main thread: pna_http_start() after the pollers started, pna_http_stop()
  * before they stop.  The address, TLS and basic-auth settings come from the
  * config (--http ADDRESS, httpTlsCert/httpTlsKey, httpBasicAuthFile,
- * httpMaxConnections). */
+ * httpMaxConnections).  Slow and greedy clients are kept in bounds by the
+ * connection guard (guard.h: deadlines, per-address and total limits) and by
+ * one shared /metrics body per set of cache generations (metrics_body.h). */
 #ifndef PNA_HTTP_H
 #define PNA_HTTP_H
 

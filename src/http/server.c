@@ -1,21 +1,25 @@
 /* http/server.c -- the HTTP bridge's server: libmicrohttpd set-up, routing,
  * basic auth and TLS (see http.h; the credentials file and its check are
- * auth.c, the listen address address.c).
+ * auth.c, the listen address address.c, the connection limits and deadlines
+ * guard.c, the shared /metrics body metrics_body.c).
  *
  * Threads: libmicrohttpd runs its own polling thread (epoll or poll, chosen by
- * the library) and calls handle_request() there.  Each request takes a view of
+ * the library) and calls handle_request() and the notifications there; the
+ * guard's reaper runs on a thread of its own.  Each request takes a view of
  * the cache (render.h), renders into a growable buffer and releases the view
  * before the response is sent, so a slow client holds no snapshot.  Signals
- * are blocked in the library's threads: SIGTERM/SIGINT/SIGHUP belong to the
- * main thread.  Logging goes through pna_log(), which queues lines for the
- * main thread; nothing here calls net-snmp. */
+ * are blocked in these threads: SIGTERM/SIGINT/SIGHUP belong to the main
+ * thread.  Logging goes through pna_log(), which queues lines for the main
+ * thread; nothing here calls net-snmp. */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/cache.h"
 #include "core/log.h"
 #include "http/address.h"
 #include "http/auth.h"
+#include "http/guard.h"
 #include "http/http.h"
+#include "http/metrics_body.h"
 #include "http/render/render.h"
 
 #include <arpa/inet.h>
@@ -32,9 +36,17 @@
 
 #include <microhttpd.h>
 
+/* libmicrohttpd's idle timeout: a connection that neither sends nor reads for
+ * this long is closed (a client that stopped reading its response).  The
+ * deadlines that activity cannot extend are the guard's. */
 #define CONNECTION_TIMEOUT_S 15
+
+/* TLS 1.2 or newer, GnuTLS's NORMAL ciphers otherwise (docs/security.md). */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 static struct {
     struct MHD_Daemon *daemon;
+    struct pna_http_guard *guard;
     struct pna_http_auth auth;
     bool auth_on;
     bool probe_auth;            /* httpProbeAuth: the probes need auth too */
@@ -43,6 +55,32 @@ static struct {
 } srv;
 
 /* ---- responses ---------------------------------------------------------------- */
+
+/* The guard's entry for C (NULL when the guard refused it). */
+static struct pna_http_conn *conn_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return i ? i->socket_context : NULL;
+}
+
+/* Queue R with its headers and give up our reference to it. */
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned status, const char *type,
+                             struct MHD_Response *r)
+{
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+    if (status == MHD_HTTP_UNAUTHORIZED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                "Basic realm=\"primus-node-agent\", charset=\"UTF-8\"");
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
 
 static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, const char *type,
                                    char *data, size_t len, bool must_free)
@@ -56,18 +94,7 @@ static enum MHD_Result send_buffer(struct MHD_Connection *c, unsigned status, co
             free(data);
         r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
     }
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-    if (status == MHD_HTTP_UNAUTHORIZED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-                                "Basic realm=\"primus-node-agent\", charset=\"UTF-8\"");
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
+    return queue(c, status, type, r);
 }
 
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *text)
@@ -86,20 +113,86 @@ static enum MHD_Result send_json(struct MHD_Connection *c, struct pna_json_reply
     return send_buffer(c, reply.status, "application/json", text, strlen(text), true);
 }
 
-static enum MHD_Result serve_metrics(struct MHD_Connection *c, const struct pna_http_view *v)
+/* ---- /metrics: the shared body, then this request's agent families ------------- */
+
+struct metrics_reply {
+    struct pna_metrics_body *body;   /* a reference */
+    const char *head;                /* the body's text */
+    size_t head_len;
+    char *tail;                      /* the agent's families, rendered for this request */
+    size_t tail_len;
+};
+
+/* Copy what PART (LEN bytes) has from OFF on into BUF, at most MAX bytes. */
+static size_t copy_part(char *buf, size_t max, const char *part, size_t len, uint64_t off)
 {
-    struct pna_buf b;
-    pna_buf_init(&b);
-    size_t errors = pna_metrics_render(&b, v);
-    if (b.failed) {
-        pna_buf_free(&b);
-        return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "500 out of memory\n");
+    size_t n = len - (size_t)off;
+    if (n > max)
+        n = max;
+    memcpy(buf, part + off, n);
+    return n;
+}
+
+static ssize_t metrics_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    const struct metrics_reply *r = cls;
+    if (pos < r->head_len)
+        return (ssize_t)copy_part(buf, max, r->head, r->head_len, pos);
+    if (pos - r->head_len < r->tail_len)
+        return (ssize_t)copy_part(buf, max, r->tail, r->tail_len, pos - r->head_len);
+    return MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void metrics_free(void *cls)
+{
+    struct metrics_reply *r = cls;
+    pna_metrics_body_release(r->body);
+    free(r->tail);
+    free(r);
+}
+
+/* This request's part: the agent's families, into a new reply holding BODY. */
+static struct metrics_reply *metrics_reply(struct pna_metrics_body *body,
+                                           const struct pna_http_view *v)
+{
+    struct metrics_reply *r = calloc(1, sizeof *r);
+    struct pna_buf tail;
+    pna_buf_init(&tail);
+    size_t errors = pna_metrics_render_agent(&tail, v);
+    if (!r || tail.failed) {
+        pna_buf_free(&tail);
+        free(r);
+        return NULL;
     }
     if (errors)
         pna_log(LOG_WARNING, "http: /metrics rendered with %zu dropped samples", errors);
-    size_t len;
-    char *data = pna_buf_steal(&b, &len);
-    return send_buffer(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", data, len, true);
+    r->body = body;
+    r->head = pna_metrics_body_data(body, &r->head_len);
+    r->tail = pna_buf_steal(&tail, &r->tail_len);
+    return r;
+}
+
+static enum MHD_Result serve_metrics(struct MHD_Connection *c, const struct pna_http_view *v)
+{
+    uint64_t cut;
+    struct pna_metrics_body *body = pna_metrics_body_get(v, &cut);
+    if (cut)   /* one body too many alive: its slow readers go */
+        pna_http_guard_cut_tag(srv.guard, cut);
+    struct metrics_reply *r = body ? metrics_reply(body, v) : NULL;
+    if (!r) {
+        pna_metrics_body_release(body);
+        return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "500 out of memory\n");
+    }
+    pna_http_guard_answering(srv.guard, conn_of(c), pna_metrics_body_serial(body));
+    /* The library asks for the text in blocks it copies into the connection's
+     * write buffer; HEAD gets the length and no body. */
+    struct MHD_Response *resp = MHD_create_response_from_callback(
+        r->head_len + r->tail_len, 32 * 1024, metrics_read, r, metrics_free);
+    if (!resp) {
+        metrics_free(r);
+        return MHD_NO;
+    }
+    return queue(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", resp);
 }
 
 static const char index_text[] =
@@ -159,6 +252,7 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *c, const
     (void)upload_data_size;
     (void)con_cls;
 
+    pna_http_guard_answering(srv.guard, conn_of(c), 0);
     if (srv.auth_on && (srv.probe_auth || !is_probe(url))) {
         const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                     MHD_HTTP_HEADER_AUTHORIZATION);
@@ -202,6 +296,52 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     pna_log(LOG_WARNING, "http: %s", line);
 }
 
+/* ---- the guard's hooks, on the library's thread ---------------------------------- */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        pna_http_guard_close(srv.guard, *socket_context);
+        *socket_context = NULL;
+        return;
+    }
+    const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *addr =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (fd)
+        *socket_context = pna_http_guard_open(srv.guard, fd->connect_fd,
+                                              addr ? addr->client_addr : NULL, pna_mono_ms());
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)con_cls;
+    (void)toe;
+    pna_http_guard_done(srv.guard, conn_of(c), pna_mono_ms());
+}
+
+/* The bridge takes no query parameters.  libmicrohttpd 0.9.75 parses every
+ * one into the connection's memory pool (32 KiB) before the handler is
+ * called; when the pool runs out (600 bare "&" do it) its 431 answer is lost
+ * -- the request line's parser carries on as if nothing had happened -- and
+ * the connection hangs until the idle timeout.  This callback runs after the
+ * library found the '?' and before it parses what follows, in the same
+ * buffer: ending the string just after the '?' leaves it nothing to parse.
+ * (tests/integration/http_slow_clients.sh checks it still works.) */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls;
+    (void)c;
+    char *q = uri ? strchr(uri, '?') : NULL;
+    if (q && q[1])
+        q[1] = '\0';
+    return NULL;
+}
+
 /* Read a whole PEM file into a new string. */
 static char *read_pem(const char *path, char *err, size_t errlen)
 {
@@ -228,6 +368,8 @@ static char *read_pem(const char *path, char *err, size_t errlen)
 
 static void free_state(void)
 {
+    pna_http_guard_free(srv.guard);
+    pna_metrics_body_reset();
     pna_http_auth_free(&srv.auth);
     if (srv.tls_key) {
         memset(srv.tls_key, 0, strlen(srv.tls_key));   /* a private key */
@@ -238,32 +380,72 @@ static void free_state(void)
     memset(&srv, 0, sizeof srv);
 }
 
-static struct MHD_Daemon *start_daemon(const struct pna_config *cfg, unsigned flags,
+/* The guard (limits and deadlines, guard.h) and its reaper thread. */
+static int start_guard(const struct pna_config *cfg, struct pna_http_guard_cfg *gcfg)
+{
+    pna_http_guard_defaults(gcfg, cfg->http_max_connections);
+    srv.guard = pna_http_guard_new(gcfg);
+    if (!srv.guard || pna_http_guard_run(srv.guard) != 0) {
+        pna_log(LOG_ERR, "http: cannot start the connection guard");
+        return -1;
+    }
+    return 0;
+}
+
+static struct MHD_Daemon *start_daemon(const struct pna_http_guard_cfg *gcfg, unsigned flags,
                                        const struct sockaddr *sa)
 {
     struct MHD_OptionItem tls_opts[] = {
         { MHD_OPTION_HTTPS_MEM_CERT, 0, srv.tls_cert },
         { MHD_OPTION_HTTPS_MEM_KEY, 0, srv.tls_key },
+        { MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)TLS_PRIORITIES },
         { MHD_OPTION_END, 0, NULL },
     };
-    unsigned limit = cfg->http_max_connections ? cfg->http_max_connections : 32;
-    /* The library's threads inherit this thread's signal mask: block all
-     * signals while they are created so that they go to the main thread. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    struct MHD_Daemon *d = MHD_start_daemon(
+    return MHD_start_daemon(
         flags, 0, NULL, NULL, handle_request, NULL,
         /* The logger first, so that the library's own complaints about the
          * options that follow go to our log too. */
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
         MHD_OPTION_SOCK_ADDR, sa,
-        MHD_OPTION_CONNECTION_LIMIT, limit,
+        /* The library's limit is the guard's table: httpMaxConnections is
+         * the guard's, which makes room for newcomers instead of leaving
+         * them in the listen queue. */
+        MHD_OPTION_CONNECTION_LIMIT, gcfg->capacity,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
-        MHD_OPTION_ARRAY, srv.tls_cert ? tls_opts : tls_opts + 2,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+        MHD_OPTION_ARRAY, srv.tls_cert ? tls_opts : tls_opts + 3,
         MHD_OPTION_END);
+}
+
+/* Start the guard and the daemon on SA, falling back to every IPv4 address
+ * when ANY and IPv6 is missing; false when it did not start. */
+static bool start_threads(const struct pna_config *cfg, unsigned flags,
+                          struct sockaddr_storage *ss, bool any)
+{
+    struct pna_http_guard_cfg gcfg;
+    /* The threads inherit this thread's signal mask: block all signals while
+     * they are created so that they go to the main thread. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    if (start_guard(cfg, &gcfg) == 0) {
+        srv.daemon = start_daemon(&gcfg, flags, (const struct sockaddr *)ss);
+        if (!srv.daemon && any) {
+            /* No IPv6 on this system: every IPv4 address instead. */
+            struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+            unsigned short port = ((struct sockaddr_in6 *)ss)->sin6_port;
+            memset(ss, 0, sizeof *ss);
+            s4->sin_family = AF_INET;
+            s4->sin_addr.s_addr = htonl(INADDR_ANY);
+            s4->sin_port = port;
+            flags &= ~(unsigned)MHD_USE_DUAL_STACK;
+            srv.daemon = start_daemon(&gcfg, flags, (const struct sockaddr *)ss);
+        }
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return d;
+    return srv.daemon != NULL;
 }
 
 int pna_http_start(const struct pna_config *cfg)
@@ -315,19 +497,7 @@ int pna_http_start(const struct pna_config *cfg)
         flags |= MHD_USE_TLS;
     if (ss.ss_family == AF_INET6)
         flags |= any ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
-    srv.daemon = start_daemon(cfg, flags, (const struct sockaddr *)&ss);
-    if (!srv.daemon && any) {
-        /* No IPv6 on this system: every IPv4 address instead. */
-        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-        unsigned short port = ((struct sockaddr_in6 *)&ss)->sin6_port;
-        memset(&ss, 0, sizeof ss);
-        s4->sin_family = AF_INET;
-        s4->sin_addr.s_addr = htonl(INADDR_ANY);
-        s4->sin_port = port;
-        flags &= ~(unsigned)MHD_USE_DUAL_STACK;
-        srv.daemon = start_daemon(cfg, flags, (const struct sockaddr *)&ss);
-    }
-    if (!srv.daemon) {
+    if (!start_threads(cfg, flags, &ss, any)) {
         pna_log(LOG_ERR, "http: cannot start on %s (address in use or not available%s)",
                 cfg->http_addr, srv.tls_cert ? ", or the TLS certificate or key refused" : "");
         free_state();

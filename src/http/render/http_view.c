@@ -69,7 +69,7 @@ bool pna_http_row(const struct pna_metric_table *t, const struct pna_http_view *
     return pna_metric_row(t, &v->base, i, row);
 }
 
-size_t pna_metrics_render(struct pna_buf *out, const struct pna_http_view *v)
+size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_view *v)
 {
     struct pna_prom p;
     pna_prom_init(&p, out);
@@ -79,8 +79,23 @@ size_t pna_metrics_render(struct pna_buf *out, const struct pna_http_view *v)
     pna_metrics_pfc(&p, v);
     pna_metrics_containers(&p, v);
     pna_metrics_storage(&p, v);
+    size_t errors = p.errors;
+    pna_prom_free(&p);
+    return errors;
+}
+
+size_t pna_metrics_render_agent(struct pna_buf *out, const struct pna_http_view *v)
+{
+    struct pna_prom p;
+    pna_prom_init(&p, out);
     pna_metrics_agent(&p, v);
     size_t errors = p.errors;
     pna_prom_free(&p);
     return errors;
+}
+
+size_t pna_metrics_render(struct pna_buf *out, const struct pna_http_view *v)
+{
+    size_t errors = pna_metrics_render_domains(out, v);
+    return errors + pna_metrics_render_agent(out, v);
 }

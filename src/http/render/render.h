@@ -132,8 +132,14 @@ void pna_metrics_pfc(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_containers(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_storage(struct pna_prom *p, const struct pna_http_view *v);
 
-/* The whole /metrics body; returns the number of rendering errors (0). */
+/* The whole /metrics body; returns the number of rendering errors (0).  It
+ * is the two parts below one after the other: the domains' families, which
+ * depend only on the view's snapshots (the server renders them once per set
+ * of cache generations, http/metrics_body.h), then the agent's own, which
+ * change with the clock and the poller counters (rendered for each request). */
 size_t pna_metrics_render(struct pna_buf *out, const struct pna_http_view *v);
+size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_view *v);
+size_t pna_metrics_render_agent(struct pna_buf *out, const struct pna_http_view *v);
 
 /* ---- JSON endpoints ------------------------------------------------------- */
 

@@ -1,0 +1,143 @@
+/* http/metrics_body.c -- the shared part of /metrics, one body per set of
+ * cache generations (see metrics_body.h). */
+#include "pna_autoconf.h"
+#include "http/metrics_body.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+
+struct pna_metrics_body {
+    unsigned refs;                    /* under the lock */
+    uint64_t serial;
+    uint64_t gen[PNA_DOM_COUNT];      /* the key: each domain's generation, 0 = none */
+    char *data;
+    size_t len;
+    struct pna_metrics_body *older;   /* the list of live bodies, newest first */
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct pna_metrics_body *newest;  /* head of the live list */
+    struct pna_metrics_body *current; /* holds one reference; NULL before the first */
+    size_t alive;
+    uint64_t serials;
+} bodies = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void key_of(const struct pna_http_view *v, uint64_t gen[PNA_DOM_COUNT])
+{
+    for (int d = 0; d < PNA_DOM_COUNT; d++)
+        gen[d] = v->base.snap[d] ? v->base.snap[d]->generation : 0;
+}
+
+/* Under the lock. */
+static void unref(struct pna_metrics_body *b)
+{
+    if (!b || --b->refs > 0)
+        return;
+    for (struct pna_metrics_body **p = &bodies.newest; *p; p = &(*p)->older)
+        if (*p == b) {
+            *p = b->older;
+            break;
+        }
+    bodies.alive--;
+    free(b->data);
+    free(b);
+}
+
+static struct pna_metrics_body *render(const struct pna_http_view *v, const uint64_t *gen)
+{
+    struct pna_metrics_body *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    struct pna_buf out;
+    pna_buf_init(&out);
+    size_t errors = pna_metrics_render_domains(&out, v);
+    if (out.failed) {
+        pna_buf_free(&out);
+        free(b);
+        return NULL;
+    }
+    if (errors)
+        pna_log(LOG_WARNING, "http: /metrics rendered with %zu dropped samples", errors);
+    b->data = pna_buf_steal(&out, &b->len);
+    memcpy(b->gen, gen, sizeof b->gen);
+    b->serial = ++bodies.serials;
+    return b;
+}
+
+/* Under the lock: B becomes the current body, first of the live list; the
+ * serial of the oldest body when there is now one too many, else 0. */
+static uint64_t install(struct pna_metrics_body *b)
+{
+    b->refs = 1;                      /* the current body's reference */
+    b->older = bodies.newest;
+    bodies.newest = b;
+    bodies.alive++;
+    unref(bodies.current);
+    bodies.current = b;
+    if (bodies.alive <= PNA_METRICS_BODIES_MAX)
+        return 0;
+    struct pna_metrics_body *oldest = b;
+    while (oldest->older)
+        oldest = oldest->older;
+    return oldest->serial;
+}
+
+struct pna_metrics_body *pna_metrics_body_get(const struct pna_http_view *v, uint64_t *cut)
+{
+    uint64_t gen[PNA_DOM_COUNT];
+    key_of(v, gen);
+    *cut = 0;
+    pthread_mutex_lock(&bodies.lock);
+    struct pna_metrics_body *b = bodies.current;
+    if (!b || memcmp(b->gen, gen, sizeof gen) != 0) {
+        b = render(v, gen);
+        if (b)
+            *cut = install(b);
+    }
+    if (b)
+        b->refs++;
+    pthread_mutex_unlock(&bodies.lock);
+    return b;
+}
+
+void pna_metrics_body_release(struct pna_metrics_body *b)
+{
+    if (!b)
+        return;
+    pthread_mutex_lock(&bodies.lock);
+    unref(b);
+    pthread_mutex_unlock(&bodies.lock);
+}
+
+const char *pna_metrics_body_data(const struct pna_metrics_body *b, size_t *len)
+{
+    *len = b->len;
+    return b->data ? b->data : "";
+}
+
+uint64_t pna_metrics_body_serial(const struct pna_metrics_body *b)
+{
+    return b->serial;
+}
+
+size_t pna_metrics_bodies_alive(void)
+{
+    pthread_mutex_lock(&bodies.lock);
+    size_t n = bodies.alive;
+    pthread_mutex_unlock(&bodies.lock);
+    return n;
+}
+
+void pna_metrics_body_reset(void)
+{
+    pthread_mutex_lock(&bodies.lock);
+    struct pna_metrics_body *b = bodies.current;
+    bodies.current = NULL;
+    unref(b);
+    pthread_mutex_unlock(&bodies.lock);
+}
