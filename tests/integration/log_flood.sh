@@ -8,17 +8,22 @@
 #    nothing about SNMPv1, and a memory.events rewritten a thousand times a
 #    second adds a bounded number of lines;
 #  - with an SNMPv1 sink configured, one line of the agent's says what that
-#    sink misses, instead of net-snmp's two per notification.
+#    sink misses, instead of net-snmp's two per notification;
+#  - HTTPS requests with a 40 KB header and broken TLS handshakes, 300 of
+#    each, are a line each kind.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/http_lib.sh"
 . "$(dirname "$0")/containers_lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed (it replays the packet)"
+command -v openssl >/dev/null || skip "openssl not installed (it makes the bridge's certificate)"
 
 R="$WORK/root" S="$WORK/sys" P="$WORK/proc" D="$WORK/dev"
 trainer_task "$R" "$S" "$P" "$D"
 
 # start_standalone EXTRA-CONFIG-LINE...: a standalone agent on the fixture
 # tree, logging to $WORK/agent.log, with a 5-second rate-limit interval so
-# that the test sees a summary.
+# that the test sees a summary.  AGENT_OPTS: more options.
+AGENT_OPTS=()
 start_standalone() {
     {
         echo "pollInterval containers 1"
@@ -31,7 +36,8 @@ start_standalone() {
     : > "$WORK/agent.log"
     $(agent_wrapper) "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" \
         --standalone "udp:127.0.0.1:$SNMP_PORT" \
-        --rootfs "$R" --sysfs "$S" --procfs "$P" --devfs "$D" 2>>"$WORK/agent-stderr.log" &
+        --rootfs "$R" --sysfs "$S" --procfs "$P" --devfs "$D" "${AGENT_OPTS[@]}" \
+        2>>"$WORK/agent-stderr.log" &
     AGENT_PID=$!
     PIDS+=("$AGENT_PID")
     wait_until 20 sh -c "snmpget $V2 -On -Oqv $TARGET $CONTAINERS.1.0 | grep -qx 1" ||
@@ -124,5 +130,44 @@ wait_until 10 grep -q 'not sent to SNMPv1 sinks' "$WORK/agent.log" ||
     fail "no line saying the SNMPv1 sink misses the OOM notification"
 grep -q "v1 traps\|v2->v1" "$WORK/agent.log" && fail "net-snmp's own SNMPv1 lines still logged"
 ok "with an SNMPv1 sink: one line of the agent's, none of net-snmp's"
+stop_standalone
+
+# ---- HTTPS: huge headers and broken handshakes ----------------------------------------
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
+    -keyout "$WORK/key.pem" -out "$WORK/cert.pem" >"$WORK/openssl.log" 2>&1 ||
+    fail "openssl could not make a certificate: $(cat "$WORK/openssl.log")"
+AGENT_OPTS=(--http "127.0.0.1:$HTTP_PORT")
+start_standalone "httpTlsCert $WORK/cert.pem" "httpTlsKey $WORK/key.pem"
+wait_until 10 sh -c "curl -sk -o /dev/null https://127.0.0.1:$HTTP_PORT/healthz" ||
+    fail "the bridge does not answer HTTPS"
+lines_before=$(wc -l < "$WORK/agent.log")
+python3 - "$HTTP_PORT" <<'PY' || fail "the HTTPS attack client failed"
+import socket, ssl, sys
+port = int(sys.argv[1])
+ctx = ssl.create_default_context()
+ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+def talk(sock, data):
+    try:
+        sock.sendall(data)
+        sock.recv(100)
+    except OSError:
+        pass
+    sock.close()
+for _ in range(300):    # a 40 KB header line: 431, one log line each before
+    s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=5))
+    talk(s, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 40000 + b"\r\n\r\n")
+for _ in range(300):    # a handshake record with garbage in it
+    talk(socket.create_connection(("127.0.0.1", port), timeout=5),
+         b"\x16\x03\x01\x00\x05hello-not-tls" * 3)
+PY
+sleep 1
+added=$(( $(wc -l < "$WORK/agent.log") - lines_before ))
+big=$(grep -c 'header was too big' "$WORK/agent.log")
+bad=$(grep -c 'handshake message out of context' "$WORK/agent.log")
+[ "$big" -eq 1 ] && [ "$bad" -eq 1 ] && [ "$added" -le 4 ] ||
+    fail "300 huge headers and 300 bad handshakes: $big + $bad such lines, $added lines in all: $(tail -5 "$WORK/agent.log")"
+[ "$(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$HTTP_PORT/healthz")" = 200 ] ||
+    fail "the bridge no longer answers"
+ok "300 huge headers and 300 broken TLS handshakes: $added log lines, the bridge answers"
 stop_standalone
 echo "PASS: $TEST_NAME"
