@@ -446,6 +446,39 @@ static void init_entry(struct pna_oom_watch *w, struct entry *e, const struct pn
     e->last = from_zero ? 0 : count;
 }
 
+/* A container seen for the first time: watched from now on. */
+static void add_entry(struct pna_oom_watch *w, struct entry *out, const struct pna_oom_target *t,
+                      bool from_zero, struct hits *h)
+{
+    init_entry(w, out, t, from_zero);
+    watch(w, out);
+    /* A kill in its first moments, before it was watched, counts too. */
+    if (from_zero)
+        recheck(w, out, h);
+}
+
+/* A container still there: its entry E carried over into OUT. */
+static void carry_entry(struct pna_oom_watch *w, struct entry *e, const struct pna_oom_target *t,
+                        struct entry *out, struct hits *h)
+{
+    if (strcmp(e->t.cgroup_path, t->cgroup_path) != 0) {
+        /* Same id, new cgroup (restarted): start over from its count. */
+        unwatch(w, e);
+        init_entry(w, out, t, false);
+        watch(w, out);
+        return;
+    }
+    *out = *e;
+    out->t = *t;                         /* names may have been filled in since */
+    if (out->wd < 0 && out->efd < 0) {
+        watch(w, out);
+        /* The watch was lost (the cgroup went away) and is back: the cgroup
+         * may be a new one, whose count raised no event. */
+        if (out->wd >= 0 || out->efd >= 0)
+            recheck(w, out, h);
+    }
+}
+
 int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *targets, size_t n)
 {
     struct pna_oom_target *sorted = NULL;
@@ -480,33 +513,10 @@ int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *tar
                 j++;
                 continue;
             }
-            init_entry(w, &next[k], &sorted[j++], from_zero);
-            watch(w, &next[k]);
-            /* A kill in its first moments, before it was watched, counts too. */
-            if (from_zero)
-                recheck(w, &next[k], &h);
-            k++;
+            add_entry(w, &next[k++], &sorted[j++], from_zero, &h);
             continue;
         }
-        struct entry *e = &w->entries[i++];
-        const struct pna_oom_target *t = &sorted[j++];
-        if (strcmp(e->t.cgroup_path, t->cgroup_path) != 0) {
-            /* Same id, new cgroup (restarted): start over from its count. */
-            unwatch(w, e);
-            init_entry(w, &next[k], t, false);
-            watch(w, &next[k]);
-        } else {
-            next[k] = *e;
-            next[k].t = *t;              /* names may have been filled in since */
-            if (next[k].wd < 0 && next[k].efd < 0) {
-                watch(w, &next[k]);
-                /* The watch was lost (the cgroup went away) and is back: the
-                 * cgroup may be a new one, whose count raised no event. */
-                if (next[k].wd >= 0 || next[k].efd >= 0)
-                    recheck(w, &next[k], &h);
-            }
-        }
-        k++;
+        carry_entry(w, &w->entries[i++], &sorted[j++], &next[k++], &h);
     }
     free(w->entries);
     w->entries = next;
