@@ -3,7 +3,8 @@
 # subagent reconnects (agentXPingInterval), and the reconnect is logged once.
 . "$(dirname "$0")/lib.sh"
 
-printf 'agentXPingInterval 1\npollInterval node 1\n' > "$WORK/agent.conf"
+# Every reconnect's log line is counted below: no rate limit on them.
+printf 'agentXPingInterval 1\npollInterval node 1\nlogRateInterval 0\n' > "$WORK/agent.conf"
 start_snmpd
 start_agent
 wait_agent

@@ -9,7 +9,8 @@
 . "$(dirname "$0")/fault_lib.sh"
 
 gen_node --containers 400
-fault_conf
+# Every reconnect's log line is counted below: no rate limit on them.
+fault_conf "logRateInterval 0"
 start_snmpd
 start_agent $(node_args)
 wait_agent
