@@ -6,6 +6,7 @@
  * poller watchdog, so pollers never call into net-snmp. */
 #include "pna_autoconf.h"
 #include "snmp/agent.h"
+#include "snmp/directive_errors.h"
 #include "core/config.h"
 #include "snmp/notify.h"
 #include "snmp/tables.h"
@@ -111,6 +112,7 @@ static void hand_over_remembered_lines(bool standalone)
     for (size_t i = 0; i < nremembered; i++) {
         const struct remembered *r = &remembered[i];
         if (standalone || used_by_subagent(r)) {
+            pna_directive_errors_mark(i);
             netsnmp_config_remember(r->text);   /* net-snmp copies it */
             pna_notify_note_directive(r->text); /* an SNMPv1 sink? */
         } else {
@@ -215,13 +217,26 @@ static void no_smux(void)
     add_to_init_list(list);
 }
 
-/* Read the config lines and open the listener; the users are checked before
- * anything is served. */
+static void report_refused(size_t directive, const char *reason, void *arg)
+{
+    (void)arg;
+    if (directive < nremembered)
+        pna_log(LOG_ERR, "%s:%u: net-snmp refused this line: %s", remembered[directive].file,
+                remembered[directive].line, reason);
+    else
+        pna_log(LOG_ERR, "net-snmp refused a line of the config: %s", reason);
+}
+
+/* Read the config lines and open the listener; a line net-snmp refused and
+ * the users are checked before anything is served. */
 static int configure_and_listen(const struct pna_config *cfg, const char *app_name)
 {
+    pna_directive_errors_begin(app_name);
     hand_over_remembered_lines(cfg->standalone_addr != NULL);
     init_snmp(app_name);
-    int rc = cfg->standalone_addr ? check_users_created() : 0;
+    int rc = pna_directive_errors_end(report_refused, NULL) ? -1 : 0;
+    if (cfg->standalone_addr && check_users_created() != 0)
+        rc = -1;
     forget_remembered();
     if (rc != 0)
         return -1;

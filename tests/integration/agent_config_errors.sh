@@ -49,6 +49,17 @@ echo "$out" | grep -q "key.conf:2: createUser: net-snmp did not create user 'u9'
     fail "createUser refused by net-snmp: message '$out'"
 ok "createUser net-snmp refuses -> exit 1, '$(echo "$out" | grep "did not create" | sed "s|$WORK/||")'"
 
+# Any other line net-snmp refuses (it logs "(null): line 0: Error: ..." and
+# goes on without it) stops the standalone agent with file, line and reason.
+printf 'rocommunity public 127.0.0.1\ncom2sec c1 127.0.0.1 c1\nrocommunity public 10.0.0.0/33\n' \
+    > "$WORK/mask.conf"
+out=$(timeout 20 "$PNA_AGENT" -f -Le -c "$WORK/mask.conf" --standalone "udp:127.0.0.1:$SNMP_PORT" 2>&1)
+rc=$?
+[ $rc -eq 1 ] || fail "a mask net-snmp refuses: exit status $rc, output '$out'"
+echo "$out" | grep -q "mask.conf:3: net-snmp refused this line: bad mask length" ||
+    fail "a mask net-snmp refuses: message '$out'"
+ok "a line net-snmp refuses -> exit 1, '$(echo "$out" | grep "refused this line" | sed "s|$WORK/||")'"
+
 # In subagent mode, standalone-only lines are named as ignored, with file and line.
 printf 'pollInterval node 5\nrocommunity public 127.0.0.1\n' > "$WORK/sub.conf"
 out=$(timeout 2 "$PNA_AGENT" -f -Le -c "$WORK/sub.conf" -x "unix:$WORK/none.sock" 2>&1)
