@@ -10,6 +10,7 @@
  * whose marker came last. */
 #include "pna_autoconf.h"
 #include "snmp/directive_errors.h"
+#include "snmp/log_gate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,11 +59,7 @@ void pna_directive_errors_begin(const char *app_name)
     de.app_name = app_name;
     de.current = PNA_DIRECTIVE_NONE;
     register_config_handler(app_name, MARK_TOKEN, on_mark, NULL, NULL);
-    de.observer = netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_DEBUG);
-    if (de.observer) {
-        de.observer->handler = observe;
-        de.observer->pri_max = LOG_EMERG;
-    }
+    de.observer = pna_log_handler_add(observe);
 }
 
 void pna_directive_errors_mark(size_t directive)
@@ -74,10 +71,7 @@ void pna_directive_errors_mark(size_t directive)
 
 size_t pna_directive_errors_end(pna_directive_error_report *report, void *arg)
 {
-    /* Disabled, not removed: netsnmp_remove_loghandler() clears the
-     * per-priority index of every handler, not only its own. */
-    if (de.observer)
-        netsnmp_disable_this_loghandler(de.observer);
+    pna_log_handler_retire(de.observer);
     unregister_config_handler(de.app_name, MARK_TOKEN);
     for (size_t i = 0; i < de.count; i++)
         report(de.errors[i].directive, de.errors[i].reason, arg);

@@ -2,10 +2,10 @@
  * handlers (see log_gate.h). */
 #include "pna_autoconf.h"
 #include "snmp/log_gate.h"
+#include "core/cache.h"
 #include "core/ratelimit.h"
 
 #include <string.h>
-#include <time.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -22,9 +22,7 @@ static struct {
 
 static int64_t monotonic_seconds(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec;
+    return pna_mono_ms() / 1000;
 }
 
 /* What net-snmp's own loop would do with an enabled handler: a handler takes
@@ -81,13 +79,11 @@ void pna_log_gate_install(unsigned interval_s)
             gate.outputs[gate.n_outputs++] = h;
     if (gate.n_outputs == 0)
         return;     /* nothing set up: net-snmp's stderr fallback stays */
-    gate.self = netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_DEBUG);
+    gate.self = pna_log_handler_add(gate_handler);
     if (!gate.self) {
         gate.n_outputs = 0;
         return;
     }
-    gate.self->handler = gate_handler;
-    gate.self->pri_max = LOG_EMERG;
     for (size_t i = 0; i < gate.n_outputs; i++)
         netsnmp_disable_this_loghandler(gate.outputs[i]);
     gate.alarm = snmp_alarm_register(1, SA_REPEAT, on_second, NULL);
@@ -107,8 +103,24 @@ void pna_log_gate_remove(void)
     pna_ratelimit_flush(monotonic_seconds(), write_summary, NULL);
     for (size_t i = 0; i < gate.n_outputs; i++)
         netsnmp_enable_this_loghandler(gate.outputs[i]);
+    pna_log_handler_retire(gate.self);
+    memset(&gate, 0, sizeof gate);
+}
+
+netsnmp_log_handler *pna_log_handler_add(NetsnmpLogHandler *fn)
+{
+    netsnmp_log_handler *h = netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_DEBUG);
+    if (h) {
+        h->handler = fn;
+        h->pri_max = LOG_EMERG;
+    }
+    return h;
+}
+
+void pna_log_handler_retire(netsnmp_log_handler *h)
+{
     /* Disabled, not removed: netsnmp_remove_loghandler() clears the
      * per-priority index of every handler, not only its own. */
-    netsnmp_disable_this_loghandler(gate.self);
-    memset(&gate, 0, sizeof gate);
+    if (h)
+        netsnmp_disable_this_loghandler(h);
 }

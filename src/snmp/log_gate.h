@@ -11,6 +11,9 @@
 
 #include <stdbool.h>
 
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+
 /* After the log handlers are set up (and after daemonizing: net-snmp decides
  * from its stderr handler whether to keep stderr open).  INTERVAL_S as
  * pna_ratelimit_configure(); summaries are written once a second. */
@@ -23,5 +26,12 @@ void pna_log_gate_mute_v1_conversion(bool mute);
 
 /* Give net-snmp its handlers back (at shutdown). */
 void pna_log_gate_remove(void);
+
+/* A net-snmp log handler calling FN for every line of every priority (the
+ * gate itself, or an observer for a while); NULL if net-snmp has no memory. */
+netsnmp_log_handler *pna_log_handler_add(NetsnmpLogHandler *fn);
+
+/* Stop H: disabled, never removed (see log_gate.c). */
+void pna_log_handler_retire(netsnmp_log_handler *h);
 
 #endif

@@ -7,6 +7,7 @@
  * lock, so an event is never matched against a freed entry. */
 #include "pna_autoconf.h"
 #include "watchers/oom_watch.h"
+#include "core/cache.h"
 #include "core/log.h"
 #include "model/counter.h"
 #include "util/fileio.h"
@@ -23,7 +24,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
-#include <time.h>
 #include <unistd.h>
 
 /* After a v1 notification (or a poke) the count is re-read this often, for this
@@ -79,13 +79,6 @@ struct pna_oom_watch {
     atomic_uint_fast64_t reported;
     atomic_uint_fast64_t decreases;   /* counts that went down in the same cgroup */
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- kernel watches (lock held) ------------------------------------------- */
 
@@ -356,7 +349,7 @@ static void *watch_main(void *arg)
             break;
         struct hits h = { 0 };
         bool changed = false, stop = false;
-        int64_t now = mono_ms();
+        int64_t now = pna_mono_ms();
         pthread_mutex_lock(&w->lock);
         for (int i = 0; i < n; i++) {
             uint64_t tag = evs[i].data.u64;
@@ -629,7 +622,7 @@ void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
              * all there is, one kill per notice. */
             account(w, e, e->last + 1, NULL, &h);
         } else {
-            e->recheck_until = mono_ms() + RECHECK_FOR_MS;
+            e->recheck_until = pna_mono_ms() + RECHECK_FOR_MS;
             uint64_t one = 1;
             /* Wake the thread so it starts re-reading now, not at its next
              * one-second timeout. */
