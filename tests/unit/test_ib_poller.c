@@ -22,20 +22,7 @@ static char root[] = "/tmp/pna-ibpoll-XXXXXX";
 
 static void put(const char *rel, const char *content)
 {
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s/%s", root, rel);
-    for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
-        *s = '\0';
-        mkdir(p, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(p, "w");
-    if (!f) {
-        perror(p);
-        return;
-    }
-    fputs(content, f);
-    fclose(f);
+    unit_put(root, rel, content);
 }
 
 #define P1 "class/infiniband/mlx5_0/ports/1/"

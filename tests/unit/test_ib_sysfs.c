@@ -242,21 +242,7 @@ static char tmp_root[64];
 
 static void put(const char *rel, const char *content)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", tmp_root, rel);
-    for (char *s = path + strlen(tmp_root) + 1; *s; s++)
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(path, 0755);
-            *s = '/';
-        }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        return;
-    }
-    fputs(content, f);
-    fclose(f);
+    unit_put(tmp_root, rel, content);
 }
 
 static void mkdirs(const char *rel)

@@ -11,16 +11,7 @@ static char root[] = "/tmp/pna-node-XXXXXX";
 
 static void put(const char *rel, const char *content)
 {
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, rel);
-    for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
-        *s = '\0';
-        mkdir(p, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(p, "w");
-    fputs(content, f);
-    fclose(f);
+    unit_put(root, rel, content);
 }
 
 /* Two sockets, two cores each, hyper-threaded: 8 threads, 4 cores. */

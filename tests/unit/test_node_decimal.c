@@ -13,18 +13,7 @@ static char root[] = "/tmp/pna-node-dec-XXXXXX";
 
 static void put(const char *rel, const char *content)
 {
-    char p[512];
-    snprintf(p, sizeof p, "%s/%s", root, rel);
-    for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
-        *s = '\0';
-        mkdir(p, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(p, "w");
-    if (!f)
-        return;
-    fputs(content, f);
-    fclose(f);
+    unit_put(root, rel, content);
 }
 
 static const char good_stat[] = "cpu  1000 0 500 8000 500 0 0 0 0 0\nbtime 1700000000\n";

@@ -7,9 +7,11 @@
 #define PNA_UNIT_H
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int unit_failures;
 static int unit_checks;
@@ -62,6 +64,25 @@ static inline const char *unit_fixtures(void)
 {
     const char *d = getenv("PNA_FIXTURES");
     return d && *d ? d : "tests/fixtures";
+}
+
+/* Write CONTENT to ROOT/REL, making the directories on the way. */
+static inline void unit_put(const char *root, const char *rel, const char *content)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        mkdir(p, 0755);
+        *s = '/';
+    }
+    FILE *f = fopen(p, "w");
+    if (!f) {
+        perror(p);
+        return;
+    }
+    fputs(content, f);
+    fclose(f);
 }
 
 #define UNIT_END()                                                               \
