@@ -39,26 +39,28 @@ out=$("$PNA_AGENT" -f -c "$WORK" -x "unix:$WORK/none.sock" 2>&1) && fail "a dire
 echo "$out" | grep -q "$WORK: is a directory" || fail "directory: message '$out'"
 ok "a directory as config file refused"
 
+# check_refused_by_netsnmp WHAT CONFIG EXPECTED: the standalone agent reads
+# CONFIG (printf format), net-snmp refuses a line of it, and start-up stops
+# with exit status 1 and the message EXPECTED (file:line included).
+check_refused_by_netsnmp() {
+    local what=$1 conf="$WORK/refused.conf"
+    printf "$2" > "$conf"
+    out=$(timeout 20 "$PNA_AGENT" -f -Le -c "$conf" --standalone "udp:127.0.0.1:$SNMP_PORT" 2>&1)
+    rc=$?
+    [ $rc -eq 1 ] || fail "$what: exit status $rc, output '$out'"
+    echo "$out" | grep -q "refused.conf:$3" || fail "$what: message '$out'"
+    ok "$what -> exit 1, '$(echo "$out" | grep "refused.conf:" | head -1 | sed "s|$WORK/||")'"
+}
 # A createUser that passes the parser but that net-snmp refuses (a master key
 # of the wrong length) stops the standalone agent with file, line and user.
-printf 'rocommunity public 127.0.0.1\ncreateUser u9 SHA-256 -m 0x0102\n' > "$WORK/key.conf"
-out=$(timeout 20 "$PNA_AGENT" -f -Le -c "$WORK/key.conf" --standalone "udp:127.0.0.1:$SNMP_PORT" 2>&1)
-rc=$?
-[ $rc -eq 1 ] || fail "createUser refused by net-snmp: exit status $rc, output '$out'"
-echo "$out" | grep -q "key.conf:2: createUser: net-snmp did not create user 'u9'" ||
-    fail "createUser refused by net-snmp: message '$out'"
-ok "createUser net-snmp refuses -> exit 1, '$(echo "$out" | grep "did not create" | sed "s|$WORK/||")'"
-
+check_refused_by_netsnmp "createUser net-snmp refuses" \
+    'rocommunity public 127.0.0.1\ncreateUser u9 SHA-256 -m 0x0102\n' \
+    "2: createUser: net-snmp did not create user 'u9'"
 # Any other line net-snmp refuses (it logs "(null): line 0: Error: ..." and
 # goes on without it) stops the standalone agent with file, line and reason.
-printf 'rocommunity public 127.0.0.1\ncom2sec c1 127.0.0.1 c1\nrocommunity public 10.0.0.0/33\n' \
-    > "$WORK/mask.conf"
-out=$(timeout 20 "$PNA_AGENT" -f -Le -c "$WORK/mask.conf" --standalone "udp:127.0.0.1:$SNMP_PORT" 2>&1)
-rc=$?
-[ $rc -eq 1 ] || fail "a mask net-snmp refuses: exit status $rc, output '$out'"
-echo "$out" | grep -q "mask.conf:3: net-snmp refused this line: bad mask length" ||
-    fail "a mask net-snmp refuses: message '$out'"
-ok "a line net-snmp refuses -> exit 1, '$(echo "$out" | grep "refused this line" | sed "s|$WORK/||")'"
+check_refused_by_netsnmp "a mask net-snmp refuses" \
+    'rocommunity public 127.0.0.1\ncom2sec c1 127.0.0.1 c1\nrocommunity public 10.0.0.0/33\n' \
+    "3: net-snmp refused this line: bad mask length"
 
 # In subagent mode, standalone-only lines are named as ignored, with file and line.
 printf 'pollInterval node 5\nrocommunity public 127.0.0.1\n' > "$WORK/sub.conf"
