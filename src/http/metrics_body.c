@@ -25,6 +25,7 @@ static struct {
     struct pna_metrics_body *current; /* holds one reference; NULL before the first */
     size_t alive;
     uint64_t serials;
+    size_t last_len;                  /* the length of the last body rendered */
 } bodies = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void key_of(const struct pna_http_view *v, uint64_t gen[PNA_DOM_COUNT])
@@ -55,6 +56,11 @@ static struct pna_metrics_body *render(const struct pna_http_view *v, const uint
         return NULL;
     struct pna_buf out;
     pna_buf_init(&out);
+    /* The next body is about as long as the last one: one allocation with an
+     * eighth to spare, instead of a chain of doublings whose last step holds
+     * the old and the new buffer at once (a body of 7.5 MB peaked at 12). */
+    if (bodies.last_len)
+        pna_buf_reserve(&out, bodies.last_len + bodies.last_len / 8);
     size_t errors = pna_metrics_render_domains(&out, v);
     if (out.failed) {
         pna_buf_free(&out);
@@ -64,6 +70,7 @@ static struct pna_metrics_body *render(const struct pna_http_view *v, const uint
     if (errors)
         pna_log(LOG_WARNING, "http: /metrics rendered with %zu dropped samples", errors);
     b->data = pna_buf_steal(&out, &b->len);
+    bodies.last_len = b->len;
     memcpy(b->gen, gen, sizeof b->gen);
     b->serial = ++bodies.serials;
     return b;
