@@ -3,7 +3,7 @@
  *
  * Each poller is one `struct pna_poller_ops` (core/poller.h) in
  * pollers/<name>_poller.c; its snapshot is declared in its domain's model
- * header (model/node.h, model/gpu.h, model/ib.h, model/pfc.h,
+ * header (model/node.h, model/gpu/gpu.h, model/ib.h, model/pfc.h,
  * model/containers.h, model/storage.h). */
 #ifndef PNA_POLLERS_H
 #define PNA_POLLERS_H

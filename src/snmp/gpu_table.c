@@ -1,10 +1,10 @@
 /* snmp/gpu_table.c -- primusGpu: primusGpuCount and primusGpuTable, from the
- * descriptors of model/gpu_metrics.c.  Rows come sorted by primusGpuIndex
+ * descriptors of model/gpu/gpu_metrics.c.  Rows come sorted by primusGpuIndex
  * (the PCI key) from the poller. */
 #include "pna_autoconf.h"
 #include "snmp/tables.h"
 
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/metric_tables.h"
 #include "model/oids.h"
 

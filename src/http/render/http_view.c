@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "model/containers.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/ib.h"
 #include "model/node.h"
 #include "model/pfc.h"

@@ -11,7 +11,7 @@
  * yet (or none on the node) the lists are empty, as the seed answers on a CPU
  * node.  Device paths are the host's /dev/dri names. */
 #include "pna_autoconf.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/metric_tables.h"
 #include "http/render/render.h"
 

@@ -11,7 +11,7 @@
  * (/dev/kfd, nvidiactl, rdma_cm) are not listed, as in the seed. */
 #include "pna_autoconf.h"
 #include "model/containers.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/ib.h"
 #include "http/render/render.h"
 

@@ -1,5 +1,5 @@
 /* http/render/metrics_gpu.c -- /metrics for GPUs (primusGpu, primusGpuTable): every
- * descriptor of model/gpu_metrics.c in base units (bytes, watts, joules,
+ * descriptor of model/gpu/gpu_metrics.c in base units (bytes, watts, joules,
  * hertz, ratios 0..1), the per-cause splits of two MIB sums, one series per
  * container holding a GPU, and the seed names unchanged: the node exporter's
  * gpu_utilization{gpu_id} and the system-info exporter's hw_gpu_* set.
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "model/containers.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/metric_tables.h"
 
 /* The GPU's number as the vendor tools and the seeds show it, when every GPU

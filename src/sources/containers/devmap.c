@@ -2,7 +2,7 @@
  * or other (see devmap.h). */
 #include "pna_autoconf.h"
 #include "sources/containers/devmap.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "core/roots.h"
 #include "util/fileio.h"
 

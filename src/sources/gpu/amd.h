@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "core/roots.h"
 
 /* Number of DRM cards bound to the amdgpu driver under ROOTS->sysfs. */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "core/roots.h"
 
 struct pna_dri_entry {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 
 /* pna_nvml_open(): the library or the driver is not there (not an error). */
 #define PNA_NVML_ABSENT 1

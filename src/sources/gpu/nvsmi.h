@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 
 /* Parse nvidia-smi's XML (LEN bytes, need not be NUL-terminated) and append
  * one GPU per <gpu> element to LIST.  DRIVER / CUDA receive the versions.

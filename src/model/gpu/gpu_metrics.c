@@ -1,4 +1,4 @@
-/* model/gpu_metrics.c -- the served values of the GPU domain (primusGpu): the
+/* model/gpu/gpu_metrics.c -- the served values of the GPU domain (primusGpu): the
  * GPU count and primusGpuTable, one descriptor per value (see metric.h, gpu.h).
  *
  * A figure the GPU or its source does not offer is absent; a GPU that fell off
@@ -9,7 +9,7 @@
 #include "model/metric_tables.h"
 
 #include "model/containers.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/metric.h"
 #include "model/oids.h"
 

@@ -1,4 +1,4 @@
-/* model/gpu.h -- what the GPU collectors know about each GPU on the node.
+/* model/gpu/gpu.h -- what the GPU collectors know about each GPU on the node.
  *
  * Plain data filled by sources/gpu/nvml.c (NVML), sources/gpu/nvsmi.c
  * (nvidia-smi -q -x), sources/gpu/rocm.c (rocm-smi-lib) and

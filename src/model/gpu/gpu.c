@@ -1,8 +1,8 @@
-/* model/gpu.c -- helpers shared by every GPU collector and reader: PCI
+/* model/gpu/gpu.c -- helpers shared by every GPU collector and reader: PCI
  * address parsing into the row key, the sorted GPU list, and the thermal
  * threshold rule (with its hysteresis) the GPU notifications follow. */
 #include "pna_autoconf.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "util/array.h"
 
 #include <ctype.h>
