@@ -186,6 +186,8 @@ const char *const pna_event_type_names[PNA_EV_TYPE_MAX + 1] = {
     [PNA_EV_CONTAINER_OOM] = "containerOomKill", [PNA_EV_GPU_XID] = "gpuXid",
     [PNA_EV_GPU_THERMAL] = "gpuThermal",         [PNA_EV_GPU_LOST] = "gpuLost",
     [PNA_EV_PFC_PAUSE_STORM] = "pfcPauseStorm",
+    [PNA_EV_GPU_LINK_DOWN] = "gpuLinkDown", [PNA_EV_GPU_LINK_UP] = "gpuLinkUp",
+    [PNA_EV_GPU_HEALTH] = "gpuHealth",
 };
 
 const char *const pna_severity_names[PNA_SEV_CRITICAL + 1] = {

@@ -22,8 +22,11 @@ enum pna_event_type {
     PNA_EV_GPU_THERMAL = 7,
     PNA_EV_GPU_LOST = 8,
     PNA_EV_PFC_PAUSE_STORM = 9,
+    PNA_EV_GPU_LINK_DOWN = 10,
+    PNA_EV_GPU_LINK_UP = 11,
+    PNA_EV_GPU_HEALTH = 12,
 };
-#define PNA_EV_TYPE_MAX PNA_EV_PFC_PAUSE_STORM
+#define PNA_EV_TYPE_MAX PNA_EV_GPU_HEALTH
 
 /* Values are primusEventSeverity. */
 enum pna_severity {
@@ -63,6 +66,10 @@ struct pna_event_gpu {
     uint64_t xid;          /* XID code, for PNA_EV_GPU_XID */
     int32_t temperature_c; /* for PNA_EV_GPU_THERMAL */
     int32_t threshold_c;
+    uint32_t link;         /* link number, for PNA_EV_GPU_LINK_* */
+    char remote_bus_id[24];
+    int32_t health;        /* primusGpuHealth, for PNA_EV_GPU_HEALTH */
+    char reason[64];       /* primusGpuHealthReason */
 };
 
 struct pna_event_pfc {

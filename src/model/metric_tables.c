@@ -15,6 +15,7 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_event_metrics,
     &pna_gpu_scalar_metrics,
     &pna_gpu_metrics,
+    &pna_gpu_link_metrics,
     &pna_rdma_scalar_metrics,
     &pna_rdma_device_metrics,
     &pna_ib_port_metrics,

@@ -19,6 +19,8 @@ extern const struct pna_metric_table pna_event_metrics;      /* primusEventTable
 /* gpu_metrics.c */
 extern const struct pna_metric_table pna_gpu_scalar_metrics; /* primusGpu */
 extern const struct pna_metric_table pna_gpu_metrics;        /* primusGpuTable */
+/* gpu/gpu_link_metrics.c */
+extern const struct pna_metric_table pna_gpu_link_metrics;   /* primusGpuLinkTable */
 /* ib_metrics.c */
 extern const struct pna_metric_table pna_rdma_scalar_metrics;   /* primusRdma */
 extern const struct pna_metric_table pna_rdma_device_metrics;   /* primusRdmaDeviceTable */

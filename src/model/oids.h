@@ -58,6 +58,8 @@
 #define PNA_OID_EVENT_ENTRY                          PNA_OID_EVENT_TABLE, 1 /* primusEventEntry */
 #define PNA_OID_GPU_TABLE                            PNA_OID_GPU, 10 /* primusGpuTable */
 #define PNA_OID_GPU_ENTRY                            PNA_OID_GPU_TABLE, 1 /* primusGpuEntry */
+#define PNA_OID_GPU_LINK_TABLE                       PNA_OID_GPU, 11 /* primusGpuLinkTable */
+#define PNA_OID_GPU_LINK_ENTRY                       PNA_OID_GPU_LINK_TABLE, 1 /* primusGpuLinkEntry */
 #define PNA_OID_RDMA_DEVICE_TABLE                    PNA_OID_RDMA, 10 /* primusRdmaDeviceTable */
 #define PNA_OID_RDMA_DEVICE_ENTRY                    PNA_OID_RDMA_DEVICE_TABLE, 1 /* primusRdmaDeviceEntry */
 #define PNA_OID_IB_PORT_TABLE                        PNA_OID_RDMA, 20 /* primusIbPortTable */
@@ -104,6 +106,11 @@ enum pna_mib_col_event_entry { /* in primusEventEntry */
 /* The index of primusGpuTable: INDEX { primusGpuIndex }. */
 enum pna_mib_col_gpu_entry { /* in primusGpuEntry */
     PNA_COL_GPU_INDEX = 1,                       /* primusGpuIndex */
+};
+
+/* The index of primusGpuLinkTable: INDEX { primusGpuIndex, primusGpuLinkNumber }. */
+enum pna_mib_col_gpu_link_entry { /* in primusGpuLinkEntry */
+    PNA_COL_GPU_LINK_NUMBER = 1,                 /* primusGpuLinkNumber */
 };
 
 /* The index of primusRdmaDeviceTable: INDEX { primusRdmaDeviceName }. */
@@ -163,6 +170,9 @@ enum pna_mib_notif { /* in primusNodeNotifications */
     PNA_NOTIF_GPU_THERMAL = 7,               /* primusGpuThermal */
     PNA_NOTIF_GPU_LOST = 8,                  /* primusGpuLost */
     PNA_NOTIF_PFC_PAUSE_STORM = 9,           /* primusPfcPauseStorm */
+    PNA_NOTIF_GPU_LINK_DOWN = 10,            /* primusGpuLinkDown */
+    PNA_NOTIF_GPU_LINK_UP = 11,              /* primusGpuLinkUp */
+    PNA_NOTIF_GPU_HEALTH_CHANGE = 12,        /* primusGpuHealthChange */
 };
 
 /* Enumerated values. */
@@ -191,6 +201,9 @@ enum pna_mib_event_type { /* values of primusEventType */
     PNA_EVENT_TYPE_GPU_THERMAL = 7,          /* gpuThermal */
     PNA_EVENT_TYPE_GPU_LOST = 8,             /* gpuLost */
     PNA_EVENT_TYPE_PFC_PAUSE_STORM = 9,      /* pfcPauseStorm */
+    PNA_EVENT_TYPE_GPU_LINK_DOWN = 10,       /* gpuLinkDown */
+    PNA_EVENT_TYPE_GPU_LINK_UP = 11,         /* gpuLinkUp */
+    PNA_EVENT_TYPE_GPU_HEALTH = 12,          /* gpuHealth */
 };
 enum pna_mib_event_severity { /* values of primusEventSeverity */
     PNA_EVENT_SEVERITY_INFO = 1,             /* info */
@@ -212,6 +225,35 @@ enum pna_mib_gpu_data_source { /* values of primusGpuDataSource */
 enum pna_mib_gpu_mig_mode { /* values of primusGpuMigMode */
     PNA_GPU_MIG_MODE_DISABLED = 1,           /* disabled */
     PNA_GPU_MIG_MODE_ENABLED = 2,            /* enabled */
+};
+enum pna_mib_gpu_health { /* values of primusGpuHealth */
+    PNA_GPU_HEALTH_OK = 1,                   /* ok */
+    PNA_GPU_HEALTH_WARNING = 2,              /* warning */
+    PNA_GPU_HEALTH_CRITICAL = 3,             /* critical */
+    PNA_GPU_HEALTH_UNKNOWN = 4,              /* unknown */
+};
+enum pna_mib_gpu_recovery_action { /* values of primusGpuRecoveryAction */
+    PNA_GPU_RECOVERY_ACTION_NONE = 1,        /* none */
+    PNA_GPU_RECOVERY_ACTION_RESET = 2,       /* reset */
+    PNA_GPU_RECOVERY_ACTION_REBOOT = 3,      /* reboot */
+    PNA_GPU_RECOVERY_ACTION_DRAIN_P2P = 4,   /* drainP2p */
+    PNA_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 5, /* drainAndReset */
+};
+enum pna_mib_gpu_fabric_state { /* values of primusGpuFabricState */
+    PNA_GPU_FABRIC_STATE_NOT_STARTED = 1,    /* notStarted */
+    PNA_GPU_FABRIC_STATE_IN_PROGRESS = 2,    /* inProgress */
+    PNA_GPU_FABRIC_STATE_COMPLETED = 3,      /* completed */
+    PNA_GPU_FABRIC_STATE_FAILED = 4,         /* failed */
+};
+enum pna_mib_gpu_link_state { /* values of primusGpuLinkState */
+    PNA_GPU_LINK_STATE_UP = 1,               /* up */
+    PNA_GPU_LINK_STATE_DOWN = 2,             /* down */
+};
+enum pna_mib_gpu_link_remote_type { /* values of primusGpuLinkRemoteType */
+    PNA_GPU_LINK_REMOTE_TYPE_UNKNOWN = 1,    /* unknown */
+    PNA_GPU_LINK_REMOTE_TYPE_GPU = 2,        /* gpu */
+    PNA_GPU_LINK_REMOTE_TYPE_NVSWITCH = 3,   /* nvswitch */
+    PNA_GPU_LINK_REMOTE_TYPE_CPU = 4,        /* cpu */
 };
 enum pna_mib_rdma_node_type { /* values of primusRdmaNodeType */
     PNA_RDMA_NODE_TYPE_CA = 1,               /* ca */

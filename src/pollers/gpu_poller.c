@@ -39,6 +39,9 @@ struct gpu_alert {
     char uuid[80];
     bool hot;
     bool lost_reported;
+    uint32_t links_seen_up;  /* bit per link number that was up at some poll */
+    uint32_t links_up;       /* bit per link number up at the last poll */
+    int health;              /* the verdict last notified; 0 before the first poll */
 };
 
 /* XIDs per GPU since the agent started (primusGpuXidErrors, primusGpuLastXid). */
@@ -46,6 +49,7 @@ struct xid_count {
     uint32_t index;
     uint32_t count;
     uint32_t last;
+    uint32_t worst;  /* by NVIDIA's XID catalogue (pna_gpu_xid_class) */
 };
 
 struct gpu_state {
@@ -111,6 +115,7 @@ static void count_xid(struct gpu_state *st, uint32_t index, uint64_t xid)
     if (c) {
         c->count++;
         c->last = (uint32_t)xid;
+        c->worst = pna_gpu_xid_worse(c->worst, (uint32_t)xid);
     }
     pthread_mutex_unlock(&st->xid_lock);
 }
@@ -127,21 +132,23 @@ static void fill_xids(struct gpu_state *st, struct pna_gpu *gpus, size_t count)
             if (st->xids[k].index == gpus[i].index) {
                 gpus[i].xid_errors = st->xids[k].count;
                 gpus[i].last_xid = st->xids[k].last;
+                gpus[i].worst_xid = st->xids[k].worst;
             }
     }
     pthread_mutex_unlock(&st->xid_lock);
 }
 
-/* Listener thread.  XIDs that mean the GPU or its memory can no longer be
- * trusted (48 double-bit ECC, 79 fallen off the bus, 95 uncontained ECC) are
- * critical; the others are errors. */
+/* Listener thread.  XIDs that mean the GPU needs a reset or the node a
+ * reboot (48 double-bit ECC, 79 fallen off the bus, 95 uncontained ECC...:
+ * pna_gpu_xid_class) are critical; the others are errors. */
 static void on_xid(const struct pna_nvml_xid *x, void *arg)
 {
     struct gpu_state *st = arg;
     count_xid(st, x->index, x->xid);
     struct pna_event ev;
     gpu_event_init(&ev, PNA_EV_GPU_XID,
-                   x->xid == 48 || x->xid == 79 || x->xid == 95 ? PNA_SEV_CRITICAL : PNA_SEV_ERROR,
+                   pna_gpu_xid_class((uint32_t)x->xid) >= PNA_XID_RESET ? PNA_SEV_CRITICAL
+                                                                        : PNA_SEV_ERROR,
                    x->index, x->pci_bus_id, x->uuid);
     snprintf(ev.text, sizeof ev.text, "XID %llu on GPU %s %s", (unsigned long long)x->xid,
              x->pci_bus_id, x->uuid);
@@ -184,15 +191,68 @@ static void check_thermal(struct gpu_state *st, const struct pna_gpu *g, struct 
     a->hot = hot != 0;
 }
 
-/* Compare this poll's GPUs with the last: post thermal and lost events and
- * rebuild the alert table (GPUs no longer present drop out of it). */
-static void check_alerts(struct gpu_state *st, const struct pna_gpu_list *list)
+/* Links that went down or came back since the last poll; marks the links
+ * that were up once and are not now (a link never up is not a fault: an
+ * NVLink bridge that is not fitted). */
+static void check_links(struct pna_gpu *g, struct gpu_alert *a)
+{
+    uint32_t up_now = 0;
+    for (uint32_t i = 0; i < g->link_count; i++) {
+        struct pna_gpu_link *l = &g->links[i];
+        uint32_t bit = 1u << (l->number & 31);
+        bool up = l->has_state && l->up;
+        l->went_down = !up && (a->links_seen_up & bit);
+        if (up)
+            up_now |= bit;
+        if (up == ((a->links_up & bit) != 0) || (!up && !(a->links_seen_up & bit)))
+            continue;
+        struct pna_event ev;
+        gpu_event_init(&ev, up ? PNA_EV_GPU_LINK_UP : PNA_EV_GPU_LINK_DOWN,
+                       up ? PNA_SEV_INFO : PNA_SEV_ERROR, g->index, g->pci_bus_id, g->uuid);
+        ev.u.gpu.link = l->number;
+        pna_strlcpy(ev.u.gpu.remote_bus_id, l->remote_bus_id, sizeof ev.u.gpu.remote_bus_id);
+        snprintf(ev.text, sizeof ev.text, "GPU %s link %u %s (remote %s)", g->pci_bus_id,
+                 l->number, up ? "is up again" : "went down",
+                 l->remote_bus_id[0] ? l->remote_bus_id : "unknown");
+        pna_event_post(&ev);
+    }
+    a->links_seen_up |= up_now;
+    a->links_up = up_now;
+}
+
+/* A change of verdict is notified with its reason; a GPU that starts ok (or
+ * unknown) is not news. */
+static void check_health(const struct pna_gpu *g, struct gpu_alert *a)
+{
+    char reason[PNA_GPU_HEALTH_REASON_MAX];
+    int v = (int)pna_gpu_health(g, reason, sizeof reason);
+    bool quiet_start = a->health == 0 && (v == PNA_VERDICT_OK || v == PNA_VERDICT_UNKNOWN);
+    if (v != a->health && !quiet_start) {
+        static const enum pna_severity sev[] = {
+            [PNA_VERDICT_OK] = PNA_SEV_INFO, [PNA_VERDICT_WARNING] = PNA_SEV_WARNING,
+            [PNA_VERDICT_CRITICAL] = PNA_SEV_CRITICAL, [PNA_VERDICT_UNKNOWN] = PNA_SEV_INFO,
+        };
+        struct pna_event ev;
+        gpu_event_init(&ev, PNA_EV_GPU_HEALTH, sev[v], g->index, g->pci_bus_id, g->uuid);
+        ev.u.gpu.health = v;
+        pna_strlcpy(ev.u.gpu.reason, reason, sizeof ev.u.gpu.reason);
+        snprintf(ev.text, sizeof ev.text, "GPU %s is %s%s%s", g->pci_bus_id, pna_gpu_verdict_name(v),
+                 reason[0] ? ": " : "", reason);
+        pna_event_post(&ev);
+    }
+    a->health = v;
+}
+
+/* Compare this poll's GPUs with the last: post thermal, lost, link and
+ * health events, mark links that went down, and rebuild the alert table
+ * (GPUs no longer present drop out of it). */
+static void check_alerts(struct gpu_state *st, struct pna_gpu_list *list)
 {
     struct gpu_alert *next = calloc(list->count ? list->count : 1, sizeof *next);
     if (!next)
         return;
     for (size_t i = 0; i < list->count; i++) {
-        const struct pna_gpu *g = &list->gpus[i];
+        struct pna_gpu *g = &list->gpus[i];
         struct gpu_alert *old = alert_for(st, g);
         struct gpu_alert *a = &next[i];
         if (old)
@@ -210,6 +270,8 @@ static void check_alerts(struct gpu_state *st, const struct pna_gpu_list *list)
         }
         a->lost_reported = g->lost;
         check_thermal(st, g, a);
+        check_links(g, a);
+        check_health(g, a);
     }
     for (size_t i = 0; i < st->nalerts; i++) {
         const struct gpu_alert *a = &st->alerts[i];
@@ -424,9 +486,9 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
 
     pna_gpu_list_sort(&list);
     dedupe(&list);
+    fill_xids(st, list.gpus, list.count);
     check_alerts(st, &list);
     refresh_xid_listener(st, &list);
-    fill_xids(st, list.gpus, list.count);
 
     snap->count = list.count;
     snap->gpus = list.gpus; /* the snapshot owns the array now */

@@ -1,6 +1,6 @@
-/* snmp/gpu_table.c -- primusGpu: primusGpuCount and primusGpuTable, from the
- * descriptors of model/gpu/gpu_metrics.c.  Rows come sorted by primusGpuIndex
- * (the PCI key) from the poller. */
+/* snmp/gpu_table.c -- primusGpu: primusGpuCount, primusGpuTable and
+ * primusGpuLinkTable, from the descriptors of model/gpu/.  Rows come sorted
+ * by primusGpuIndex (the PCI key) from the poller, links by number. */
 #include "pna_autoconf.h"
 #include "snmp/tables.h"
 
@@ -16,7 +16,18 @@ static size_t gpu_index(const struct pna_row *row, oid *idx)
     return 1;
 }
 
+/* primusGpuIndex, primusGpuLinkNumber */
+static size_t gpu_link_index(const struct pna_row *row, oid *idx)
+{
+    const struct pna_gpu *g = row->owner;
+    const struct pna_gpu_link *l = row->rec;
+    idx[0] = g->index;
+    idx[1] = l->number;
+    return 2;
+}
+
 static const oid gpu_group_oid[] = { PNA_OID_GPU };
+static const oid gpu_link_table_oid[] = { PNA_OID_GPU_LINK_TABLE };
 static const oid gpu_table_oid[] = { PNA_OID_GPU_TABLE };
 
 const struct pna_scalar_def pna_gpu_scalars = {
@@ -24,4 +35,7 @@ const struct pna_scalar_def pna_gpu_scalars = {
 };
 const struct pna_table_def pna_gpu_table = {
     &pna_gpu_metrics, gpu_table_oid, OID_LENGTH(gpu_table_oid), true, gpu_index,
+};
+const struct pna_table_def pna_gpu_link_table = {
+    &pna_gpu_link_metrics, gpu_link_table_oid, OID_LENGTH(gpu_link_table_oid), true, gpu_link_index,
 };

@@ -28,6 +28,7 @@ static const oid event_entry[] = { PNA_OID_EVENT_ENTRY };
 static const oid ib_port_entry[] = { PNA_OID_IB_PORT_ENTRY };
 static const oid container_entry[] = { PNA_OID_CONTAINER_ENTRY };
 static const oid gpu_entry[] = { PNA_OID_GPU_ENTRY };
+static const oid gpu_link_entry[] = { PNA_OID_GPU_LINK_ENTRY };
 static const oid notify_objects[] = { PNA_OID_NOTIFY_OBJECTS };
 
 /* A varbind list being built; NAME is reused for each OID. */
@@ -187,6 +188,24 @@ static void gpu_varbinds(struct vb_builder *b, const struct pna_event *ev)
     if (ev->type == PNA_EV_GPU_XID) {
         add_notify_object(b, PNA_SC_NOTIFY_GPU_XID);
         add_u32(b, (uint32_t)g->xid);
+    } else if (ev->type == PNA_EV_GPU_LINK_DOWN || ev->type == PNA_EV_GPU_LINK_UP) {
+        vb_name(b, gpu_link_entry, OID_LENGTH(gpu_link_entry),
+                column_of(&pna_gpu_link_metrics, "primusGpuLinkState"));
+        vb_index_u32(b, g->index);
+        vb_index_u32(b, g->link);
+        add_int(b, ev->type == PNA_EV_GPU_LINK_UP ? PNA_GPU_LINK_STATE_UP : PNA_GPU_LINK_STATE_DOWN);
+        vb_name(b, gpu_link_entry, OID_LENGTH(gpu_link_entry),
+                column_of(&pna_gpu_link_metrics, "primusGpuLinkRemoteBusId"));
+        vb_index_u32(b, g->index);
+        vb_index_u32(b, g->link);
+        add_str(b, g->remote_bus_id);
+    } else if (ev->type == PNA_EV_GPU_HEALTH) {
+        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuHealth"));
+        vb_index_u32(b, g->index);
+        add_int(b, g->health);
+        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuHealthReason"));
+        vb_index_u32(b, g->index);
+        add_str(b, g->reason);
     } else if (ev->type == PNA_EV_GPU_THERMAL) {
         vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuTemperature"));
         vb_index_u32(b, g->index);
@@ -219,6 +238,9 @@ static unsigned notification_number(enum pna_event_type type)
     case PNA_EV_GPU_THERMAL: return PNA_NOTIF_GPU_THERMAL;
     case PNA_EV_GPU_LOST: return PNA_NOTIF_GPU_LOST;
     case PNA_EV_PFC_PAUSE_STORM: return PNA_NOTIF_PFC_PAUSE_STORM;
+    case PNA_EV_GPU_LINK_DOWN: return PNA_NOTIF_GPU_LINK_DOWN;
+    case PNA_EV_GPU_LINK_UP: return PNA_NOTIF_GPU_LINK_UP;
+    case PNA_EV_GPU_HEALTH: return PNA_NOTIF_GPU_HEALTH_CHANGE;
     }
     return 0;
 }
@@ -233,7 +255,10 @@ static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
     case PNA_EV_CONTAINER_OOM: oom_varbinds(b, ev); break;
     case PNA_EV_GPU_XID:
     case PNA_EV_GPU_THERMAL:
-    case PNA_EV_GPU_LOST: gpu_varbinds(b, ev); break;
+    case PNA_EV_GPU_LOST:
+    case PNA_EV_GPU_LINK_DOWN:
+    case PNA_EV_GPU_LINK_UP:
+    case PNA_EV_GPU_HEALTH: gpu_varbinds(b, ev); break;
     case PNA_EV_PFC_PAUSE_STORM: pfc_varbinds(b, ev); break;
     }
 }

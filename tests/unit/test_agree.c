@@ -32,7 +32,7 @@
 #include "core/events.h"
 #include "core/view.h"
 #include "http/render/render.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/ib.h"
 #include "model/metric_tables.h"
 #include "pollers/pollers.h"

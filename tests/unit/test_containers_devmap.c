@@ -2,7 +2,7 @@
  * numbers resolved through sysfs, and the node's GPUs counted from /dev. */
 #include "pna_autoconf.h"
 #include "sources/containers/devmap.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 

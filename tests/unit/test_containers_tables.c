@@ -8,7 +8,7 @@
 #include "pollers/pollers.h"
 #include "core/events.h"
 #include "model/containers.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/storage.h"
 #include "snmp/tables.h"
 #include "model/oids.h"

@@ -1,6 +1,6 @@
 /* test_gpu_model.c -- PCI addresses into GPU row keys, and the sorted GPU list. */
 #include "pna_autoconf.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "unit.h"
 
 static void test_pci_forms(void)

@@ -6,7 +6,7 @@
 #include "core/config.h"
 #include "pollers/pollers.h"
 #include "core/events.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "unit.h"
 
 #include <stdbool.h>
@@ -352,6 +352,13 @@ static void test_nvsmi_fallback(void)
             CHECK_STR(s->gpus[0].name, "Tesla T4");
         pna_snap_release(&s->base);
     }
+    /* The recorded T4 trained its PCIe link at x8 of x16: a warning from the
+     * first poll, with its reason. */
+    struct seen first = drain();
+    CHECK_INT(count_type(&first, PNA_EV_GPU_HEALTH), 1);
+    const struct pna_event *h = find_type(&first, PNA_EV_GPU_HEALTH);
+    CHECK(h && h->u.gpu.health == PNA_VERDICT_WARNING && h->severity == PNA_SEV_WARNING);
+    CHECK(h && strcmp(h->u.gpu.reason, "PCIe link trained at x8 of x16") == 0);
     /* nvidia-smi failing fails the poll (the core keeps the last snapshot) */
     setenv("PNA_FAKE_NVSMI_EXIT", "6", 1);
     err[0] = '\0';

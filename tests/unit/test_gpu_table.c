@@ -5,7 +5,7 @@
 #include "pna_autoconf.h"
 #include "sources/gpu/amd.h"
 #include "sources/gpu/nvsmi.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "snmp/tables.h"
 #include "model/oids.h"
 #include "util/fileio.h"
@@ -183,7 +183,7 @@ static void test_walk(void)
     }
     CHECK_INT(first_col_rows, 3);
     CHECK(cells > 60 && cells < 200);
-    CHECK_INT(cur[ELEN], mib_column("primusGpuHolderCount"));
+    CHECK_INT(cur[ELEN], mib_column("primusGpuWorstXid"));
 }
 
 static void test_count(void)

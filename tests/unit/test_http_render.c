@@ -10,7 +10,7 @@
 #include "sources/pfc/pfc_names.h"
 #include "http/render/render.h"
 #include "model/containers.h"
-#include "model/gpu.h"
+#include "model/gpu/gpu.h"
 #include "model/ib.h"
 #include "model/node.h"
 #include "model/pfc.h"

@@ -13,6 +13,7 @@
 #include "pna_autoconf.h"
 #include "core/events.h"
 #include "http/render/render.h"
+#include "model/gpu/gpu.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -55,9 +56,20 @@ static json_t *details(const struct pna_event *ev)
                          pna_json_u64(ev->u.oom.kill_count));
     case PNA_EV_GPU_XID:
     case PNA_EV_GPU_THERMAL:
-    case PNA_EV_GPU_LOST: {
+    case PNA_EV_GPU_LOST:
+    case PNA_EV_GPU_LINK_DOWN:
+    case PNA_EV_GPU_LINK_UP:
+    case PNA_EV_GPU_HEALTH: {
         json_t *o = json_pack("{s:o,s:o}", "pci_bus_id", pna_json_text(ev->u.gpu.pci_bus_id),
                               "uuid", pna_json_text(ev->u.gpu.uuid));
+        if (ev->type == PNA_EV_GPU_LINK_DOWN || ev->type == PNA_EV_GPU_LINK_UP) {
+            json_object_set_new(o, "link", json_integer(ev->u.gpu.link));
+            json_object_set_new(o, "remote_pci_bus_id", pna_json_text(ev->u.gpu.remote_bus_id));
+        }
+        if (ev->type == PNA_EV_GPU_HEALTH) {
+            json_object_set_new(o, "health", json_string(pna_gpu_verdict_name(ev->u.gpu.health)));
+            json_object_set_new(o, "reason", pna_json_text(ev->u.gpu.reason));
+        }
         if (ev->type == PNA_EV_GPU_XID)
             json_object_set_new(o, "xid", pna_json_u64(ev->u.gpu.xid));
         if (ev->type == PNA_EV_GPU_THERMAL) {

@@ -51,6 +51,82 @@ enum pna_gpu_source {
 #define PNA_GPU_THROTTLE_HW_POWER_BRAKE    0x080ULL
 #define PNA_GPU_THROTTLE_DISPLAY_CLOCKS    0x100ULL
 
+/* Why the clocks were held back, as counted over time (NVML's violation
+ * status and the clock-event fields; AMD's throttle residency). */
+enum pna_gpu_held_cause {
+    PNA_GPU_HELD_POWER,          /* power cap (software) */
+    PNA_GPU_HELD_THERMAL,        /* thermal limit */
+    PNA_GPU_HELD_SYNC_BOOST,     /* held to the clocks of a sync-boost group */
+    PNA_GPU_HELD_BOARD_LIMIT,    /* board limit */
+    PNA_GPU_HELD_LOW_UTIL,       /* low utilisation */
+    PNA_GPU_HELD_RELIABILITY,    /* board reliability limit */
+    PNA_GPU_HELD_SW_THERMAL,     /* software thermal slowdown */
+    PNA_GPU_HELD_HW_THERMAL,     /* hardware thermal slowdown */
+    PNA_GPU_HELD_HW_POWER_BRAKE, /* external power brake */
+    PNA_GPU_HELD_CAUSES
+};
+
+/* What the GPU's engines did over the last poll interval (NVML GPU
+ * performance monitoring, two samples a poll apart; AMD gpu_metrics). */
+enum pna_gpu_activity {
+    PNA_GPU_ACT_GRAPHICS,        /* graphics/compute engine active */
+    PNA_GPU_ACT_SM,              /* SMs with at least one warp resident */
+    PNA_GPU_ACT_SM_OCCUPANCY,    /* warps resident against the maximum */
+    PNA_GPU_ACT_TENSOR,          /* any tensor pipe active */
+    PNA_GPU_ACT_DRAM,            /* device memory bandwidth used against the peak */
+    PNA_GPU_ACT_FP64,
+    PNA_GPU_ACT_FP32,
+    PNA_GPU_ACT_FP16,
+    PNA_GPU_ACTIVITIES
+};
+
+/* The remote end of a GPU link. */
+enum pna_gpu_link_remote {
+    PNA_GPU_LINK_REMOTE_UNKNOWN = 0,
+    PNA_GPU_LINK_REMOTE_GPU,
+    PNA_GPU_LINK_REMOTE_SWITCH,
+    PNA_GPU_LINK_REMOTE_CPU,
+};
+
+/* The driver's recommended recovery action (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION). */
+enum pna_gpu_recovery {
+    PNA_GPU_RECOVERY_NONE = 0,
+    PNA_GPU_RECOVERY_RESET,
+    PNA_GPU_RECOVERY_REBOOT,
+    PNA_GPU_RECOVERY_DRAIN_P2P,
+    PNA_GPU_RECOVERY_DRAIN_AND_RESET,
+};
+
+/* NVSwitch fabric registration (nvmlDeviceGetGpuFabricInfoV). */
+enum pna_gpu_fabric {
+    PNA_GPU_FABRIC_NOT_STARTED = 1,
+    PNA_GPU_FABRIC_IN_PROGRESS,
+    PNA_GPU_FABRIC_COMPLETED,
+};
+
+#define PNA_GPU_MAX_LINKS 18     /* NVLink 4 has 18 per GPU */
+
+/* One GPU-to-GPU link (NVLink, XGMI).  Counters are since the driver loaded. */
+struct pna_gpu_link {
+    uint32_t number;             /* the vendor's link number */
+    bool has_state;
+    bool up;
+    bool has_version;
+    uint32_t version;            /* NVLink version */
+    char remote_bus_id[24];      /* canonical PCI address of the other end, "" unknown */
+    uint32_t remote_type;        /* enum pna_gpu_link_remote */
+    bool has_speed;
+    uint32_t speed_mbps;         /* per direction */
+    bool has_errors;             /* the four data-link error counters */
+    uint64_t replay_errors, recovery_errors, crc_flit_errors, crc_data_errors;
+    bool has_symbol_errors;      /* NVLink 5 */
+    uint64_t symbol_errors;
+    bool has_traffic;
+    uint64_t tx_bytes, rx_bytes; /* payload data */
+    bool went_down;              /* up at a poll since the agent started, not up now
+                                    (set by the GPU poller) */
+};
+
 struct pna_gpu {
     /* identity */
     uint32_t index;              /* PCI key: primusGpuIndex */
@@ -138,6 +214,8 @@ struct pna_gpu {
     /* memory errors: lifetime ("aggregate") counts where the source has them */
     bool has_ecc;
     uint64_t ecc_corrected, ecc_uncorrected;
+    bool has_ecc_volatile;       /* since the driver loaded (last reset) */
+    uint64_t ecc_uncorrected_volatile;
     bool has_retired_pages;
     uint32_t retired_pages_sbe;  /* retired for multiple single-bit errors */
     uint32_t retired_pages_dbe;  /* retired for double-bit errors */
@@ -157,6 +235,30 @@ struct pna_gpu {
     bool has_xid;
     uint32_t xid_errors;
     uint32_t last_xid;           /* 0 when none */
+    uint32_t worst_xid;          /* the most severe since the agent started (pna_gpu_xid_class) */
+
+    /* time held back, microseconds since the driver loaded, per cause */
+    bool has_held[PNA_GPU_HELD_CAUSES];
+    uint64_t held_us[PNA_GPU_HELD_CAUSES];
+
+    /* activity over the last poll interval, hundredths of a percent */
+    bool has_activity[PNA_GPU_ACTIVITIES];
+    uint32_t activity_bp[PNA_GPU_ACTIVITIES];
+    bool has_pcie_rate;          /* PCIe traffic, bytes per second */
+    uint64_t pcie_tx_rate, pcie_rx_rate;
+    bool has_nvlink_rate;        /* all links together, bytes per second */
+    uint64_t nvlink_tx_rate, nvlink_rx_rate;
+
+    /* health inputs besides the figures above */
+    bool has_recovery_action;
+    uint32_t recovery_action;    /* enum pna_gpu_recovery */
+    bool has_fabric;
+    uint32_t fabric_state;       /* enum pna_gpu_fabric */
+    bool fabric_failed;          /* registration finished with an error */
+
+    /* links to other GPUs and switches, ascending number */
+    uint32_t link_count;
+    struct pna_gpu_link links[PNA_GPU_MAX_LINKS];
 
     /* work */
     bool has_processes;
@@ -229,5 +331,35 @@ int pna_gpu_thermal_state(const struct pna_gpu *g, int32_t threshold_c, bool was
                           int32_t *limit_c);
 
 #define PNA_GPU_THERMAL_HYSTERESIS_C 2
+
+/* ---- health (model/gpu/gpu_health.c) ---------------------------------------- */
+
+/* Numbered as primusGpuHealth. */
+enum pna_gpu_verdict {
+    PNA_VERDICT_OK = 1,
+    PNA_VERDICT_WARNING,
+    PNA_VERDICT_CRITICAL,
+    PNA_VERDICT_UNKNOWN,
+};
+
+/* What an XID says about the GPU, from NVIDIA's XID catalogue. */
+enum pna_gpu_xid_class {
+    PNA_XID_APPLICATION = 0,     /* the application's fault (13, 31, 43, 45...) or unclassified */
+    PNA_XID_WARNING,             /* the GPU works, watch it (63, 92, 94...) */
+    PNA_XID_RESET,               /* the GPU needs a reset (48, 64, 95, 119, 120...) */
+    PNA_XID_REBOOT,              /* the node needs a reboot (79 fallen off the bus, 62...) */
+};
+enum pna_gpu_xid_class pna_gpu_xid_class(uint32_t xid);
+/* Of two XIDs, the one whose class is more severe (A when equal). */
+uint32_t pna_gpu_xid_worse(uint32_t a, uint32_t b);
+
+/* "ok", "warning", "critical", "unknown" (primusGpuHealth's labels); "" else. */
+const char *pna_gpu_verdict_name(int verdict);
+
+#define PNA_GPU_HEALTH_REASON_MAX 64   /* primusGpuHealthReason's SIZE, with the NUL */
+
+/* The verdict on G and, in REASON, why (the first rule that decided it,
+ * "" for ok).  The rules are in gpu_health.c and docs/gpu.md. */
+enum pna_gpu_verdict pna_gpu_health(const struct pna_gpu *g, char *reason, size_t cap);
 
 #endif

@@ -188,9 +188,70 @@ static void get_mig(const struct pna_row *r, struct pna_value *out)
         pna_value_i64(out, g->mig_enabled ? PNA_GPU_MIG_MODE_ENABLED : PNA_GPU_MIG_MODE_DISABLED);
 }
 
+static const char *const health_names[] = {
+    [PNA_GPU_HEALTH_OK] = "ok", [PNA_GPU_HEALTH_WARNING] = "warning",
+    [PNA_GPU_HEALTH_CRITICAL] = "critical", [PNA_GPU_HEALTH_UNKNOWN] = "unknown",
+};
+static const struct pna_enum health_enum = PNA_ENUM(health_names);
+
+/* The verdict is computed from the row (model/gpu/gpu_health.c): the same
+ * rules for SNMP, the bridge and the notification. */
+static void get_health(const struct pna_row *r, struct pna_value *out)
+{
+    char reason[PNA_GPU_HEALTH_REASON_MAX];
+    pna_value_i64(out, pna_gpu_health(gpu_of(r), reason, sizeof reason));
+}
+
+static void get_health_reason(const struct pna_row *r, struct pna_value *out)
+{
+    pna_gpu_health(gpu_of(r), out->buf, sizeof out->buf);
+    pna_value_text(out, out->buf);
+}
+
+static const char *const recovery_names[] = {
+    [PNA_GPU_RECOVERY_ACTION_NONE] = "none", [PNA_GPU_RECOVERY_ACTION_RESET] = "reset",
+    [PNA_GPU_RECOVERY_ACTION_REBOOT] = "reboot", [PNA_GPU_RECOVERY_ACTION_DRAIN_P2P] = "drainP2p",
+    [PNA_GPU_RECOVERY_ACTION_DRAIN_AND_RESET] = "drainAndReset",
+};
+static const struct pna_enum recovery_enum = PNA_ENUM(recovery_names);
+
+static void get_recovery(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu *g = gpu_of(r);
+    if (g->has_recovery_action)
+        pna_value_i64(out, PNA_GPU_RECOVERY_ACTION_NONE + (int64_t)g->recovery_action);
+}
+
+static const char *const fabric_names[] = {
+    [PNA_GPU_FABRIC_STATE_NOT_STARTED] = "notStarted", [PNA_GPU_FABRIC_STATE_IN_PROGRESS] = "inProgress",
+    [PNA_GPU_FABRIC_STATE_COMPLETED] = "completed", [PNA_GPU_FABRIC_STATE_FAILED] = "failed",
+};
+static const struct pna_enum fabric_enum = PNA_ENUM(fabric_names);
+
+static void get_fabric(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu *g = gpu_of(r);
+    if (!g->has_fabric)
+        return;
+    if (g->fabric_failed)
+        pna_value_i64(out, PNA_GPU_FABRIC_STATE_FAILED);
+    else
+        pna_value_i64(out, g->fabric_state); /* enum pna_gpu_fabric numbers the MIB's */
+}
+
 #define GPU(member) PNA_FIELD(struct pna_gpu, member)
 #define GPU_NZ(member) PNA_FIELD_NZ(struct pna_gpu, member)
 #define GPU_IF(member, has) PNA_FIELD_IF(struct pna_gpu, member, has)
+
+#define ACTIVITY(col, obj, act, fam, what)                                                     \
+    { .column = (col), .object = (obj), .syntax = U32, .max = 10000,                           \
+      .field = GPU_IF(activity_bp[act], has_activity[act]), .family = (fam), .type = GAUGE,    \
+      .scale = PNA_SCALE_E(-4), .help = what " over the last poll interval, 0..1" }
+#define HELD(col, obj, cause, name)                                                            \
+    { .column = (col), .object = (obj), .syntax = C64,                                         \
+      .field = GPU_IF(held_us[cause], has_held[cause]), .family = "primus_gpu_throttle_seconds_total", \
+      .type = COUNTER, .scale = PNA_SCALE_E(-6), .label = "cause", .label_value = (name),       \
+      .help = "Time the GPU's clocks were held back since the driver loaded, by cause" }
 
 static const struct pna_metric gpu_metrics[] = {
     /* identity: every row has it, a lost GPU too */
@@ -335,6 +396,71 @@ static const struct pna_metric gpu_metrics[] = {
     { .column = 53, .object = "primusGpuPerfState", .syntax = U32, .max = 15,
       .field = GPU_IF(perf_state, has_perf_state), .family = "primus_gpu_performance_state",
       .type = GAUGE, .help = "Performance state, 0 (P0, fastest) to 15" },
+
+    /* activity: what the engines did, not only whether a kernel ran */
+    ACTIVITY(57, "primusGpuGrEngineActive", PNA_GPU_ACT_GRAPHICS, "primus_gpu_graphics_engine_active_ratio",
+             "Share of time the graphics/compute engine was active"),
+    ACTIVITY(58, "primusGpuSmActive", PNA_GPU_ACT_SM, "primus_gpu_sm_active_ratio",
+             "Share of time the SMs had at least one warp resident, averaged over the SMs"),
+    ACTIVITY(59, "primusGpuSmOccupancy", PNA_GPU_ACT_SM_OCCUPANCY, "primus_gpu_sm_occupancy_ratio",
+             "Warps resident on the SMs against the most they can hold"),
+    ACTIVITY(60, "primusGpuTensorActive", PNA_GPU_ACT_TENSOR, "primus_gpu_tensor_active_ratio",
+             "Share of time a tensor pipe was active"),
+    ACTIVITY(61, "primusGpuDramActive", PNA_GPU_ACT_DRAM, "primus_gpu_dram_active_ratio",
+             "Device memory bandwidth used against its peak"),
+    ACTIVITY(62, "primusGpuFp64Active", PNA_GPU_ACT_FP64, "primus_gpu_fp64_active_ratio",
+             "Share of time the FP64 pipe was active (tensor cores excluded)"),
+    ACTIVITY(63, "primusGpuFp32Active", PNA_GPU_ACT_FP32, "primus_gpu_fp32_active_ratio",
+             "Share of time the FP32 pipe was active (tensor cores excluded)"),
+    ACTIVITY(64, "primusGpuFp16Active", PNA_GPU_ACT_FP16, "primus_gpu_fp16_active_ratio",
+             "Share of time the FP16 pipe was active (tensor cores excluded)"),
+    { .column = 65, .object = "primusGpuPcieTxRate", .syntax = C64,
+      .field = GPU_IF(pcie_tx_rate, has_pcie_rate), .family = "primus_gpu_pcie_transmit_bytes_per_second",
+      .type = GAUGE, .help = "Bytes per second the GPU sent over PCIe, protocol headers included" },
+    { .column = 66, .object = "primusGpuPcieRxRate", .syntax = C64,
+      .field = GPU_IF(pcie_rx_rate, has_pcie_rate), .family = "primus_gpu_pcie_receive_bytes_per_second",
+      .type = GAUGE, .help = "Bytes per second the GPU received over PCIe, protocol headers included" },
+    { .column = 67, .object = "primusGpuNvLinkTxRate", .syntax = C64,
+      .field = GPU_IF(nvlink_tx_rate, has_nvlink_rate),
+      .family = "primus_gpu_nvlink_transmit_bytes_per_second", .type = GAUGE,
+      .help = "Bytes per second the GPU sent over all its NVLinks" },
+    { .column = 68, .object = "primusGpuNvLinkRxRate", .syntax = C64,
+      .field = GPU_IF(nvlink_rx_rate, has_nvlink_rate),
+      .family = "primus_gpu_nvlink_receive_bytes_per_second", .type = GAUGE,
+      .help = "Bytes per second the GPU received over all its NVLinks" },
+
+    /* time held back, one family split by cause */
+    HELD(69, "primusGpuThrottleTimePower", PNA_GPU_HELD_POWER, "power"),
+    HELD(70, "primusGpuThrottleTimeThermal", PNA_GPU_HELD_THERMAL, "thermal"),
+    HELD(71, "primusGpuThrottleTimeSyncBoost", PNA_GPU_HELD_SYNC_BOOST, "sync_boost"),
+    HELD(72, "primusGpuThrottleTimeBoardLimit", PNA_GPU_HELD_BOARD_LIMIT, "board_limit"),
+    HELD(73, "primusGpuThrottleTimeLowUtil", PNA_GPU_HELD_LOW_UTIL, "low_utilization"),
+    HELD(74, "primusGpuThrottleTimeReliability", PNA_GPU_HELD_RELIABILITY, "reliability"),
+    HELD(75, "primusGpuThrottleTimeSwThermal", PNA_GPU_HELD_SW_THERMAL, "sw_thermal"),
+    HELD(76, "primusGpuThrottleTimeHwThermal", PNA_GPU_HELD_HW_THERMAL, "hw_thermal"),
+    HELD(77, "primusGpuThrottleTimeHwPowerBrake", PNA_GPU_HELD_HW_POWER_BRAKE, "hw_power_brake"),
+
+    /* health: a lost GPU keeps its verdict (critical) */
+    { .column = 78, .object = "primusGpuHealth", .syntax = INT, .flags = ID, .get = get_health,
+      .enums = &health_enum, .family = "primus_gpu_health", .type = PNA_FAMILY_STATESET,
+      .label = "state", .json = "health",
+      .help = "The agent's verdict on the GPU: one series per state, 1 for the current one" },
+    { .column = 79, .object = "primusGpuHealthReason", .syntax = TEXT, .flags = ID,
+      .get = get_health_reason, .label = "health_reason", .json = "health_reason" },
+    { .column = 80, .object = "primusGpuRecoveryAction", .syntax = INT, .get = get_recovery,
+      .enums = &recovery_enum, .family = "primus_gpu_recovery_action", .type = PNA_FAMILY_STATE,
+      .label = "action", .help = "What the driver recommends to recover the GPU; always 1" },
+    { .column = 81, .object = "primusGpuFabricState", .syntax = INT, .get = get_fabric,
+      .enums = &fabric_enum, .family = "primus_gpu_fabric_state", .type = PNA_FAMILY_STATE,
+      .label = "state", .help = "NVSwitch fabric registration of the GPU; always 1" },
+    { .column = 82, .object = "primusGpuEccUncorrectedVolatile", .syntax = C64,
+      .field = GPU_IF(ecc_uncorrected_volatile, has_ecc_volatile),
+      .family = "primus_gpu_ecc_uncorrected_volatile_errors_total", .type = COUNTER,
+      .help = "Uncorrected ECC errors since the driver was loaded or the GPU reset" },
+    { .column = 83, .object = "primusGpuWorstXid", .syntax = U32, .flags = ID,
+      .field = GPU_IF(worst_xid, has_xid), .family = "primus_gpu_worst_xid", .type = GAUGE,
+      .help = "The most severe XID reported since the agent started (by NVIDIA's XID catalogue); "
+              "0 when none" },
 };
 
 const struct pna_metric_table pna_gpu_metrics = {

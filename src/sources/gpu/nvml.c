@@ -79,6 +79,19 @@ static void resolve_symbols(struct pna_nvml *nv)
     SYM(DeviceGetGraphicsProcs, "nvmlDeviceGetGraphicsRunningProcesses_v3",
         "nvmlDeviceGetGraphicsRunningProcesses_v2");
     SYM(DeviceGetMigMode, "nvmlDeviceGetMigMode");
+    SYM(DeviceGetViolationStatus, "nvmlDeviceGetViolationStatus");
+    SYM(DeviceGetPcieThroughput, "nvmlDeviceGetPcieThroughput");
+    SYM(DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState");
+    SYM(DeviceGetNvLinkVersion, "nvmlDeviceGetNvLinkVersion");
+    SYM(DeviceGetNvLinkRemotePciInfo, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    SYM(DeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    SYM(DeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter");
+    SYM(GpmQueryDeviceSupport, "nvmlGpmQueryDeviceSupport");
+    SYM(GpmSampleAlloc, "nvmlGpmSampleAlloc");
+    SYM(GpmSampleFree, "nvmlGpmSampleFree");
+    SYM(GpmSampleGet, "nvmlGpmSampleGet");
+    SYM(GpmMetricsGet, "nvmlGpmMetricsGet");
+    SYM(DeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
     SYM(EventSetCreate, "nvmlEventSetCreate");
     SYM(DeviceRegisterEvents, "nvmlDeviceRegisterEvents");
     SYM(EventSetWait, "nvmlEventSetWait_v2");
@@ -136,6 +149,8 @@ int pna_nvml_close(struct pna_nvml *nv)
     pna_nvml_events_stop(nv);
     if (nv->ev_detached)
         return 1; /* a listener is still inside the library: keep it all */
+    for (size_t i = 0; i < nv->nident; i++)
+        pna_nvml_activity_forget(nv, &nv->ident[i]);
     if (nv->initialised)
         nv->Shutdown();
     dlclose(nv->lib);
@@ -218,6 +233,26 @@ static void read_memory(struct dev_read *r, struct pna_gpu *g)
     }
 }
 
+bool pna_nvml_field(struct dev_read *r, unsigned field, unsigned scope, long long *out)
+{
+    nvmlFieldValue_t fv;
+    memset(&fv, 0, sizeof fv);
+    fv.fieldId = field;
+    fv.scopeId = scope;
+    if (r->lost || !r->nv->DeviceGetFieldValues ||
+        !pna_nvml_ok(r, r->nv->DeviceGetFieldValues(r->dev, 1, &fv)) || fv.nvmlReturn != NVML_SUCCESS)
+        return false;
+    switch (fv.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_INT: *out = fv.value.uiVal; return true;
+    case NVML_VALUE_TYPE_SIGNED_INT: *out = fv.value.siVal; return true;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: *out = (long long)fv.value.ulVal; return true;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *out = (long long)fv.value.ullVal; return true;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: *out = fv.value.sllVal; return true;
+    case NVML_VALUE_TYPE_DOUBLE: *out = (long long)fv.value.dVal; return true;
+    default: return false;
+    }
+}
+
 static void read_thermal(struct dev_read *r, struct pna_gpu *g)
 {
     struct pna_nvml *nv = r->nv;
@@ -237,28 +272,12 @@ static void read_thermal(struct dev_read *r, struct pna_gpu *g)
         g->has_temp_shutdown = true;
         g->temp_shutdown_c = (int32_t)v;
     }
-    /* HBM temperature exists only as a field value. */
-    if (!r->lost && nv->DeviceGetFieldValues) {
-        nvmlFieldValue_t fv;
-        memset(&fv, 0, sizeof fv);
-        fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
-        if (pna_nvml_ok(r, nv->DeviceGetFieldValues(r->dev, 1, &fv)) && fv.nvmlReturn == NVML_SUCCESS) {
-            long long t;
-            switch (fv.valueType) {
-            case NVML_VALUE_TYPE_UNSIGNED_INT: t = fv.value.uiVal; break;
-            case NVML_VALUE_TYPE_SIGNED_INT: t = fv.value.siVal; break;
-            case NVML_VALUE_TYPE_UNSIGNED_LONG: t = (long long)fv.value.ulVal; break;
-            case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: t = (long long)fv.value.ullVal; break;
-            case NVML_VALUE_TYPE_SIGNED_LONG_LONG: t = fv.value.sllVal; break;
-            case NVML_VALUE_TYPE_DOUBLE: t = (long long)fv.value.dVal; break;
-            default: t = -1000; break;
-            }
-            /* 0 is what GPUs without an HBM sensor answer on some drivers */
-            if (t > 0 && t < 200) {
-                g->has_temp_mem = true;
-                g->temp_mem_c = (int32_t)t;
-            }
-        }
+    /* HBM temperature exists only as a field value; 0 is what GPUs without
+     * an HBM sensor answer on some drivers. */
+    long long t;
+    if (pna_nvml_field(r, NVML_FI_DEV_MEMORY_TEMP, 0, &t) && t > 0 && t < 200) {
+        g->has_temp_mem = true;
+        g->temp_mem_c = (int32_t)t;
     }
 }
 
@@ -274,6 +293,12 @@ static void read_ecc(struct dev_read *r, struct pna_gpu *g)
         g->has_ecc = true;
         g->ecc_corrected = c;
         g->ecc_uncorrected = u;
+    }
+    if (!r->lost && nv->DeviceGetTotalEccErrors &&
+        pna_nvml_ok(r, nv->DeviceGetTotalEccErrors(r->dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                                                   NVML_VOLATILE_ECC, &u))) {
+        g->has_ecc_volatile = true;
+        g->ecc_uncorrected_volatile = u;
     }
     /* Page counts only: a zero-sized buffer asks for the count. */
     unsigned int sbe = 0, dbe = 0;
@@ -360,7 +385,7 @@ static void read_work(struct dev_read *r, struct pna_gpu *g)
     }
 }
 
-static void read_metrics(struct dev_read *r, struct pna_gpu *g)
+static void read_metrics(struct dev_read *r, struct nvml_ident *id, struct pna_gpu *g)
 {
     struct pna_nvml *nv = r->nv;
     nvmlUtilization_t u;
@@ -406,6 +431,10 @@ static void read_metrics(struct dev_read *r, struct pna_gpu *g)
     read_ecc(r, g);
     g->has_throttle = get_ull(r, nv->DeviceGetClocksEventReasons, &g->throttle_reasons);
     read_work(r, g);
+    pna_nvml_read_held(r, g);
+    pna_nvml_read_activity(r, id, g);
+    pna_nvml_read_health(r, g);
+    pna_nvml_read_links(r, g);
 }
 
 /* Copy the identity part of G (what a lost GPU keeps). */
@@ -466,15 +495,16 @@ static struct nvml_ident *ident_find(struct pna_nvml *nv, nvmlDevice_t dev)
     return NULL;
 }
 
-static void ident_remember(struct pna_nvml *nv, nvmlDevice_t dev, const struct pna_gpu *g)
+/* DEV's slot, made when it is new; NULL when the table is full. */
+static struct nvml_ident *ident_slot(struct pna_nvml *nv, nvmlDevice_t dev)
 {
     struct nvml_ident *e = ident_find(nv, dev);
     if (!e && nv->nident < NVML_MAX_GPUS) {
         e = &nv->ident[nv->nident++];
+        memset(e, 0, sizeof *e);
         e->dev = dev;
     }
-    if (e)
-        copy_identity(&e->id, g);
+    return e;
 }
 
 static void read_versions(struct pna_nvml *nv, char *driver, size_t driver_len, char *cuda,
@@ -522,7 +552,7 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
         if (!have) {
             /* Lost before it could name itself: keep the row it had.  Any
              * other failure: skip this GPU, not the whole poll. */
-            if (!r.lost || !known)
+            if (!r.lost || !known || !known->id.pci_bus_id[0])
                 continue;
             copy_identity(&tmp, &known->id);
             tmp.lost = true;
@@ -530,10 +560,12 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
             read_identity(&r, &tmp);
             pna_strlcpy(tmp.driver_version, driver, sizeof tmp.driver_version);
             pna_strlcpy(tmp.cuda_version, cuda, sizeof tmp.cuda_version);
+            struct nvml_ident *slot = ident_slot(nv, r.dev);
             if (!r.lost)
-                read_metrics(&r, &tmp);
+                read_metrics(&r, slot, &tmp);
             if (!r.lost) {
-                ident_remember(nv, r.dev, &tmp);
+                if (slot)
+                    copy_identity(&slot->id, &tmp);
             } else {
                 /* Keep only identity, the fuller one if it was named before. */
                 struct pna_gpu keep = tmp;

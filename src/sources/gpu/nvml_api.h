@@ -59,8 +59,79 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 #define NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS 0
 #define NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR 1
 
-/* Field values (nvmlDeviceGetFieldValues) */
+/* Field values (nvmlDeviceGetFieldValues); a per-link field takes the link
+ * number in scopeId. */
 #define NVML_FI_DEV_MEMORY_TEMP 82
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX 138   /* KiB, per link */
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
+#define NVML_FI_DEV_NVLINK_GET_SPEED 164            /* Mbps, per link */
+#define NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS 221  /* NVLink 5 (Blackwell), per link */
+#define NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER 220
+#define NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS 219
+#define NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS 215
+#define NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS 208
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
+/* Clock event time (ns) that nvmlDeviceGetViolationStatus does not split out */
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 251
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 252
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 253
+
+/* nvmlGpuRecoveryAction_t (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION) */
+#define NVML_GPU_RECOVERY_ACTION_NONE 0
+#define NVML_GPU_RECOVERY_ACTION_GPU_RESET 1
+#define NVML_GPU_RECOVERY_ACTION_NODE_REBOOT 2
+#define NVML_GPU_RECOVERY_ACTION_DRAIN_P2P 3
+#define NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET 4
+
+/* nvmlPerfPolicyType_t (nvmlDeviceGetViolationStatus) */
+#define NVML_PERF_POLICY_POWER 0
+#define NVML_PERF_POLICY_THERMAL 1
+#define NVML_PERF_POLICY_SYNC_BOOST 2
+#define NVML_PERF_POLICY_BOARD_LIMIT 3
+#define NVML_PERF_POLICY_LOW_UTILIZATION 4
+#define NVML_PERF_POLICY_RELIABILITY 5
+
+/* nvmlPcieUtilCounter_t (nvmlDeviceGetPcieThroughput, KB/s over 20 ms) */
+#define NVML_PCIE_UTIL_TX_BYTES 0
+#define NVML_PCIE_UTIL_RX_BYTES 1
+
+/* NVLink */
+#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_FEATURE_DISABLED 0
+#define NVML_FEATURE_ENABLED 1
+/* nvmlNvLinkErrorCounter_t */
+#define NVML_NVLINK_ERROR_DL_REPLAY 0
+#define NVML_NVLINK_ERROR_DL_RECOVERY 1
+#define NVML_NVLINK_ERROR_DL_CRC_FLIT 2
+#define NVML_NVLINK_ERROR_DL_CRC_DATA 3
+/* nvmlIntNvLinkDeviceType_t */
+#define NVML_NVLINK_DEVICE_TYPE_GPU 0x00
+#define NVML_NVLINK_DEVICE_TYPE_IBMNPU 0x01
+#define NVML_NVLINK_DEVICE_TYPE_SWITCH 0x02
+#define NVML_NVLINK_DEVICE_TYPE_UNKNOWN 0xFF
+
+/* GPU performance monitoring (Hopper and later): nvmlGpmMetricId_t */
+#define NVML_GPM_METRIC_GRAPHICS_UTIL 1
+#define NVML_GPM_METRIC_SM_UTIL 2
+#define NVML_GPM_METRIC_SM_OCCUPANCY 3
+#define NVML_GPM_METRIC_ANY_TENSOR_UTIL 5
+#define NVML_GPM_METRIC_DRAM_BW_UTIL 10
+#define NVML_GPM_METRIC_FP64_UTIL 11
+#define NVML_GPM_METRIC_FP32_UTIL 12
+#define NVML_GPM_METRIC_FP16_UTIL 13
+#define NVML_GPM_METRIC_PCIE_TX_PER_SEC 20          /* MiB/s */
+#define NVML_GPM_METRIC_PCIE_RX_PER_SEC 21
+#define NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC 60  /* MiB/s */
+#define NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC 61
+#define NVML_GPM_METRIC_MAX 98
+#define NVML_GPM_METRICS_GET_VERSION 1
+#define NVML_GPM_SUPPORT_VERSION 1
+
+/* nvmlGpuFabricState_t */
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3
 
 /* nvmlValueType_t */
 #define NVML_VALUE_TYPE_DOUBLE 0
@@ -132,6 +203,48 @@ typedef struct nvmlFieldValue_st {
     nvmlValue_t value;
 } nvmlFieldValue_t;
 
+typedef struct nvmlViolationTime_st {
+    unsigned long long referenceTime; /* timestamp, us */
+    unsigned long long violationTime; /* time held back, ns */
+} nvmlViolationTime_t;
+
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+typedef struct {
+    unsigned int metricId;
+    nvmlReturn_t nvmlReturn;
+    double value;
+    struct {
+        char *shortName;
+        char *longName;
+        char *unit;
+    } metricInfo;
+} nvmlGpmMetric_t;
+
+typedef struct {
+    unsigned int version;         /* NVML_GPM_METRICS_GET_VERSION */
+    unsigned int numMetrics;
+    nvmlGpmSample_t sample1;      /* the older sample */
+    nvmlGpmSample_t sample2;
+    nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+
+typedef struct {
+    unsigned int version;         /* NVML_GPM_SUPPORT_VERSION */
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+
+/* nvmlDeviceGetGpuFabricInfoV (nvmlGpuFabricInfo_v2) */
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;          /* why registration failed, when it did */
+    unsigned int cliqueId;
+    unsigned char state;          /* NVML_GPU_FABRIC_STATE_* */
+    unsigned int healthMask;
+} nvmlGpuFabricInfoV_t;
+#define nvmlGpuFabricInfo_v2 ((unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | (2u << 24)))
+
 typedef struct nvmlEventData_st {
     nvmlDevice_t device;
     unsigned long long eventType;
@@ -168,6 +281,21 @@ typedef nvmlReturn_t (*nvmlDeviceGetRunningProcesses_fn)(nvmlDevice_t, unsigned 
                                                          nvmlProcessInfo_t *);
 typedef nvmlReturn_t (*nvmlDeviceGetPerformanceState_fn)(nvmlDevice_t, int *);
 typedef nvmlReturn_t (*nvmlDeviceGetMigMode_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
+typedef nvmlReturn_t (*nvmlDeviceGetViolationStatus_fn)(nvmlDevice_t, int, nvmlViolationTime_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetPcieThroughput_fn)(nvmlDevice_t, int, unsigned int *);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkState_fn)(nvmlDevice_t, unsigned int, int *);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkVersion_fn)(nvmlDevice_t, unsigned int, unsigned int *);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemotePciInfo_v2_fn)(nvmlDevice_t, unsigned int,
+                                                               nvmlPciInfo_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemoteDeviceType_fn)(nvmlDevice_t, unsigned int, int *);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t, unsigned int, int,
+                                                           unsigned long long *);
+typedef nvmlReturn_t (*nvmlGpmQueryDeviceSupport_fn)(nvmlDevice_t, nvmlGpmSupport_t *);
+typedef nvmlReturn_t (*nvmlGpmSampleAlloc_fn)(nvmlGpmSample_t *);
+typedef nvmlReturn_t (*nvmlGpmSampleFree_fn)(nvmlGpmSample_t);
+typedef nvmlReturn_t (*nvmlGpmSampleGet_fn)(nvmlDevice_t, nvmlGpmSample_t);
+typedef nvmlReturn_t (*nvmlGpmMetricsGet_fn)(nvmlGpmMetricsGet_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetGpuFabricInfoV_fn)(nvmlDevice_t, nvmlGpuFabricInfoV_t *);
 typedef nvmlReturn_t (*nvmlEventSetCreate_fn)(nvmlEventSet_t *);
 typedef nvmlReturn_t (*nvmlDeviceRegisterEvents_fn)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 typedef nvmlReturn_t (*nvmlEventSetWait_v2_fn)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);

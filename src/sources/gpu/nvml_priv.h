@@ -20,6 +20,11 @@
 struct nvml_ident {
     nvmlDevice_t dev;  /* NULL: free slot */
     struct pna_gpu id; /* identity fields only */
+    /* GPU performance monitoring: the last poll's sample, to which this
+     * poll's is compared (two samples a poll interval apart). */
+    bool gpm_probed, gpm_supported;
+    nvmlGpmSample_t gpm_last;
+    bool gpm_have_last;
 };
 
 struct nvml_event_dev {
@@ -57,6 +62,19 @@ struct pna_nvml {
     nvmlDeviceGetRemappedRows_fn DeviceGetRemappedRows;
     nvmlDeviceGetRunningProcesses_fn DeviceGetComputeProcs, DeviceGetGraphicsProcs;
     nvmlDeviceGetMigMode_fn DeviceGetMigMode;
+    nvmlDeviceGetViolationStatus_fn DeviceGetViolationStatus;
+    nvmlDeviceGetPcieThroughput_fn DeviceGetPcieThroughput;
+    nvmlDeviceGetNvLinkState_fn DeviceGetNvLinkState;
+    nvmlDeviceGetNvLinkVersion_fn DeviceGetNvLinkVersion;
+    nvmlDeviceGetNvLinkRemotePciInfo_v2_fn DeviceGetNvLinkRemotePciInfo;
+    nvmlDeviceGetNvLinkRemoteDeviceType_fn DeviceGetNvLinkRemoteDeviceType;
+    nvmlDeviceGetNvLinkErrorCounter_fn DeviceGetNvLinkErrorCounter;
+    nvmlGpmQueryDeviceSupport_fn GpmQueryDeviceSupport;
+    nvmlGpmSampleAlloc_fn GpmSampleAlloc;
+    nvmlGpmSampleFree_fn GpmSampleFree;
+    nvmlGpmSampleGet_fn GpmSampleGet;
+    nvmlGpmMetricsGet_fn GpmMetricsGet;
+    nvmlDeviceGetGpuFabricInfoV_fn DeviceGetGpuFabricInfoV;
     nvmlEventSetCreate_fn EventSetCreate;
     nvmlDeviceRegisterEvents_fn DeviceRegisterEvents;
     nvmlEventSetWait_v2_fn EventSetWait;
@@ -94,5 +112,19 @@ bool pna_nvml_ok(struct dev_read *r, nvmlReturn_t rc);
 bool pna_nvml_read_pci(struct dev_read *r, struct pna_gpu *g);
 /* A string property into BUF ("" when absent). */
 void pna_nvml_get_str(struct dev_read *r, nvmlDeviceGetStr_fn fn, char *buf, size_t cap);
+/* Field FIELD (scope SCOPE: a link number, else 0) as a signed number;
+ * false when the GPU does not offer it. */
+bool pna_nvml_field(struct dev_read *r, unsigned field, unsigned scope, long long *out);
+
+/* sources/gpu/nvml_links.c: G's NVLinks. */
+void pna_nvml_read_links(struct dev_read *r, struct pna_gpu *g);
+/* sources/gpu/nvml_activity.c: time held back per cause, the engines'
+ * activity since the last poll (GPU performance monitoring, kept in ID),
+ * and the health inputs (recovery action, fabric state). */
+void pna_nvml_read_held(struct dev_read *r, struct pna_gpu *g);
+void pna_nvml_read_activity(struct dev_read *r, struct nvml_ident *id, struct pna_gpu *g);
+void pna_nvml_read_health(struct dev_read *r, struct pna_gpu *g);
+/* Free ID's sample (the GPU left, or the library closes). */
+void pna_nvml_activity_forget(struct pna_nvml *nv, struct nvml_ident *id);
 
 #endif
