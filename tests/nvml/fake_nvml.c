@@ -17,7 +17,25 @@
  *                              gone BUSID          it is no longer enumerated
  *                              set BUSID temp|power_mw|energy_mj VALUE
  *                              xid BUSID CODE      one XID event (each line once)
- *   BUSID is written as in the XML (00000000:00:06.0). */
+ *                              set BUSID recovery N  NVML_FI_DEV_GET_GPU_RECOVERY_ACTION
+ *                              set BUSID ecc_volatile N  volatile uncorrected ECC errors
+ *                              linkdown BUSID LINK   the link answers NVML_FEATURE_DISABLED
+ *                              linkerr BUSID LINK REPLAY RECOVERY CRC_FLIT CRC_DATA
+ *                              linktype BUSID LINK gpu|switch|cpu
+ *                              linkversion BUSID LINK N
+ *                              linkremote BUSID LINK ADDR  the remote end's PCI address
+ *                              gpm BUSID METRIC_ID VALUE   what nvmlGpmMetricsGet answers
+ *   PNA_FAKE_NVML_NVLINK     colon-separated `nvidia-smi nvlink` outputs (-s,
+ *                            -R, -gt d, -gt r): "GPU n:" is the n-th device
+ *                            (NVML index order), each "Link k:" line one link;
+ *                            links exist only where these files list them
+ *   BUSID is written as in the XML (00000000:00:06.0).
+ *
+ * Time held back (nvmlDeviceGetViolationStatus, the clock-event fields) and
+ * the recovery action answer from the XML's clocks_event_reasons_counters
+ * and gpu_recovery_action; link error counters, link versions, remote kinds
+ * and GPM metrics have no recorded source and answer only what the control
+ * file sets (see tests/integration/gpu_depth.sh for the values used). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -75,6 +93,17 @@ PROTO(nvmlDeviceGetULL_fn, nvmlDeviceGetCurrentClocksThrottleReasons);
 PROTO(nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetComputeRunningProcesses_v3);
 PROTO(nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetGraphicsRunningProcesses_v3);
 PROTO(nvmlDeviceGetMigMode_fn, nvmlDeviceGetMigMode);
+PROTO(nvmlDeviceGetViolationStatus_fn, nvmlDeviceGetViolationStatus);
+PROTO(nvmlDeviceGetNvLinkState_fn, nvmlDeviceGetNvLinkState);
+PROTO(nvmlDeviceGetNvLinkVersion_fn, nvmlDeviceGetNvLinkVersion);
+PROTO(nvmlDeviceGetNvLinkRemotePciInfo_v2_fn, nvmlDeviceGetNvLinkRemotePciInfo_v2);
+PROTO(nvmlDeviceGetNvLinkRemoteDeviceType_fn, nvmlDeviceGetNvLinkRemoteDeviceType);
+PROTO(nvmlDeviceGetNvLinkErrorCounter_fn, nvmlDeviceGetNvLinkErrorCounter);
+PROTO(nvmlGpmQueryDeviceSupport_fn, nvmlGpmQueryDeviceSupport);
+PROTO(nvmlGpmSampleAlloc_fn, nvmlGpmSampleAlloc);
+PROTO(nvmlGpmSampleFree_fn, nvmlGpmSampleFree);
+PROTO(nvmlGpmSampleGet_fn, nvmlGpmSampleGet);
+PROTO(nvmlGpmMetricsGet_fn, nvmlGpmMetricsGet);
 PROTO(nvmlEventSetCreate_fn, nvmlEventSetCreate);
 PROTO(nvmlDeviceRegisterEvents_fn, nvmlDeviceRegisterEvents);
 PROTO(nvmlEventSetWait_v2_fn, nvmlEventSetWait_v2);
@@ -83,11 +112,36 @@ PROTO(nvmlEventSetFree_fn, nvmlEventSetFree);
 #define FAKE_MAX 16
 #define EXPORT __attribute__((visibility("default")))
 
+#define FAKE_LINKS 18
+#define FAKE_GPM 16
+
+struct fake_link {
+    int present, active;            /* listed; not <inactive> */
+    double gbps;                    /* nvidia-smi's GB/s */
+    char remote[64];                /* -R: remote PCI bus id */
+    unsigned long long data_tx_kib, data_rx_kib, raw_tx_kib, raw_rx_kib;
+    int has_data, has_raw;
+    /* control file */
+    int down, has_err, type, version;
+    unsigned long long err[4];
+};
+
+struct fake_gpm {
+    unsigned id;
+    double value;
+};
+
 struct fake_dev {
     xmlDocPtr doc;
     xmlNodePtr gpu;
     char busid[64];
     int lost, gone;
+    struct fake_link links[FAKE_LINKS];
+    int has_recovery, has_ecc_volatile;
+    unsigned recovery;
+    unsigned long long ecc_volatile;
+    struct fake_gpm gpm[FAKE_GPM];
+    int ngpm;
     int has_temp, has_power, has_energy;
     unsigned temp, power_mw;
     unsigned long long energy_mj;
@@ -230,7 +284,47 @@ struct ctl_state {
     int lost, gone, has_temp, has_power, has_energy;
     unsigned temp, power_mw;
     unsigned long long energy_mj;
+    int has_recovery, has_ecc_volatile;
+    unsigned recovery;
+    unsigned long long ecc_volatile;
+    struct fake_gpm gpm[FAKE_GPM];
+    int ngpm;
+    struct { int down, has_err, type, version; unsigned long long err[4]; char remote[64]; } link[FAKE_LINKS];
 };
+
+static int link_type_of(const char *word)
+{
+    if (strcmp(word, "gpu") == 0)
+        return NVML_NVLINK_DEVICE_TYPE_GPU;
+    if (strcmp(word, "switch") == 0)
+        return NVML_NVLINK_DEVICE_TYPE_SWITCH;
+    if (strcmp(word, "cpu") == 0)
+        return NVML_NVLINK_DEVICE_TYPE_IBMNPU;
+    return -1;
+}
+
+/* The link lines of the control file. */
+static void ctl_link_line(struct ctl_state *c, const char *verb, const char *line)
+{
+    unsigned n;
+    if (sscanf(line, "%*s %*s %u", &n) != 1 || n >= FAKE_LINKS)
+        return;
+    char word[16];
+    unsigned long long e[4];
+    unsigned v;
+    if (strcmp(verb, "linkdown") == 0)
+        c->link[n].down = 1;
+    else if (strcmp(verb, "linkerr") == 0 &&
+             sscanf(line, "%*s %*s %*u %llu %llu %llu %llu", &e[0], &e[1], &e[2], &e[3]) == 4) {
+        c->link[n].has_err = 1;
+        memcpy(c->link[n].err, e, sizeof e);
+    } else if (strcmp(verb, "linktype") == 0 && sscanf(line, "%*s %*s %*u %15s", word) == 1)
+        c->link[n].type = link_type_of(word) + 1;       /* 0: not set */
+    else if (strcmp(verb, "linkversion") == 0 && sscanf(line, "%*s %*s %*u %u", &v) == 1)
+        c->link[n].version = (int)v;
+    else if (strcmp(verb, "linkremote") == 0)
+        sscanf(line, "%*s %*s %*u %63s", c->link[n].remote);
+}
 
 /* Apply the control file; ON_XID sees each "xid" line with its ordinal. */
 static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, void *), void *arg)
@@ -262,7 +356,20 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
             } else if (strcmp(field, "energy_mj") == 0) {
                 c->has_energy = 1;
                 c->energy_mj = v;
+            } else if (strcmp(field, "recovery") == 0) {
+                c->has_recovery = 1;
+                c->recovery = (unsigned)v;
+            } else if (strcmp(field, "ecc_volatile") == 0) {
+                c->has_ecc_volatile = 1;
+                c->ecc_volatile = v;
             }
+        } else if (strncmp(verb, "link", 4) == 0) {
+            ctl_link_line(c, verb, line);
+        } else if (strcmp(verb, "gpm") == 0 && c->ngpm < FAKE_GPM) {
+            unsigned id;
+            double value;
+            if (sscanf(line, "%*s %*s %u %lf", &id, &value) == 2)
+                c->gpm[c->ngpm++] = (struct fake_gpm){ id, value };
         } else if (strcmp(verb, "xid") == 0 && sscanf(line, "%*s %*s %llu", &v) == 1) {
             if (on_xid)
                 on_xid(d, v, xids, arg);
@@ -280,6 +387,22 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
         devs[i].has_power = st[i].has_power;
         devs[i].energy_mj = st[i].energy_mj;
         devs[i].has_energy = st[i].has_energy;
+        devs[i].has_recovery = st[i].has_recovery;
+        devs[i].recovery = st[i].recovery;
+        devs[i].has_ecc_volatile = st[i].has_ecc_volatile;
+        devs[i].ecc_volatile = st[i].ecc_volatile;
+        memcpy(devs[i].gpm, st[i].gpm, sizeof st[i].gpm);
+        devs[i].ngpm = st[i].ngpm;
+        for (int k = 0; k < FAKE_LINKS; k++) {
+            struct fake_link *l = &devs[i].links[k];
+            l->down = st[i].link[k].down;
+            l->has_err = st[i].link[k].has_err;
+            memcpy(l->err, st[i].link[k].err, sizeof l->err);
+            l->type = st[i].link[k].type;
+            l->version = st[i].link[k].version;
+            if (st[i].link[k].remote[0])
+                snprintf(l->remote, sizeof l->remote, "%s", st[i].link[k].remote);
+        }
     }
 }
 
@@ -329,6 +452,51 @@ static nvmlReturn_t uint_at(struct fake_dev *d, const char *expr, double scale, 
     return dev_uint(d, expr, scale, out) == 0 ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
+/* One "Link k: ..." line of `nvidia-smi nvlink` for link L. */
+static void nvlink_line(struct fake_link *l, const char *rest)
+{
+    char remote[64];
+    unsigned long long kib;
+    double gbps;
+    l->present = 1;
+    if (strstr(rest, "<inactive>"))
+        l->active = 0;
+    else if (sscanf(rest, " %lf GB/s", &gbps) == 1) {
+        l->active = 1;
+        l->gbps = gbps;
+    } else if (sscanf(rest, " Remote Device %63[0-9A-Fa-f:.]", remote) == 1)
+        snprintf(l->remote, sizeof l->remote, "%s", remote);
+    else if (sscanf(rest, " Data Tx: %llu KiB", &kib) == 1)
+        l->data_tx_kib = kib, l->has_data = 1;
+    else if (sscanf(rest, " Data Rx: %llu KiB", &kib) == 1)
+        l->data_rx_kib = kib, l->has_data = 1;
+    else if (sscanf(rest, " Raw Tx: %llu KiB", &kib) == 1)
+        l->raw_tx_kib = kib, l->has_raw = 1;
+    else if (sscanf(rest, " Raw Rx: %llu KiB", &kib) == 1)
+        l->raw_rx_kib = kib, l->has_raw = 1;
+}
+
+/* `nvidia-smi nvlink` output: "GPU n: name (UUID: ...)" then its links,
+ * each line indented by a tab and a space in real output. */
+static void load_nvlink(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int gpu = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned n, k;
+        int off = 0;
+        if (sscanf(line, "GPU %u:", &n) == 1) {
+            gpu = n < (unsigned)ndevs ? (int)n : -1;
+            continue;
+        }
+        if (gpu >= 0 && sscanf(line, " Link %u:%n", &k, &off) == 1 && off > 0 && k < FAKE_LINKS)
+            nvlink_line(&devs[gpu].links[k], line + off);
+    }
+    if (f)
+        fclose(f);
+}
+
 EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
     maybe_hang("nvmlInit_v2");
@@ -341,6 +509,11 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
         char *copy = strdup(list ? list : "");
         for (char *save, *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
             load_file(p);
+        free(copy);
+        const char *nvlink = getenv("PNA_FAKE_NVML_NVLINK");
+        copy = strdup(nvlink ? nvlink : "");
+        for (char *save, *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            load_nvlink(p);
         free(copy);
         loaded = 1;
     }
@@ -565,19 +738,232 @@ EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t dev, int whic
     return NVML_ERROR_NOT_SUPPORTED;
 }
 
+/* The XML's recovery action ("None", "Reset", "Reboot", "Drain P2P",
+ * "Drain and Reset") as NVML numbers it. */
+static int recovery_of(struct fake_dev *d, unsigned *out)
+{
+    if (d->has_recovery) {
+        *out = d->recovery;
+        return 0;
+    }
+    char buf[64];
+    static const char *const names[] = { "None", "Reset", "Reboot", "Drain P2P", "Drain and Reset" };
+    if (!dev_text(d, "gpu_recovery_action", buf, sizeof buf))
+        return -1;
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(buf, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return -1;
+}
+
+/* A clock-event counter of the XML ("123 us") in nanoseconds. */
+static int held_ns(struct fake_dev *d, const char *name, unsigned long long *out)
+{
+    char expr[128];
+    double us;
+    snprintf(expr, sizeof expr, "clocks_event_reasons_counters/clocks_event_reasons_counters_%s", name);
+    if (dev_num(d, expr, 1, &us) != 0 || us < 0)
+        return -1;
+    *out = (unsigned long long)(us * 1000.0 + 0.5);
+    return 0;
+}
+
+static struct fake_link *link_of(struct fake_dev *d, unsigned scope)
+{
+    return scope < FAKE_LINKS && d->links[scope].present ? &d->links[scope] : NULL;
+}
+
+/* One field; returns 0 with V filled, -1 when not offered. */
+static int field_value(struct fake_dev *d, nvmlFieldValue_t *v)
+{
+    unsigned t;
+    unsigned long long ns;
+    struct fake_link *l = link_of(d, v->scopeId);
+    v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    switch (v->fieldId) {
+    case NVML_FI_DEV_MEMORY_TEMP:
+        if (uint_at(d, "temperature/memory_temp", 1, &t) != NVML_SUCCESS)
+            return -1;
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        v->value.uiVal = t;
+        return 0;
+    case NVML_FI_DEV_GET_GPU_RECOVERY_ACTION:
+        if (recovery_of(d, &t) != 0)
+            return -1;
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        v->value.uiVal = t;
+        return 0;
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN:
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN:
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN: {
+        const char *name = v->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN ? "sw_therm_slowdown"
+                           : v->fieldId == NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN ? "hw_therm_slowdown"
+                                                                                          : "hw_power_brake";
+        if (held_ns(d, name, &ns) != 0)
+            return -1;
+        v->value.ullVal = ns;
+        return 0;
+    }
+    case NVML_FI_DEV_NVLINK_GET_SPEED:
+        if (!l || !l->active || l->down)
+            return -1;
+        v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        v->value.uiVal = (unsigned)(l->gbps * 1000.0 + 0.5); /* GB/s to MBps */
+        return 0;
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX:
+        /* the data counters where recorded, else the raw ones (nvlink -gt r) */
+        if (!l || (!l->has_data && !l->has_raw))
+            return -1;
+        if (v->fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX)
+            v->value.ullVal = l->has_data ? l->data_tx_kib : l->raw_tx_kib;
+        else
+            v->value.ullVal = l->has_data ? l->data_rx_kib : l->raw_rx_kib;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvmlFieldValue_t *v)
 {
     ENTER("nvmlDeviceGetFieldValues", dev);
-    for (int i = 0; i < count; i++) {
-        unsigned t;
-        if (v[i].fieldId == NVML_FI_DEV_MEMORY_TEMP &&
-            uint_at(D(dev), "temperature/memory_temp", 1, &t) == NVML_SUCCESS) {
-            v[i].nvmlReturn = NVML_SUCCESS;
-            v[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-            v[i].value.uiVal = t;
-        } else {
-            v[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-        }
+    for (int i = 0; i < count; i++)
+        v[i].nvmlReturn = field_value(D(dev), &v[i]) == 0 ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+    return NVML_SUCCESS;
+}
+
+/* Power and sync boost are what nvidia-smi's counters of the same names
+ * read (NVML aliases the clock-event fields to these policies); the other
+ * policies have no recorded value. */
+EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t dev, int policy, nvmlViolationTime_t *vt)
+{
+    ENTER("nvmlDeviceGetViolationStatus", dev);
+    const char *name = policy == NVML_PERF_POLICY_POWER        ? "sw_power_cap"
+                       : policy == NVML_PERF_POLICY_SYNC_BOOST ? "sync_boost"
+                                                               : NULL;
+    unsigned long long ns;
+    if (!name || held_ns(D(dev), name, &ns) != 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    vt->referenceTime = 0;
+    vt->violationTime = ns;
+    return NVML_SUCCESS;
+}
+
+/* ---- NVLink ------------------------------------------------------------------ */
+
+#define LINK_ENTER(fn, dev, n, l)                                        \
+    ENTER(fn, dev);                                                      \
+    struct fake_link *l = (n) < FAKE_LINKS && D(dev)->links[n].present   \
+                              ? &D(dev)->links[n] : NULL;                \
+    if (!l)                                                              \
+        return NVML_ERROR_INVALID_ARGUMENT
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t dev, unsigned int n, int *state)
+{
+    LINK_ENTER("nvmlDeviceGetNvLinkState", dev, n, l);
+    *state = l->active && !l->down ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t dev, unsigned int n, unsigned int *v)
+{
+    LINK_ENTER("nvmlDeviceGetNvLinkVersion", dev, n, l);
+    if (!l->version)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *v = (unsigned)l->version;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t dev, unsigned int n,
+                                                        nvmlPciInfo_t *pci)
+{
+    LINK_ENTER("nvmlDeviceGetNvLinkRemotePciInfo_v2", dev, n, l);
+    unsigned dom, bus, slot, fn;
+    if (!l->remote[0] || sscanf(l->remote, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4)
+        return NVML_ERROR_NOT_SUPPORTED;
+    memset(pci, 0, sizeof *pci);
+    snprintf(pci->busId, sizeof pci->busId, "%s", l->remote);
+    pci->domain = dom;
+    pci->bus = bus;
+    pci->device = slot;
+    return NVML_SUCCESS;
+}
+
+/* Set by the control file, else a GPU when the remote address is one of the
+ * devices (as on the recorded two-GPU bridge). */
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t dev, unsigned int n, int *type)
+{
+    LINK_ENTER("nvmlDeviceGetNvLinkRemoteDeviceType", dev, n, l);
+    if (l->type) {
+        *type = l->type - 1;
+        return NVML_SUCCESS;
+    }
+    if (l->remote[0] && by_busid(l->remote)) {
+        *type = NVML_NVLINK_DEVICE_TYPE_GPU;
+        return NVML_SUCCESS;
+    }
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t dev, unsigned int n, int counter,
+                                                    unsigned long long *v)
+{
+    LINK_ENTER("nvmlDeviceGetNvLinkErrorCounter", dev, n, l);
+    if (!l->has_err || counter < 0 || counter > 3)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *v = l->err[counter];
+    return NVML_SUCCESS;
+}
+
+/* ---- GPU performance monitoring -------------------------------------------------- */
+
+struct nvmlGpmSample_st {
+    struct fake_dev *dev;
+};
+
+EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t dev, nvmlGpmSupport_t *sup)
+{
+    ENTER("nvmlGpmQueryDeviceSupport", dev);
+    sup->isSupportedDevice = D(dev)->ngpm > 0;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? NVML_SUCCESS : NVML_ERROR_UNKNOWN;
+}
+
+EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t s)
+{
+    free(s);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t dev, nvmlGpmSample_t s)
+{
+    ENTER("nvmlGpmSampleGet", dev);
+    s->dev = D(dev);
+    return NVML_SUCCESS;
+}
+
+/* Each metric answers the control file's value for the device sampled. */
+EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *mg)
+{
+    if (!mg || !mg->sample1 || !mg->sample2 || mg->sample1->dev != mg->sample2->dev ||
+        mg->numMetrics > NVML_GPM_METRIC_MAX)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    struct fake_dev *d = mg->sample2->dev;
+    for (unsigned i = 0; i < mg->numMetrics; i++) {
+        mg->metrics[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        for (int k = 0; k < d->ngpm; k++)
+            if (d->gpm[k].id == mg->metrics[i].metricId) {
+                mg->metrics[i].value = d->gpm[k].value;
+                mg->metrics[i].nvmlReturn = NVML_SUCCESS;
+            }
     }
     return NVML_SUCCESS;
 }
@@ -680,6 +1066,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t dev, int type, int 
 {
     ENTER("nvmlDeviceGetTotalEccErrors", dev);
     struct fake_dev *d = D(dev);
+    if (d->has_ecc_volatile && counter == NVML_VOLATILE_ECC && type == NVML_MEMORY_ERROR_TYPE_UNCORRECTED) {
+        *out = d->ecc_volatile;
+        return NVML_SUCCESS;
+    }
     char expr[160];
     snprintf(expr, sizeof expr, "ecc_errors/%s/*",
              counter == NVML_AGGREGATE_ECC ? "aggregate" : "volatile");

@@ -116,7 +116,7 @@ struct pna_gpu_link {
     char remote_bus_id[24];      /* canonical PCI address of the other end, "" unknown */
     uint32_t remote_type;        /* enum pna_gpu_link_remote */
     bool has_speed;
-    uint32_t speed_mbps;         /* per direction */
+    uint32_t speed_mbps;         /* megabytes per second, each direction */
     bool has_errors;             /* the four data-link error counters */
     uint64_t replay_errors, recovery_errors, crc_flit_errors, crc_data_errors;
     bool has_symbol_errors;      /* NVLink 5 */
