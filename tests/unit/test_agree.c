@@ -645,6 +645,7 @@ static const struct {
     } parts[3];
 } key_specs[] = {
     { "primusGpuTable", 1, { { PCI, "pci_bus_id" } } },
+    { "primusGpuLinkTable", 2, { { PCI, "pci_bus_id" }, { NUM, "link" } } },
     { "primusRdmaDeviceTable", 1, { { STR, "device" } } },
     { "primusIbPortTable", 2, { { STR, "device" }, { NUM, "port" } } },
     { "primusRoceCongTable", 2, { { STR, "device" }, { NUM, "port" } } },
@@ -683,6 +684,13 @@ static void row_key(const struct cell *c, struct key *k)
             }
         }
         k->n = key_specs[i].n;
+    }
+    /* A family split by a constant label (the cause of the time held back)
+     * keeps each descriptor's sample apart by it. */
+    if (c->m->label_value && k->n < sizeof k->name / sizeof k->name[0]) {
+        k->name[k->n] = c->m->label;
+        snprintf(k->value[k->n], sizeof k->value[k->n], "%s", c->m->label_value);
+        k->n++;
     }
 }
 
@@ -1006,6 +1014,12 @@ static void compare_claims(struct exposition *e)
             compare_sum(e, f, t, m);
         } else if (descriptor_of(object, &t, &m)) {
             compare_column(e, f, t, m, mul, exp10);
+            /* a family split by a constant label serves its siblings too
+             * (primus_gpu_throttle_seconds_total{cause}): the HELP names the first */
+            for (size_t d = 0; m->label_value && d < t->count; d++)
+                if (&t->metrics[d] != m && t->metrics[d].family &&
+                    !strcmp(t->metrics[d].family, m->family))
+                    compare_column(e, f, t, &t->metrics[d], mul, exp10);
         } else {
             fprintf(stderr, "%s names %s, which nothing serves\n", f->name, object);
             CHECK(!"a HELP names an unknown MIB object");
@@ -1475,7 +1489,26 @@ static const char *const not_distinct[] = {
     "primusGpuOrdinal",             /* nvidia-smi's GPU 0 */
     "primusContainerDeviceGpu",     /* the GPU's ordinal, 0 */
     "primusPollerConsecutiveFailures",
+    "primusGpuWorstXid",            /* XID 79, the last raised, is also the most severe */
 };
+
+/* The GPU columns of links, GPU performance monitoring, the violation
+ * policies and the fabric: the distinct NVIDIA fixture has none of them yet
+ * (no recorded source gives them distinct values), so SNMP and /metrics are
+ * compared for them by tests/integration/gpu_depth.sh instead. */
+static bool gpu_depth_column(const char *object)
+{
+    static const char *const prefixes[] = {
+        "primusGpuLink", "primusGpuThrottleTime", "primusGpuFabricState", "primusGpuGrEngineActive",
+        "primusGpuSmActive", "primusGpuSmOccupancy", "primusGpuTensorActive", "primusGpuDramActive",
+        "primusGpuFp64Active", "primusGpuFp32Active", "primusGpuFp16Active", "primusGpuPcieTxRate",
+        "primusGpuPcieRxRate", "primusGpuNvLinkTxRate", "primusGpuNvLinkRxRate",
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(object, prefixes[i], strlen(prefixes[i])))
+            return true;
+    return false;
+}
 
 static bool may_repeat(const struct pna_metric *m)
 {
@@ -1506,7 +1539,7 @@ static void check_distinct(void)
         const struct cell *a = &cells[i];
         if (may_repeat(a->m))
             continue;
-        if (!column_has_figure(a)) {
+        if (!column_has_figure(a) && !gpu_depth_column(a->m->object)) {
             fprintf(stderr, "fixture: %s is 0 in every row\n", a->m->object);
             CHECK(!"a column without a figure");
         }
@@ -1531,7 +1564,7 @@ static bool served_elsewhere(const char *object)
     for (size_t i = 0; i < sizeof objects / sizeof objects[0]; i++)
         if (!strcmp(object, objects[i]))
             return true;
-    return false;
+    return gpu_depth_column(object);
 }
 
 /* Every descriptor with a MIB column met at least one cell: no table is left
