@@ -24,6 +24,8 @@
  *                              linktype BUSID LINK gpu|switch|cpu
  *                              linkversion BUSID LINK N
  *                              linkremote BUSID LINK ADDR  the remote end's PCI address
+ *                              linksymbol BUSID LINK N     NVLink 5 symbol errors
+ *                              violation BUSID POLICY NS   nvmlDeviceGetViolationStatus
  *                              gpm BUSID METRIC_ID VALUE   what nvmlGpmMetricsGet answers
  *   PNA_FAKE_NVML_NVLINK     colon-separated `nvidia-smi nvlink` outputs (-s,
  *                            -R, -gt d, -gt r): "GPU n:" is the n-th device
@@ -31,9 +33,9 @@
  *                            links exist only where these files list them
  *   BUSID is written as in the XML (00000000:00:06.0).
  *
- * Time held back (nvmlDeviceGetViolationStatus, the clock-event fields) and
- * the recovery action answer from the XML's clocks_event_reasons_counters
- * and gpu_recovery_action; link error counters, link versions, remote kinds
+ * Time held back (nvmlDeviceGetViolationStatus, the clock-event fields), the
+ * recovery action and the fabric state answer from the XML's
+ * clocks_event_reasons_counters, gpu_recovery_action and fabric; link error counters, link versions, remote kinds
  * and GPM metrics have no recorded source and answer only what the control
  * file sets (see tests/integration/gpu_depth.sh for the values used). */
 #define _GNU_SOURCE
@@ -99,6 +101,7 @@ PROTO(nvmlDeviceGetNvLinkVersion_fn, nvmlDeviceGetNvLinkVersion);
 PROTO(nvmlDeviceGetNvLinkRemotePciInfo_v2_fn, nvmlDeviceGetNvLinkRemotePciInfo_v2);
 PROTO(nvmlDeviceGetNvLinkRemoteDeviceType_fn, nvmlDeviceGetNvLinkRemoteDeviceType);
 PROTO(nvmlDeviceGetNvLinkErrorCounter_fn, nvmlDeviceGetNvLinkErrorCounter);
+PROTO(nvmlDeviceGetGpuFabricInfoV_fn, nvmlDeviceGetGpuFabricInfoV);
 PROTO(nvmlGpmQueryDeviceSupport_fn, nvmlGpmQueryDeviceSupport);
 PROTO(nvmlGpmSampleAlloc_fn, nvmlGpmSampleAlloc);
 PROTO(nvmlGpmSampleFree_fn, nvmlGpmSampleFree);
@@ -122,8 +125,8 @@ struct fake_link {
     unsigned long long data_tx_kib, data_rx_kib, raw_tx_kib, raw_rx_kib;
     int has_data, has_raw;
     /* control file */
-    int down, has_err, type, version;
-    unsigned long long err[4];
+    int down, has_err, type, version, has_symbol;
+    unsigned long long err[4], symbol;
 };
 
 struct fake_gpm {
@@ -142,6 +145,8 @@ struct fake_dev {
     unsigned long long ecc_volatile;
     struct fake_gpm gpm[FAKE_GPM];
     int ngpm;
+    int has_violation[6];
+    unsigned long long violation_ns[6];
     int has_temp, has_power, has_energy;
     unsigned temp, power_mw;
     unsigned long long energy_mj;
@@ -289,7 +294,13 @@ struct ctl_state {
     unsigned long long ecc_volatile;
     struct fake_gpm gpm[FAKE_GPM];
     int ngpm;
-    struct { int down, has_err, type, version; unsigned long long err[4]; char remote[64]; } link[FAKE_LINKS];
+    int has_violation[6];
+    unsigned long long violation_ns[6];
+    struct {
+        int down, has_err, type, version, has_symbol;
+        unsigned long long err[4], symbol;
+        char remote[64];
+    } link[FAKE_LINKS];
 };
 
 static int link_type_of(const char *word)
@@ -324,6 +335,10 @@ static void ctl_link_line(struct ctl_state *c, const char *verb, const char *lin
         c->link[n].version = (int)v;
     else if (strcmp(verb, "linkremote") == 0)
         sscanf(line, "%*s %*s %*u %63s", c->link[n].remote);
+    else if (strcmp(verb, "linksymbol") == 0 && sscanf(line, "%*s %*s %*u %llu", &e[0]) == 1) {
+        c->link[n].has_symbol = 1;
+        c->link[n].symbol = e[0];
+    }
 }
 
 /* Apply the control file; ON_XID sees each "xid" line with its ordinal. */
@@ -365,6 +380,12 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
             }
         } else if (strncmp(verb, "link", 4) == 0) {
             ctl_link_line(c, verb, line);
+        } else if (strcmp(verb, "violation") == 0) {
+            unsigned policy;
+            if (sscanf(line, "%*s %*s %u %llu", &policy, &v) == 2 && policy < 6) {
+                c->has_violation[policy] = 1;
+                c->violation_ns[policy] = v;
+            }
         } else if (strcmp(verb, "gpm") == 0 && c->ngpm < FAKE_GPM) {
             unsigned id;
             double value;
@@ -393,6 +414,8 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
         devs[i].ecc_volatile = st[i].ecc_volatile;
         memcpy(devs[i].gpm, st[i].gpm, sizeof st[i].gpm);
         devs[i].ngpm = st[i].ngpm;
+        memcpy(devs[i].has_violation, st[i].has_violation, sizeof st[i].has_violation);
+        memcpy(devs[i].violation_ns, st[i].violation_ns, sizeof st[i].violation_ns);
         for (int k = 0; k < FAKE_LINKS; k++) {
             struct fake_link *l = &devs[i].links[k];
             l->down = st[i].link[k].down;
@@ -400,6 +423,8 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
             memcpy(l->err, st[i].link[k].err, sizeof l->err);
             l->type = st[i].link[k].type;
             l->version = st[i].link[k].version;
+            l->has_symbol = st[i].link[k].has_symbol;
+            l->symbol = st[i].link[k].symbol;
             if (st[i].link[k].remote[0])
                 snprintf(l->remote, sizeof l->remote, "%s", st[i].link[k].remote);
         }
@@ -812,6 +837,11 @@ static int field_value(struct fake_dev *d, nvmlFieldValue_t *v)
         v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
         v->value.uiVal = (unsigned)(l->gbps * 1000.0 + 0.5); /* GB/s to MBps */
         return 0;
+    case NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS:
+        if (!l || !l->has_symbol)
+            return -1;
+        v->value.ullVal = l->symbol;
+        return 0;
     case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
     case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX:
         /* the data counters where recorded, else the raw ones (nvlink -gt r) */
@@ -841,6 +871,11 @@ EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t dev, int count, nvmlFi
 EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t dev, int policy, nvmlViolationTime_t *vt)
 {
     ENTER("nvmlDeviceGetViolationStatus", dev);
+    if (policy >= 0 && policy < 6 && D(dev)->has_violation[policy]) {
+        vt->referenceTime = 0;
+        vt->violationTime = D(dev)->violation_ns[policy];
+        return NVML_SUCCESS;
+    }
     const char *name = policy == NVML_PERF_POLICY_POWER        ? "sw_power_cap"
                        : policy == NVML_PERF_POLICY_SYNC_BOOST ? "sync_boost"
                                                                : NULL;
@@ -849,6 +884,29 @@ EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t dev, int policy, n
         return NVML_ERROR_NOT_SUPPORTED;
     vt->referenceTime = 0;
     vt->violationTime = ns;
+    return NVML_SUCCESS;
+}
+
+/* The XML's fabric state ("Completed", "In Progress", "Not Started"; "N/A"
+ * off NVSwitch systems) and status ("Success", else a failure). */
+EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t dev, nvmlGpuFabricInfoV_t *fi)
+{
+    ENTER("nvmlDeviceGetGpuFabricInfoV", dev);
+    char state[64], status[64];
+    if (!dev_text(D(dev), "fabric/state", state, sizeof state))
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (strcasecmp(state, "Completed") == 0)
+        fi->state = NVML_GPU_FABRIC_STATE_COMPLETED;
+    else if (strcasecmp(state, "In Progress") == 0)
+        fi->state = NVML_GPU_FABRIC_STATE_IN_PROGRESS;
+    else if (strcasecmp(state, "Not Started") == 0)
+        fi->state = NVML_GPU_FABRIC_STATE_NOT_STARTED;
+    else
+        fi->state = NVML_GPU_FABRIC_STATE_NOT_SUPPORTED;
+    fi->status = dev_text(D(dev), "fabric/status", status, sizeof status) &&
+                         strcasecmp(status, "Success") != 0 && strcmp(status, "N/A") != 0
+                     ? NVML_ERROR_UNKNOWN
+                     : NVML_SUCCESS;
     return NVML_SUCCESS;
 }
 

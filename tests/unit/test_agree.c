@@ -250,7 +250,24 @@ static void ignore_event(const struct pna_event *ev, void *arg)
 }
 
 /* The energy counter: not in nvidia-smi's XML, so the test NVML's control file has it. */
-#define ENERGY_LINE "set 00000000:4E:00.0 energy_mj 48215903\n"
+/* What the test NVML's control file adds to the distinct XML: the energy
+ * counter, and what no XML carries (built values, distinct in each row; see
+ * tests/fixtures/distinct/README.md): GPM activity, the violation policies
+ * nvidia-smi does not print, and the links' version, remote end, kind and
+ * error counters. */
+#define BUS "00000000:4E:00.0"
+#define CTL_LINES                                                                           \
+    "set " BUS " energy_mj 48215903\n"                                                     \
+    "gpm " BUS " 1 91.37\ngpm " BUS " 2 82.41\ngpm " BUS " 3 44.13\ngpm " BUS " 5 67.29\n" \
+    "gpm " BUS " 10 58.63\ngpm " BUS " 11 3.17\ngpm " BUS " 12 21.59\ngpm " BUS " 13 35.71\n" \
+    "gpm " BUS " 20 1111\ngpm " BUS " 21 777\ngpm " BUS " 61 22222\ngpm " BUS " 60 21111\n" \
+    "violation " BUS " 1 130661000\nviolation " BUS " 3 130773000\n"                       \
+    "violation " BUS " 4 130887000\nviolation " BUS " 5 130999000\n"                       \
+    "linkversion " BUS " 0 4\nlinkversion " BUS " 1 5\n"                                   \
+    "linkremote " BUS " 0 00000000:A1:00.0\nlinkremote " BUS " 1 00000000:A2:00.0\n"       \
+    "linktype " BUS " 0 gpu\nlinktype " BUS " 1 switch\n"                                   \
+    "linkerr " BUS " 0 11 12 13 14\nlinkerr " BUS " 1 21 22 23 24\n"                        \
+    "linksymbol " BUS " 0 15\nlinksymbol " BUS " 1 25\n"
 
 /* XIDs on the GPU, through the test NVML's event API: the next poll counts
  * them (the listener thread takes them in half-second slices).  Six: no other
@@ -261,7 +278,7 @@ static void raise_xids(const char *ctl, void *gpu_state)
 {
     FILE *f = fopen(ctl, "w");
     if (f) {
-        fputs(ENERGY_LINE, f);
+        fputs(CTL_LINES, f);
         for (size_t i = 0; i < sizeof xids / sizeof xids[0]; i++)
             fprintf(f, "xid 00000000:4E:00.0 %u\n", xids[i]);
         fclose(f);
@@ -321,7 +338,12 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     snprintf(lib, sizeof lib, "%s/tests/nvml/libnvidia-ml.so.1", b ? b : ".");
     tt_fixture_path(xml, sizeof xml, "distinct/nvidia/h100-distinct-nvidia-smi-q-x.xml");
     snprintf(ctl, sizeof ctl, "%s/nvml.ctl", tmp);
-    tt_write(tmp, "nvml.ctl", ENERGY_LINE);
+    tt_write(tmp, "nvml.ctl", CTL_LINES);
+    char nvlink[2 * PATH_MAX + 2], status[PATH_MAX], traffic[PATH_MAX];
+    tt_fixture_path(status, sizeof status, "distinct/nvidia/nvlink-status.txt");
+    tt_fixture_path(traffic, sizeof traffic, "distinct/nvidia/nvlink-gt-d.txt");
+    snprintf(nvlink, sizeof nvlink, "%s:%s", status, traffic);
+    setenv("PNA_FAKE_NVML_NVLINK", nvlink, 1);
     setenv("PNA_FAKE_NVML_XML", xml, 1);
     setenv("PNA_FAKE_NVML_CTL", ctl, 1);
     cfg->nvml_library = lib;
@@ -366,6 +388,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     collect(&pna_containers_poller, ctr);
     collect(&pna_kubelet_poller, kub);
     collect(&pna_storage_poller, sto);
+    collect(&pna_gpu_poller, gpu); /* the first GPU performance sample */
     raise_xids(ctl, gpu);
 
     stop(&pna_node_poller, node);
@@ -1492,24 +1515,6 @@ static const char *const not_distinct[] = {
     "primusGpuWorstXid",            /* XID 79, the last raised, is also the most severe */
 };
 
-/* The GPU columns of links, GPU performance monitoring, the violation
- * policies and the fabric: the distinct NVIDIA fixture has none of them yet
- * (no recorded source gives them distinct values), so SNMP and /metrics are
- * compared for them by tests/integration/gpu_depth.sh instead. */
-static bool gpu_depth_column(const char *object)
-{
-    static const char *const prefixes[] = {
-        "primusGpuLink", "primusGpuThrottleTime", "primusGpuFabricState", "primusGpuGrEngineActive",
-        "primusGpuSmActive", "primusGpuSmOccupancy", "primusGpuTensorActive", "primusGpuDramActive",
-        "primusGpuFp64Active", "primusGpuFp32Active", "primusGpuFp16Active", "primusGpuPcieTxRate",
-        "primusGpuPcieRxRate", "primusGpuNvLinkTxRate", "primusGpuNvLinkRxRate",
-    };
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (!strncmp(object, prefixes[i], strlen(prefixes[i])))
-            return true;
-    return false;
-}
-
 static bool may_repeat(const struct pna_metric *m)
 {
     if (m->enums || m->syntax == PNA_SYNTAX_TRUTH || m->syntax == PNA_SYNTAX_TEXT)
@@ -1539,7 +1544,7 @@ static void check_distinct(void)
         const struct cell *a = &cells[i];
         if (may_repeat(a->m))
             continue;
-        if (!column_has_figure(a) && !gpu_depth_column(a->m->object)) {
+        if (!column_has_figure(a)) {
             fprintf(stderr, "fixture: %s is 0 in every row\n", a->m->object);
             CHECK(!"a column without a figure");
         }
@@ -1564,7 +1569,7 @@ static bool served_elsewhere(const char *object)
     for (size_t i = 0; i < sizeof objects / sizeof objects[0]; i++)
         if (!strcmp(object, objects[i]))
             return true;
-    return gpu_depth_column(object);
+    return false;
 }
 
 /* Every descriptor with a MIB column met at least one cell: no table is left
