@@ -40,6 +40,7 @@ void pna_config_defaults(struct pna_config *cfg)
     cfg->agentx_ping_s = 15;
     cfg->http_max_connections = 32;
     cfg->event_history = 100;
+    cfg->gpu_process_rows = 64;
     cfg->log_rate_interval_s = PNA_RATELIMIT_DEFAULT_INTERVAL;
     cfg->stale_after_s = 300;
     cfg->pause_storm_pps = 10000;
@@ -198,6 +199,7 @@ static const struct token simple_tokens[] = {
     { "nvidiaSmi", K_STR, OFF(nvidia_smi), 0, 0 },
     { "nvidiaSmiTimeout", K_SECONDS_MS, OFF(nvidia_smi_timeout_ms), 1, 600 },
     { "gpuTempThreshold", K_INT, OFF(gpu_temp_threshold_c), 0, 200 },
+    { "gpuProcessRows", K_UINT, OFF(gpu_process_rows), 0, 4096 },
     { "containerdState", K_STR, OFF(containerd_state), 0, 0 },
     { "dockerSocket", K_STR, OFF(docker_socket), 0, 0 },
     { "cgroupRoot", K_STR, OFF(cgroup_root), 0, 0 },

@@ -66,6 +66,7 @@ struct pna_config {
     const char *nvidia_smi;               /* fallback command */
     unsigned nvidia_smi_timeout_ms;
     int32_t gpu_temp_threshold_c;         /* 0 = each GPU's slowdown threshold */
+    unsigned gpu_process_rows;            /* process rows kept per GPU (the most memory) */
 
     /* containers and Kubernetes */
     const char *containerd_state;         /* under rootfs: run/containerd */

@@ -21,6 +21,8 @@ extern const struct pna_metric_table pna_gpu_scalar_metrics; /* primusGpu */
 extern const struct pna_metric_table pna_gpu_metrics;        /* primusGpuTable */
 /* gpu/gpu_link_metrics.c */
 extern const struct pna_metric_table pna_gpu_link_metrics;   /* primusGpuLinkTable */
+/* gpu/gpu_proc_metrics.c */
+extern const struct pna_metric_table pna_gpu_proc_metrics;   /* primusGpuProcTable */
 /* ib_metrics.c */
 extern const struct pna_metric_table pna_rdma_scalar_metrics;   /* primusRdma */
 extern const struct pna_metric_table pna_rdma_device_metrics;   /* primusRdmaDeviceTable */

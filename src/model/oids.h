@@ -60,6 +60,8 @@
 #define PNA_OID_GPU_ENTRY                            PNA_OID_GPU_TABLE, 1 /* primusGpuEntry */
 #define PNA_OID_GPU_LINK_TABLE                       PNA_OID_GPU, 11 /* primusGpuLinkTable */
 #define PNA_OID_GPU_LINK_ENTRY                       PNA_OID_GPU_LINK_TABLE, 1 /* primusGpuLinkEntry */
+#define PNA_OID_GPU_PROC_TABLE                       PNA_OID_GPU, 12 /* primusGpuProcTable */
+#define PNA_OID_GPU_PROC_ENTRY                       PNA_OID_GPU_PROC_TABLE, 1 /* primusGpuProcEntry */
 #define PNA_OID_RDMA_DEVICE_TABLE                    PNA_OID_RDMA, 10 /* primusRdmaDeviceTable */
 #define PNA_OID_RDMA_DEVICE_ENTRY                    PNA_OID_RDMA_DEVICE_TABLE, 1 /* primusRdmaDeviceEntry */
 #define PNA_OID_IB_PORT_TABLE                        PNA_OID_RDMA, 20 /* primusIbPortTable */
@@ -106,6 +108,11 @@ enum pna_mib_col_event_entry { /* in primusEventEntry */
 /* The index of primusGpuTable: INDEX { primusGpuIndex }. */
 enum pna_mib_col_gpu_entry { /* in primusGpuEntry */
     PNA_COL_GPU_INDEX = 1,                       /* primusGpuIndex */
+};
+
+/* The index of primusGpuProcTable: INDEX { primusGpuIndex, primusGpuProcPid }. */
+enum pna_mib_col_gpu_proc_entry { /* in primusGpuProcEntry */
+    PNA_COL_GPU_PROC_PID = 1,                    /* primusGpuProcPid */
 };
 
 /* The index of primusGpuLinkTable: INDEX { primusGpuIndex, primusGpuLinkNumber }. */
@@ -244,6 +251,11 @@ enum pna_mib_gpu_fabric_state { /* values of primusGpuFabricState */
     PNA_GPU_FABRIC_STATE_IN_PROGRESS = 2,    /* inProgress */
     PNA_GPU_FABRIC_STATE_COMPLETED = 3,      /* completed */
     PNA_GPU_FABRIC_STATE_FAILED = 4,         /* failed */
+};
+enum pna_mib_gpu_proc_type { /* values of primusGpuProcType */
+    PNA_GPU_PROC_TYPE_COMPUTE = 1,           /* compute */
+    PNA_GPU_PROC_TYPE_GRAPHICS = 2,          /* graphics */
+    PNA_GPU_PROC_TYPE_COMPUTE_AND_GRAPHICS = 3, /* computeAndGraphics */
 };
 enum pna_mib_gpu_link_state { /* values of primusGpuLinkState */
     PNA_GPU_LINK_STATE_UP = 1,               /* up */

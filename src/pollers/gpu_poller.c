@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "pollers/pollers.h"
 #include "sources/gpu/dri_map.h"
+#include "sources/gpu/gpu_procs.h"
 #include "sources/gpu/amd.h"
 #include "sources/gpu/nvml.h"
 #include "sources/gpu/nvsmi.h"
@@ -58,6 +59,7 @@ struct gpu_state {
     char nvidia_smi[512];
     unsigned nvidia_smi_timeout_ms;
     int32_t temp_threshold_c;
+    unsigned process_rows;       /* gpuProcessRows */
 
     struct pna_nvml *nvml;
     bool use_nvsmi;
@@ -374,6 +376,7 @@ static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_
     copy_opt(st->nvidia_smi, sizeof st->nvidia_smi, cfg->nvidia_smi, "nvidia-smi");
     st->nvidia_smi_timeout_ms = cfg->nvidia_smi_timeout_ms ? cfg->nvidia_smi_timeout_ms : 5000;
     st->temp_threshold_c = cfg->gpu_temp_threshold_c;
+    st->process_rows = cfg->gpu_process_rows;
 
     char why[256] = "";
     int rc = pna_nvml_open(st->nvml_library, &st->nvml, why, sizeof why);
@@ -412,6 +415,7 @@ static void gpu_snap_destroy(struct pna_snap *snap)
 {
     struct pna_gpu_snap *s = (struct pna_gpu_snap *)snap;
     free(s->gpus);
+    free(s->procs);
     free(s);
 }
 
@@ -486,12 +490,16 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
 
     pna_gpu_list_sort(&list);
     dedupe(&list);
+    pna_gpu_procs_identify(&st->roots, &list);
+    pna_gpu_list_trim_procs(&list, st->process_rows);
     fill_xids(st, list.gpus, list.count);
     check_alerts(st, &list);
     refresh_xid_listener(st, &list);
 
     snap->count = list.count;
-    snap->gpus = list.gpus; /* the snapshot owns the array now */
+    snap->gpus = list.gpus; /* the snapshot owns the arrays now */
+    snap->proc_count = list.nprocs;
+    snap->procs = list.procs;
     pna_snap_init(&snap->base, gpu_snap_destroy);
     *out = &snap->base;
     return 0;

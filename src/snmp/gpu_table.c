@@ -1,5 +1,5 @@
-/* snmp/gpu_table.c -- primusGpu: primusGpuCount, primusGpuTable and
- * primusGpuLinkTable, from the descriptors of model/gpu/.  Rows come sorted
+/* snmp/gpu_table.c -- primusGpu: primusGpuCount, primusGpuTable,
+ * primusGpuLinkTable and primusGpuProcTable, from the descriptors of model/gpu/.  Rows come sorted
  * by primusGpuIndex (the PCI key) from the poller, links by number. */
 #include "pna_autoconf.h"
 #include "snmp/tables.h"
@@ -26,7 +26,17 @@ static size_t gpu_link_index(const struct pna_row *row, oid *idx)
     return 2;
 }
 
+/* primusGpuIndex, primusGpuProcPid */
+static size_t gpu_proc_index(const struct pna_row *row, oid *idx)
+{
+    const struct pna_gpu_proc *p = row->rec;
+    idx[0] = p->gpu_index;
+    idx[1] = p->pid;
+    return 2;
+}
+
 static const oid gpu_group_oid[] = { PNA_OID_GPU };
+static const oid gpu_proc_table_oid[] = { PNA_OID_GPU_PROC_TABLE };
 static const oid gpu_link_table_oid[] = { PNA_OID_GPU_LINK_TABLE };
 static const oid gpu_table_oid[] = { PNA_OID_GPU_TABLE };
 
@@ -38,4 +48,7 @@ const struct pna_table_def pna_gpu_table = {
 };
 const struct pna_table_def pna_gpu_link_table = {
     &pna_gpu_link_metrics, gpu_link_table_oid, OID_LENGTH(gpu_link_table_oid), true, gpu_link_index,
+};
+const struct pna_table_def pna_gpu_proc_table = {
+    &pna_gpu_proc_metrics, gpu_proc_table_oid, OID_LENGTH(gpu_proc_table_oid), true, gpu_proc_index,
 };

@@ -26,6 +26,7 @@
  *                              linkremote BUSID LINK ADDR  the remote end's PCI address
  *                              linksymbol BUSID LINK N     NVLink 5 symbol errors
  *                              violation BUSID POLICY NS   nvmlDeviceGetViolationStatus
+ *                              procutil BUSID PID SM MEM   a process utilisation sample
  *                              gpm BUSID METRIC_ID VALUE   what nvmlGpmMetricsGet answers
  *   PNA_FAKE_NVML_NVLINK     colon-separated `nvidia-smi nvlink` outputs (-s,
  *                            -R, -gt d, -gt r): "GPU n:" is the n-th device
@@ -96,6 +97,7 @@ PROTO(nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetComputeRunningProcesses_v3)
 PROTO(nvmlDeviceGetRunningProcesses_fn, nvmlDeviceGetGraphicsRunningProcesses_v3);
 PROTO(nvmlDeviceGetMigMode_fn, nvmlDeviceGetMigMode);
 PROTO(nvmlDeviceGetViolationStatus_fn, nvmlDeviceGetViolationStatus);
+PROTO(nvmlDeviceGetProcessUtilization_fn, nvmlDeviceGetProcessUtilization);
 PROTO(nvmlDeviceGetNvLinkState_fn, nvmlDeviceGetNvLinkState);
 PROTO(nvmlDeviceGetNvLinkVersion_fn, nvmlDeviceGetNvLinkVersion);
 PROTO(nvmlDeviceGetNvLinkRemotePciInfo_v2_fn, nvmlDeviceGetNvLinkRemotePciInfo_v2);
@@ -147,6 +149,8 @@ struct fake_dev {
     int ngpm;
     int has_violation[6];
     unsigned long long violation_ns[6];
+    unsigned procutil[FAKE_GPM][3]; /* pid, sm, mem */
+    int nprocutil;
     int has_temp, has_power, has_energy;
     unsigned temp, power_mw;
     unsigned long long energy_mj;
@@ -296,6 +300,8 @@ struct ctl_state {
     int ngpm;
     int has_violation[6];
     unsigned long long violation_ns[6];
+    unsigned procutil[FAKE_GPM][3];
+    int nprocutil;
     struct {
         int down, has_err, type, version, has_symbol;
         unsigned long long err[4], symbol;
@@ -380,6 +386,10 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
             }
         } else if (strncmp(verb, "link", 4) == 0) {
             ctl_link_line(c, verb, line);
+        } else if (strcmp(verb, "procutil") == 0 && c->nprocutil < FAKE_GPM) {
+            unsigned *u = c->procutil[c->nprocutil];
+            if (sscanf(line, "%*s %*s %u %u %u", &u[0], &u[1], &u[2]) == 3)
+                c->nprocutil++;
         } else if (strcmp(verb, "violation") == 0) {
             unsigned policy;
             if (sscanf(line, "%*s %*s %u %llu", &policy, &v) == 2 && policy < 6) {
@@ -415,6 +425,8 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
         memcpy(devs[i].gpm, st[i].gpm, sizeof st[i].gpm);
         devs[i].ngpm = st[i].ngpm;
         memcpy(devs[i].has_violation, st[i].has_violation, sizeof st[i].has_violation);
+        memcpy(devs[i].procutil, st[i].procutil, sizeof st[i].procutil);
+        devs[i].nprocutil = st[i].nprocutil;
         memcpy(devs[i].violation_ns, st[i].violation_ns, sizeof st[i].violation_ns);
         for (int k = 0; k < FAKE_LINKS; k++) {
             struct fake_link *l = &devs[i].links[k];
@@ -910,6 +922,28 @@ EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t dev, nvmlGpuFabricI
     return NVML_SUCCESS;
 }
 
+/* The control file's samples, each newer than the last call's. */
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t dev,
+                                                    nvmlProcessUtilizationSample_t *out,
+                                                    unsigned int *count, unsigned long long since)
+{
+    ENTER("nvmlDeviceGetProcessUtilization", dev);
+    static unsigned long long clock_us = 1000;
+    struct fake_dev *d = D(dev);
+    if (!d->nprocutil)
+        return NVML_ERROR_NOT_FOUND;
+    if (!out || *count < (unsigned)d->nprocutil) {
+        *count = (unsigned)d->nprocutil;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    clock_us = clock_us > since ? clock_us + 1 : since + 1;
+    for (int i = 0; i < d->nprocutil; i++)
+        out[i] = (nvmlProcessUtilizationSample_t){ .pid = d->procutil[i][0], .timeStamp = clock_us,
+                                                   .smUtil = d->procutil[i][1], .memUtil = d->procutil[i][2] };
+    *count = (unsigned)d->nprocutil;
+    return NVML_SUCCESS;
+}
+
 /* ---- NVLink ------------------------------------------------------------------ */
 
 #define LINK_ENTER(fn, dev, n, l)                                        \
@@ -1256,9 +1290,19 @@ static nvmlReturn_t procs(struct fake_dev *d, char kind, unsigned int *count,
         if (!strchr(type, kind))
             continue;
         if (infos && n < cap) {
+            char mem[32] = "", gi[16] = "", ci[16] = "";
+            xmlNodePtr node = obj->nodesetval->nodeTab[i];
+            text_at(d->doc, node, "used_memory", mem, sizeof mem);
+            text_at(d->doc, node, "gpu_instance_id", gi, sizeof gi);
+            text_at(d->doc, node, "compute_instance_id", ci, sizeof ci);
             memset(&infos[n], 0, sizeof infos[n]);
             infos[n].pid = (unsigned)strtoul(pid, NULL, 10);
-            infos[n].gpuInstanceId = infos[n].computeInstanceId = 0xFFFFFFFFu;
+            /* "27391 MiB"; N/A is NVML_VALUE_NOT_AVAILABLE */
+            char *end;
+            unsigned long long mib = strtoull(mem, &end, 10);
+            infos[n].usedGpuMemory = end != mem ? mib << 20 : ~0ULL;
+            infos[n].gpuInstanceId = gi[0] >= '0' && gi[0] <= '9' ? (unsigned)strtoul(gi, NULL, 10) : 0xFFFFFFFFu;
+            infos[n].computeInstanceId = ci[0] >= '0' && ci[0] <= '9' ? (unsigned)strtoul(ci, NULL, 10) : 0xFFFFFFFFu;
         }
         n++;
     }

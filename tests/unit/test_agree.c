@@ -267,7 +267,8 @@ static void ignore_event(const struct pna_event *ev, void *arg)
     "linkremote " BUS " 0 00000000:A1:00.0\nlinkremote " BUS " 1 00000000:A2:00.0\n"       \
     "linktype " BUS " 0 gpu\nlinktype " BUS " 1 switch\n"                                   \
     "linkerr " BUS " 0 11 12 13 14\nlinkerr " BUS " 1 21 22 23 24\n"                        \
-    "linksymbol " BUS " 0 15\nlinksymbol " BUS " 1 25\n"
+    "linksymbol " BUS " 0 15\nlinksymbol " BUS " 1 25\n"                                   \
+    "procutil " BUS " 48213 61 17\nprocutil " BUS " 48297 43 19\nprocutil " BUS " 48311 5 3\n"
 
 /* XIDs on the GPU, through the test NVML's event API: the next poll counts
  * them (the listener thread takes them in half-second slices).  Six: no other
@@ -347,6 +348,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     setenv("PNA_FAKE_NVML_XML", xml, 1);
     setenv("PNA_FAKE_NVML_CTL", ctl, 1);
     cfg->nvml_library = lib;
+    cfg->gpu_process_rows = 2; /* of the three processes: primusGpuProcessesOmitted 1 */
 
     int port = 0;
     *kubelet = httpstub_start_tcp(&port);
@@ -669,6 +671,7 @@ static const struct {
 } key_specs[] = {
     { "primusGpuTable", 1, { { PCI, "pci_bus_id" } } },
     { "primusGpuLinkTable", 2, { { PCI, "pci_bus_id" }, { NUM, "link" } } },
+    { "primusGpuProcTable", 2, { { PCI, "pci_bus_id" }, { NUM, "pid" } } },
     { "primusRdmaDeviceTable", 1, { { STR, "device" } } },
     { "primusIbPortTable", 2, { { STR, "device" }, { NUM, "port" } } },
     { "primusRoceCongTable", 2, { { STR, "device" }, { NUM, "port" } } },
@@ -1513,6 +1516,7 @@ static const char *const not_distinct[] = {
     "primusContainerDeviceGpu",     /* the GPU's ordinal, 0 */
     "primusPollerConsecutiveFailures",
     "primusGpuWorstXid",            /* XID 79, the last raised, is also the most severe */
+    "primusGpuProcessesOmitted",    /* 1 of 3 processes, as the GPU's one holder */
 };
 
 static bool may_repeat(const struct pna_metric *m)

@@ -183,7 +183,7 @@ static void test_walk(void)
     }
     CHECK_INT(first_col_rows, 3);
     CHECK(cells > 60 && cells < 200);
-    CHECK_INT(cur[ELEN], mib_column("primusGpuWorstXid"));
+    CHECK_INT(cur[ELEN], mib_column("primusGpuProcessesOmitted"));
 }
 
 static void test_count(void)

@@ -4,7 +4,8 @@
  * container holding a GPU, and the seed names unchanged: the node exporter's
  * gpu_utilization{gpu_id} and the system-info exporter's hw_gpu_* set.
  *
- * primusGpuLinkTable's families add link (the link's number).
+ * primusGpuLinkTable's families add link (the link's number), primusGpuProcTable's
+ * pid.
  * Every primus_gpu_* series carries gpu (the vendor tool's GPU number, as the
  * seeds use it), pci_bus_id (the stable identity, primusGpuIndex's source) and
  * uuid.  A figure the GPU does not offer is absent, as in the MIB, never 0. */
@@ -64,6 +65,23 @@ static void link_labels(const struct pna_http_view *v, const struct pna_row *row
     out->l[1] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
     out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
     out->l[3] = (struct pna_prom_label){ "link", link };
+    out->n = 4;
+}
+
+/* gpu, pci_bus_id, uuid of the process's GPU, and pid */
+static void proc_labels(const struct pna_http_view *v, const struct pna_row *row,
+                        struct pna_row_labels *out)
+{
+    const struct pna_gpu *g = row->owner;
+    const struct pna_gpu_proc *p = row->rec;
+    size_t pos = (size_t)(g - v->gpu->gpus);
+    int n = snprintf(out->buf, sizeof out->buf, "%u", (unsigned)pna_http_gpu_number(v->gpu, pos));
+    char *pid = out->buf + n + 1;
+    snprintf(pid, sizeof out->buf - (size_t)n - 1, "%u", (unsigned)p->pid);
+    out->l[0] = (struct pna_prom_label){ "gpu", out->buf };
+    out->l[1] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
+    out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
+    out->l[3] = (struct pna_prom_label){ "pid", pid };
     out->n = 4;
 }
 
@@ -233,6 +251,7 @@ void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v)
         return;
     pna_prom_table(p, v, &pna_gpu_metrics, gpu_labels);
     pna_prom_table(p, v, &pna_gpu_link_metrics, link_labels);
+    pna_prom_table(p, v, &pna_gpu_proc_metrics, proc_labels);
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++)
         split_family(p, v, &splits[i]);
     holders(p, v);

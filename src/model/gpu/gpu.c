@@ -117,8 +117,63 @@ void pna_gpu_list_sort(struct pna_gpu_list *list)
 void pna_gpu_list_free(struct pna_gpu_list *list)
 {
     free(list->gpus);
+    free(list->procs);
     list->gpus = NULL;
-    list->count = list->cap = 0;
+    list->procs = NULL;
+    list->count = list->cap = list->nprocs = list->proc_cap = 0;
+}
+
+struct pna_gpu_proc *pna_gpu_list_add_proc(struct pna_gpu_list *list)
+{
+    if (PNA_ARRAY_RESERVE(list->procs, list->proc_cap, list->nprocs + 1) != 0)
+        return NULL;
+    struct pna_gpu_proc *p = &list->procs[list->nprocs++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+/* By GPU, then the most memory first (rows without a figure last), then pid. */
+static int cmp_proc_weight(const void *a, const void *b)
+{
+    const struct pna_gpu_proc *x = a, *y = b;
+    if (x->gpu_index != y->gpu_index)
+        return x->gpu_index < y->gpu_index ? -1 : 1;
+    uint64_t mx = x->has_mem ? x->mem_bytes + 1 : 0, my = y->has_mem ? y->mem_bytes + 1 : 0;
+    if (mx != my)
+        return mx > my ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int cmp_proc_index(const void *a, const void *b)
+{
+    const struct pna_gpu_proc *x = a, *y = b;
+    if (x->gpu_index != y->gpu_index)
+        return x->gpu_index < y->gpu_index ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+void pna_gpu_list_trim_procs(struct pna_gpu_list *list, size_t max)
+{
+    if (list->nprocs > 1)
+        qsort(list->procs, list->nprocs, sizeof list->procs[0], cmp_proc_weight);
+    size_t kept = 0;
+    for (size_t i = 0; i < list->nprocs;) {
+        uint32_t gpu = list->procs[i].gpu_index;
+        size_t j = i;
+        while (j < list->nprocs && list->procs[j].gpu_index == gpu)
+            j++;
+        size_t keep = j - i < max ? j - i : max;
+        memmove(&list->procs[kept], &list->procs[i], keep * sizeof list->procs[0]);
+        /* the list's own GPUs: pna_gpu_find() hands them out const */
+        struct pna_gpu *g = (struct pna_gpu *)pna_gpu_find(list->gpus, list->count, gpu);
+        if (g)
+            g->processes_omitted = (uint32_t)(j - i - keep);
+        kept += keep;
+        i = j;
+    }
+    list->nprocs = kept;
+    if (kept > 1)
+        qsort(list->procs, kept, sizeof list->procs[0], cmp_proc_index);
 }
 
 const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index)

@@ -127,6 +127,25 @@ struct pna_gpu_link {
                                     (set by the GPU poller) */
 };
 
+/* What a process does on the GPU (primusGpuProcType bits). */
+#define PNA_GPU_PROC_COMPUTE  1u
+#define PNA_GPU_PROC_GRAPHICS 2u
+
+/* A process with a context on a GPU. */
+struct pna_gpu_proc {
+    uint32_t gpu_index;          /* the GPU's primusGpuIndex */
+    uint32_t pid;                /* in the agent's PID namespace (the host's, deployed as documented) */
+    uint32_t type;               /* PNA_GPU_PROC_* bits */
+    char name[16];               /* the command name (/proc/PID/comm), never its arguments */
+    bool has_mem;
+    uint64_t mem_bytes;          /* device memory it holds */
+    bool has_util;               /* samples since the last poll */
+    uint32_t sm_pct, mem_pct;
+    bool has_instance;           /* MIG GPU and compute instance it runs in */
+    uint32_t gpu_instance, compute_instance;
+    char cgroup[256];            /* its cgroup (v2, or v1's memory hierarchy), "" unknown */
+};
+
 struct pna_gpu {
     /* identity */
     uint32_t index;              /* PCI key: primusGpuIndex */
@@ -263,6 +282,7 @@ struct pna_gpu {
     /* work */
     bool has_processes;
     uint32_t process_count;      /* distinct processes using the GPU */
+    uint32_t processes_omitted;  /* of them, not in the process rows (gpuProcessRows) */
     bool has_mig;
     bool mig_enabled;            /* current MIG mode */
 
@@ -276,10 +296,12 @@ struct pna_gpu {
      * containers domain is joined in; absent until then). */
 };
 
-/* A growable list of GPUs, used by every collector. */
+/* A growable list of GPUs, used by every collector, and their processes. */
 struct pna_gpu_list {
     size_t count, cap;
     struct pna_gpu *gpus;
+    size_t nprocs, proc_cap;
+    struct pna_gpu_proc *procs;
 };
 
 /* The GPU domain's snapshot as served from the cache. */
@@ -287,6 +309,8 @@ struct pna_gpu_snap {
     struct pna_snap base;        /* first: the cache handles it as a struct pna_snap */
     size_t count;
     struct pna_gpu *gpus;        /* ascending index; owned by the snapshot */
+    size_t proc_count;
+    struct pna_gpu_proc *procs;  /* ascending (gpu_index, pid); owned by the snapshot */
     char nvidia_driver_version[80];
     char cuda_version[16];
     char amd_driver_version[80];
@@ -311,6 +335,12 @@ int pna_gpu_canon_bus_id(const char *text, char *buf, size_t cap);
 /* Append a zeroed GPU; returns it, or NULL when out of memory. */
 struct pna_gpu *pna_gpu_list_add(struct pna_gpu_list *list);
 void pna_gpu_list_sort(struct pna_gpu_list *list);
+/* Append a zeroed process row; NULL when out of memory. */
+struct pna_gpu_proc *pna_gpu_list_add_proc(struct pna_gpu_list *list);
+/* Keep at most MAX process rows per GPU, those holding the most memory,
+ * count the others in the GPU's processes_omitted, and sort the rows by
+ * (gpu_index, pid).  After pna_gpu_list_sort(). */
+void pna_gpu_list_trim_procs(struct pna_gpu_list *list, size_t max);
 void pna_gpu_list_free(struct pna_gpu_list *list);
 /* The GPU with INDEX in a sorted array, or NULL (binary search). */
 const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index);

@@ -461,6 +461,10 @@ static const struct pna_metric gpu_metrics[] = {
       .field = GPU_IF(worst_xid, has_xid), .family = "primus_gpu_worst_xid", .type = GAUGE,
       .help = "The most severe XID reported since the agent started (by NVIDIA's XID catalogue); "
               "0 when none" },
+    { .column = 84, .object = "primusGpuProcessesOmitted", .syntax = U32,
+      .field = GPU_IF(processes_omitted, has_processes), .family = "primus_gpu_processes_omitted",
+      .type = GAUGE, .help = "Processes on the GPU left out of the process rows (gpuProcessRows keeps "
+                             "those holding the most memory)" },
 };
 
 const struct pna_metric_table pna_gpu_metrics = {

@@ -80,6 +80,7 @@ static void resolve_symbols(struct pna_nvml *nv)
         "nvmlDeviceGetGraphicsRunningProcesses_v2");
     SYM(DeviceGetMigMode, "nvmlDeviceGetMigMode");
     SYM(DeviceGetViolationStatus, "nvmlDeviceGetViolationStatus");
+    SYM(DeviceGetProcessUtilization, "nvmlDeviceGetProcessUtilization");
     SYM(DeviceGetPcieThroughput, "nvmlDeviceGetPcieThroughput");
     SYM(DeviceGetNvLinkState, "nvmlDeviceGetNvLinkState");
     SYM(DeviceGetNvLinkVersion, "nvmlDeviceGetNvLinkVersion");
@@ -330,54 +331,9 @@ static void read_ecc(struct dev_read *r, struct pna_gpu *g)
     }
 }
 
-/* Distinct PIDs of compute and graphics processes ("C+G" counts once). */
-static unsigned add_procs(struct dev_read *r, nvmlDeviceGetRunningProcesses_fn fn,
-                          unsigned *pids, unsigned npids, unsigned cap, bool *okp)
-{
-    if (r->lost || !fn)
-        return npids;
-    unsigned int count = 0;
-    nvmlReturn_t rc = fn(r->dev, &count, NULL);
-    if (rc == NVML_SUCCESS) {
-        *okp = true;
-        return npids;
-    }
-    if (rc != NVML_ERROR_INSUFFICIENT_SIZE) {
-        pna_nvml_ok(r, rc);
-        return npids;
-    }
-    /* Processes may start between the two calls: leave room. */
-    unsigned int room = count + 16;
-    nvmlProcessInfo_t *info = calloc(room, sizeof *info);
-    if (!info)
-        return npids;
-    count = room;
-    rc = fn(r->dev, &count, info);
-    if (pna_nvml_ok(r, rc)) {
-        *okp = true;
-        for (unsigned i = 0; i < count && i < room; i++) {
-            bool seen = false;
-            for (unsigned j = 0; j < npids && !seen; j++)
-                seen = pids[j] == info[i].pid;
-            if (!seen && npids < cap)
-                pids[npids++] = info[i].pid;
-        }
-    }
-    free(info);
-    return npids;
-}
-
-static void read_work(struct dev_read *r, struct pna_gpu *g)
+static void read_mig_mode(struct dev_read *r, struct pna_gpu *g)
 {
     struct pna_nvml *nv = r->nv;
-    unsigned pids[1024];
-    bool any = false;
-    unsigned n = add_procs(r, nv->DeviceGetComputeProcs, pids, 0, 1024, &any);
-    n = add_procs(r, nv->DeviceGetGraphicsProcs, pids, n, 1024, &any);
-    if (any) {
-        g->has_processes = true;
-        g->process_count = n;
-    }
     unsigned int cur, pend;
     if (!r->lost && nv->DeviceGetMigMode && pna_nvml_ok(r, nv->DeviceGetMigMode(r->dev, &cur, &pend))) {
         g->has_mig = true;
@@ -430,7 +386,7 @@ static void read_metrics(struct dev_read *r, struct nvml_ident *id, struct pna_g
     }
     read_ecc(r, g);
     g->has_throttle = get_ull(r, nv->DeviceGetClocksEventReasons, &g->throttle_reasons);
-    read_work(r, g);
+    read_mig_mode(r, g);
     pna_nvml_read_held(r, g);
     pna_nvml_read_activity(r, id, g);
     pna_nvml_read_health(r, g);
@@ -561,8 +517,13 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
             pna_strlcpy(tmp.driver_version, driver, sizeof tmp.driver_version);
             pna_strlcpy(tmp.cuda_version, cuda, sizeof tmp.cuda_version);
             struct nvml_ident *slot = ident_slot(nv, r.dev);
+            size_t procs_before = list->nprocs;
             if (!r.lost)
                 read_metrics(&r, slot, &tmp);
+            if (!r.lost)
+                pna_nvml_read_procs(&r, slot, &tmp, list);
+            if (r.lost)
+                list->nprocs = procs_before; /* a lost GPU has no process rows */
             if (!r.lost) {
                 if (slot)
                     copy_identity(&slot->id, &tmp);

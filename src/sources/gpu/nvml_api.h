@@ -184,6 +184,16 @@ typedef struct nvmlProcessInfo_st {
     unsigned int computeInstanceId;
 } nvmlProcessInfo_t;
 
+/* nvmlDeviceGetProcessUtilization: one sample per process since a timestamp */
+typedef struct nvmlProcessUtilizationSample_st {
+    unsigned int pid;
+    unsigned long long timeStamp;  /* CPU timestamp, us */
+    unsigned int smUtil;           /* percent */
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+
 typedef union nvmlValue_st {
     double dVal;
     int siVal;
@@ -281,6 +291,8 @@ typedef nvmlReturn_t (*nvmlDeviceGetRunningProcesses_fn)(nvmlDevice_t, unsigned 
                                                          nvmlProcessInfo_t *);
 typedef nvmlReturn_t (*nvmlDeviceGetPerformanceState_fn)(nvmlDevice_t, int *);
 typedef nvmlReturn_t (*nvmlDeviceGetMigMode_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
+typedef nvmlReturn_t (*nvmlDeviceGetProcessUtilization_fn)(nvmlDevice_t, nvmlProcessUtilizationSample_t *,
+                                                           unsigned int *, unsigned long long);
 typedef nvmlReturn_t (*nvmlDeviceGetViolationStatus_fn)(nvmlDevice_t, int, nvmlViolationTime_t *);
 typedef nvmlReturn_t (*nvmlDeviceGetPcieThroughput_fn)(nvmlDevice_t, int, unsigned int *);
 typedef nvmlReturn_t (*nvmlDeviceGetNvLinkState_fn)(nvmlDevice_t, unsigned int, int *);

@@ -25,6 +25,7 @@ struct nvml_ident {
     bool gpm_probed, gpm_supported;
     nvmlGpmSample_t gpm_last;
     bool gpm_have_last;
+    unsigned long long proc_util_seen; /* newest process utilisation sample read */
 };
 
 struct nvml_event_dev {
@@ -63,6 +64,7 @@ struct pna_nvml {
     nvmlDeviceGetRunningProcesses_fn DeviceGetComputeProcs, DeviceGetGraphicsProcs;
     nvmlDeviceGetMigMode_fn DeviceGetMigMode;
     nvmlDeviceGetViolationStatus_fn DeviceGetViolationStatus;
+    nvmlDeviceGetProcessUtilization_fn DeviceGetProcessUtilization;
     nvmlDeviceGetPcieThroughput_fn DeviceGetPcieThroughput;
     nvmlDeviceGetNvLinkState_fn DeviceGetNvLinkState;
     nvmlDeviceGetNvLinkVersion_fn DeviceGetNvLinkVersion;
@@ -116,6 +118,9 @@ void pna_nvml_get_str(struct dev_read *r, nvmlDeviceGetStr_fn fn, char *buf, siz
  * false when the GPU does not offer it. */
 bool pna_nvml_field(struct dev_read *r, unsigned field, unsigned scope, long long *out);
 
+/* sources/gpu/nvml_procs.c: G's processes into LIST (and G's process count). */
+void pna_nvml_read_procs(struct dev_read *r, struct nvml_ident *id, struct pna_gpu *g,
+                         struct pna_gpu_list *list);
 /* sources/gpu/nvml_links.c: G's NVLinks. */
 void pna_nvml_read_links(struct dev_read *r, struct pna_gpu *g);
 /* sources/gpu/nvml_activity.c: time held back per cause, the engines'
