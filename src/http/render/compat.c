@@ -53,9 +53,9 @@ const char *pna_compat_text(const struct pna_row *row, const char *object, char 
 
 void pna_compat_put(struct pna_compat_labels *out, const char *name, const char *value)
 {
-    if (!value || !value[0] || out->n >= PNA_COMPAT_LABELS_MAX)
+    if (out->n >= PNA_COMPAT_LABELS_MAX)
         return;
-    snprintf(out->text[out->n], sizeof out->text[out->n], "%s", value);
+    snprintf(out->text[out->n], sizeof out->text[out->n], "%s", value ? value : "");
     out->l[out->n] = (struct pna_prom_label){ name, out->text[out->n] };
     out->n++;
 }

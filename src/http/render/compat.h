@@ -84,7 +84,9 @@ void pna_compat_render(struct pna_prom *p, const struct pna_http_view *v,
 
 /* ---- for the label functions --------------------------------------------------- */
 
-/* Append label NAME with a copy of VALUE to OUT; nothing when VALUE is "". */
+/* Append label NAME with a copy of VALUE to OUT.  An exporter's label set is
+ * the same on every series, as both write it: a value the agent does not know
+ * is written empty (which Prometheus stores as no label). */
 void pna_compat_put(struct pna_compat_labels *out, const char *name, const char *value);
 
 /* The value of the GPU descriptor of MIB object OBJECT in ROW as label text

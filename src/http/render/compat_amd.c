@@ -8,10 +8,12 @@
  *   serial_number, vbios_version and, for a GPU a pod holds, container,
  *   namespace, pod.
  *
- * Its labels the agent has no source for (card_vendor, gpu_partition_id,
- * gpu_compute_partition_type, gpu_memory_partition_type, kfd_process_id,
- * deployment_mode, job_*) are left out; the exporter writes them empty where
- * it does not know them, which Prometheus stores as no label either. */
+ * A value the agent does not know (a consumer card's serial) is written
+ * empty, as the exporter writes it.  Its labels the agent has no source for
+ * (card_vendor, gpu_partition_id, gpu_compute_partition_type,
+ * gpu_memory_partition_type, kfd_process_id, deployment_mode, job_*) are left
+ * out: Prometheus stores an empty label as no label, so leaving them out is
+ * what the exporter's empty values amount to. */
 #include "pna_autoconf.h"
 #include "http/render/compat.h"
 
