@@ -292,6 +292,28 @@ static int apply_list_token(struct parse *ps, struct pna_name_list *list, const 
     return any ? 0 : fail(ps, "%s: expected at least one interface name", token);
 }
 
+/* prometheusCompat dcgm|amd...: the exporters whose names /metrics serves too. */
+static int apply_compat_token(struct parse *ps, const char *token, char *rest)
+{
+    static const struct { const char *word; unsigned bit; } words[] = {
+        { "dcgm", PNA_COMPAT_DCGM }, { "amd", PNA_COMPAT_AMD },
+    };
+    char *w;
+    unsigned bits = 0;
+    while ((w = next_word(&rest)) != NULL) {
+        size_t i = 0;
+        while (i < sizeof words / sizeof words[0] && strcasecmp(w, words[i].word) != 0)
+            i++;
+        if (i == sizeof words / sizeof words[0])
+            return fail(ps, "%s: unknown exporter '%s' (dcgm, amd)", token, w);
+        bits |= words[i].bit;
+    }
+    if (!bits)
+        return fail(ps, "%s: expected dcgm, amd or both", token);
+    ps->cfg->prometheus_compat = bits;
+    return 0;
+}
+
 static int apply_agentx_socket(struct parse *ps, char *rest)
 {
     char *w = next_word(&rest);
@@ -503,6 +525,8 @@ static int apply_line(struct parse *ps, char *line)
         return apply_poller_token(ps, token, rest);
     if (strcasecmp(token, "pfcInterface") == 0)
         return apply_list_token(ps, &ps->cfg->pfc_interfaces, token, rest);
+    if (strcasecmp(token, "prometheusCompat") == 0)
+        return apply_compat_token(ps, token, rest);
     if (strcasecmp(token, "agentXSocket") == 0)
         return apply_agentx_socket(ps, rest);
     if (strcasecmp(token, "agentXPingInterval") == 0)

@@ -16,6 +16,12 @@
 #include "core/roots.h"
 
 #define PNA_MAX_POLLERS 16
+
+/* prometheusCompat: other exporters' names the bridge serves as well. */
+enum pna_prom_compat {
+    PNA_COMPAT_DCGM = 1u << 0,    /* NVIDIA dcgm-exporter's DCGM_FI_* */
+    PNA_COMPAT_AMD = 1u << 1,     /* AMD device-metrics-exporter's gpu_* */
+};
 #define PNA_MAX_NAMES 32
 
 /* Per-poller settings; index in the array = position of the poller's name in
@@ -46,6 +52,7 @@ struct pna_config {
     const char *http_tls_cert, *http_tls_key, *http_basic_auth_file;
     unsigned http_max_connections;
     bool http_probe_auth;          /* basic auth for /healthz and /ready too */
+    unsigned prometheus_compat;    /* enum pna_prom_compat bits */
 
     /* logging */
     unsigned log_rate_interval_s; /* logRateInterval: per kind of line; 0 = no limit */

@@ -52,6 +52,7 @@ static struct {
     bool probe_auth;            /* httpProbeAuth: the probes need auth too */
     char *tls_cert, *tls_key;   /* PEM text; the library reads them at start */
     char *node_name;            /* configured node name, or NULL */
+    unsigned compat;            /* prometheusCompat: enum pna_prom_compat bits */
 } srv;
 
 /* ---- responses ---------------------------------------------------------------- */
@@ -271,6 +272,7 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *c, const
 
     struct pna_http_view v;
     pna_http_view_take(&v, srv.node_name);
+    v.compat = srv.compat;
     enum MHD_Result ret;
     if (is_metrics) {
         ret = serve_metrics(c, &v);
@@ -491,6 +493,7 @@ int pna_http_start(const struct pna_config *cfg)
         }
     }
     srv.node_name = cfg->node_name && cfg->node_name[0] ? strdup(cfg->node_name) : NULL;
+    srv.compat = cfg->prometheus_compat;
 
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (srv.tls_cert)

@@ -20,6 +20,7 @@ check_bad "kubeletInsecure maybe" "not yes or no"
 check_bad "rwcommunity private" "unknown token 'rwcommunity'"
 check_bad "rocommunity" "missing value"
 check_bad "staleAfter 10 20" "expected exactly one value"
+check_bad "prometheusCompat dcgm nvidia" "prometheusCompat: unknown exporter 'nvidia'"
 # A '#' inside quotes is no comment; a quote left open is an error, not a cut line.
 check_bad 'createUser u1 SHA-256 "pass#word' "unterminated quoted string"
 check_bad 'nodeName "a"b' "text right after a closing quote"

@@ -255,6 +255,22 @@ static void test_create_user_errors(void)
                  "2: createUser: user 'u1' is created twice");
 }
 
+/* prometheusCompat: one or both exporters, any order, any case. */
+static void test_prometheus_compat(void)
+{
+    struct pna_config cfg;
+    char err[512] = "";
+    CHECK_INT(load(&cfg, "nodeName n\n", err, sizeof err), 0);
+    CHECK_INT(cfg.prometheus_compat, 0);
+    pna_config_free(&cfg);
+    CHECK_INT(load(&cfg, "prometheusCompat amd DCGM\n", err, sizeof err), 0);
+    CHECK_INT(cfg.prometheus_compat, PNA_COMPAT_DCGM | PNA_COMPAT_AMD);
+    pna_config_free(&cfg);
+    CHECK_INT(load(&cfg, "prometheusCompat dcgm\n", err, sizeof err), 0);
+    CHECK_INT(cfg.prometheus_compat, PNA_COMPAT_DCGM);
+    pna_config_free(&cfg);
+}
+
 static void test_errors(void)
 {
     expect_error("eventHistory 5\nbogus 1\n", "2: unknown token 'bogus'");
@@ -270,6 +286,9 @@ static void test_errors(void)
     expect_error("rwuser admin\n", "1: unknown token 'rwuser'");
     expect_error("trap2sink\n", "1: trap2sink: missing value");
     expect_error("sysfsRoot /a /b\n", "1: sysfsRoot: expected exactly one value");
+    expect_error("prometheusCompat dcgm nvidia\n",
+                 "1: prometheusCompat: unknown exporter 'nvidia' (dcgm, amd)");
+    expect_error("prometheusCompat\n", "1: prometheusCompat: expected dcgm, amd or both");
 
     /* A line too long to be a real directive is an error, not two lines. */
     char big[3000];
@@ -296,6 +315,7 @@ int main(void)
         return 99;
     close(fd);
     test_good();
+    test_prometheus_compat();
     test_quoting();
     test_many_lines();
     test_line_length();

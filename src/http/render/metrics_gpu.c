@@ -1,8 +1,9 @@
 /* http/render/metrics_gpu.c -- /metrics for GPUs (primusGpu, primusGpuTable): every
  * descriptor of model/gpu/gpu_metrics.c in base units (bytes, watts, joules,
- * hertz, ratios 0..1), the per-cause splits of two MIB sums, one series per
- * container holding a GPU, and the seed names unchanged: the node exporter's
- * gpu_utilization{gpu_id} and the system-info exporter's hw_gpu_* set.
+ * hertz, ratios 0..1), the per-cause split of primusGpuRetiredPages, one series
+ * per container holding a GPU, the seed names unchanged: the node exporter's
+ * gpu_utilization{gpu_id} and the system-info exporter's hw_gpu_* set, and the
+ * other exporters' names prometheusCompat asks for (compat.c).
  *
  * primusGpuLinkTable's families add link (the link's number), primusGpuProcTable's
  * pid.
@@ -99,21 +100,11 @@ static bool retired_pages(const struct pna_gpu *g, uint64_t part[2])
     return g->has_retired_pages;
 }
 
-static bool remapped_rows(const struct pna_gpu *g, uint64_t part[2])
-{
-    part[0] = g->remapped_rows_corr;
-    part[1] = g->remapped_rows_unc;
-    return g->has_remapped_rows;
-}
-
 static const struct split splits[] = {
     { "primus_gpu_retired_pages", "primusGpuRetiredPages", "cause",
       "Device memory pages retired for ECC errors, by cause: single_bit (multiple single-bit "
       "errors) or double_bit",
       { "single_bit", "double_bit" }, retired_pages },
-    { "primus_gpu_remapped_rows", "primusGpuRemappedRows", "type",
-      "Device memory rows remapped for ECC errors, by error type: correctable or uncorrectable",
-      { "correctable", "uncorrectable" }, remapped_rows },
 };
 
 /* Only where the MIB column has its sum: the same presence, lost GPUs included. */
@@ -256,6 +247,7 @@ void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v)
         split_family(p, v, &splits[i]);
     holders(p, v);
     pna_prom_seed(p, v, &pna_gpu_metrics, &seed_utilization, seed_gpu_id);
+    pna_metrics_compat(p, v);
     /* The system-info exporter writes its GPU metrics only on GPU nodes. */
     if (!v->gpu->count)
         return;

@@ -193,7 +193,8 @@ static const char *type_name(enum pna_prom_type t)
 {
     switch (t) {
     case PNA_PROM_GAUGE: return "gauge";
-    case PNA_PROM_COUNTER: return "counter";
+    case PNA_PROM_COUNTER:
+    case PNA_PROM_COUNTER_FOREIGN: return "counter";
     case PNA_PROM_UNTYPED: return "untyped";
     }
     return "untyped";

@@ -35,6 +35,9 @@ struct pna_storage_snap;
 struct pna_http_view {
     struct pna_view base;                        /* snapshots, pollers, agent, now */
     const char *node_name;                       /* the seed's node="" label; never NULL */
+    unsigned compat;                             /* prometheusCompat: enum pna_prom_compat
+                                                    bits (core/config.h); constant for the
+                                                    process, so the shared body may hold it */
     /* BASE's snapshots, typed (NULL when absent) */
     const struct pna_node *node;
     int64_t node_taken_ms;
@@ -131,6 +134,8 @@ void pna_metrics_rdma(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_pfc(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_containers(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_storage(struct pna_prom *p, const struct pna_http_view *v);
+/* compat.c: dcgm-exporter's and AMD device-metrics-exporter's names, as V->compat asks. */
+void pna_metrics_compat(struct pna_prom *p, const struct pna_http_view *v);
 
 /* The whole /metrics body; returns the number of rendering errors (0).  It
  * is the two parts below one after the other: the domains' families, which

@@ -373,6 +373,13 @@ static const struct pna_metric gpu_metrics[] = {
       .type = COUNTER, .help = "Uncorrected ECC errors over the GPU's lifetime" },
     { .column = 40, .object = "primusGpuRetiredPages", .syntax = U32, .get = get_retired_pages },
     { .column = 41, .object = "primusGpuRemappedRows", .syntax = U32, .get = get_remapped_rows },
+    /* primusGpuRemappedRows's two parts, one family split by type (bridge only) */
+    { .field = GPU_IF(remapped_rows_corr, has_remapped_rows), .family = "primus_gpu_remapped_rows",
+      .type = GAUGE, .label = "type", .label_value = "correctable",
+      .help = "Device memory rows remapped for ECC errors, by error type: correctable or "
+              "uncorrectable (primusGpuRemappedRows is their sum)" },
+    { .field = GPU_IF(remapped_rows_unc, has_remapped_rows), .family = "primus_gpu_remapped_rows",
+      .type = GAUGE, .label = "type", .label_value = "uncorrectable" },
     { .column = 42, .object = "primusGpuRemapPending", .syntax = PNA_SYNTAX_TRUTH,
       .field = GPU_IF(remap_pending, has_remapped_rows), .family = "primus_gpu_row_remap_pending",
       .type = GAUGE, .help = "1 when a row remapping waits for a GPU reset" },
