@@ -10,6 +10,9 @@
 #     action makes the RTX critical, each change trapped;
 #   - a link that was up going down (and back): primusGpuLinkDown/Up traps
 #     and the GPU's health warning; links never up raise nothing;
+#   - primusGpuProcTable from the XML's processes (an RTX with four, of which
+#     gpuProcessRows 3 keeps the three holding the most memory), names from
+#     /proc/PID/comm, utilisation samples from the control file;
 #   - SNMP and /metrics agree on every new column read here.
 # The H800 captures are laid on the test's GPUs 0 and 1 by NVML index (the
 # XML files are other GPUs).  Link error counters, remote ends and kinds, link
@@ -19,6 +22,8 @@
 . "$(dirname "$0")/http_lib.sh"
 
 need_fake_nvml
+command -v xmllint >/dev/null || skip "xmllint not installed (Debian: libxml2-utils)"
+command -v promtool >/dev/null || skip "promtool not installed (Debian: prometheus)"
 FIX="$PNA_FIXTURES/nvidia"
 NVL="$PNA_FIXTURES/nvlink"
 XMLS=(h100-nvidia-smi-q-x.xml a100-sxm4-80gb-nvidia-smi-q-x.xml rtx-4000-sff-ada-v13-nvidia-smi-q-x.xml
@@ -51,10 +56,27 @@ linkversion $H100 0 4
 linkremote $H100 0 00000000:D5:00.0
 linkdown $H100 7
 CTL
+echo "procutil $RTX 34626 37 11" >> "$PNA_FAKE_NVML_CTL"
 {
     echo "nvmlLibrary $FAKE_NVML"
     echo "pollInterval gpu 1"
+    echo "gpuProcessRows 3"
 } > "$WORK/agent.conf"
+# A procfs with the processes' command names: the basename of the XML's
+# process_name, cut to the kernel's 15 characters, as /proc/PID/comm has it.
+PROCFS="$WORK/proc"
+mkdir -p "$PROCFS/sys/kernel"
+for f in cpuinfo loadavg meminfo stat uptime sys/kernel/hostname sys/kernel/osrelease; do
+    cat "/proc/$f" > "$PROCFS/$f" 2>/dev/null
+done
+uname -m > "$PROCFS/sys/kernel/arch"
+RTX_XML="$FIX/rtx-4000-sff-ada-v13-nvidia-smi-q-x.xml"
+proc_field() { xmllint --xpath "string(//process_info[pid='$1']/$2)" "$RTX_XML"; }
+RTX_PIDS=$(xmllint --xpath '//process_info/pid/text()' "$RTX_XML" | tr '\n' ' ')
+for pid in $RTX_PIDS; do
+    mkdir -p "$PROCFS/$pid"
+    basename "$(proc_field "$pid" process_name)" | cut -c1-15 > "$PROCFS/$pid/comm"
+done
 
 GPU="$OBJ.5"
 ENTRY="$GPU.10.1"
@@ -62,7 +84,7 @@ LINK="$GPU.11.1"
 start_trapd
 start_snmpd "trap2sink 127.0.0.1:$TRAP_PORT public"
 mkdir -p "$WORK/sys" "$WORK/dev"
-start_http_agent --sysfs "$WORK/sys" --devfs "$WORK/dev"
+start_http_agent --sysfs "$WORK/sys" --devfs "$WORK/dev" --procfs "$PROCFS"
 wait_agent
 cell() { snmp_value "$1"; }
 want() {  # OID EXPECTED WHAT
@@ -110,6 +132,28 @@ done
 [ "$(cell "$ENTRY.58.$I_A100")" = "No Such Instance currently exists at this OID" ] ||
     fail "the A100 (no GPM) has primusGpuSmActive"
 ok "throttle time from the XML counters ($us us); GPM activity in hundredths of a percent"
+
+# ---- processes ---------------------------------------------------------------------------
+PROC="$GPU.12.1"
+mib_bytes() { echo $(( $(proc_field "$1" used_memory | awk '{ print $1 }') * 1048576 )); }
+# the XML's processes by memory, most first: the first three have rows
+kept=$(for pid in $RTX_PIDS; do echo "$(mib_bytes "$pid") $pid"; done | sort -rn | head -3 | awk '{ print $2 }')
+dropped=$(for pid in $RTX_PIDS; do echo "$(mib_bytes "$pid") $pid"; done | sort -rn | tail -n +4 | awk '{ print $2 }')
+for pid in $kept; do
+    want "$PROC.2.$I_RTX.$pid" "$(cat "$PROCFS/$pid/comm")" "name of process $pid"
+    want "$PROC.4.$I_RTX.$pid" "$(mib_bytes "$pid")" "memory of process $pid"
+    case $(proc_field "$pid" type) in C) t=1 ;; G) t=2 ;; C+G) t=3 ;; esac
+    want "$PROC.3.$I_RTX.$pid" "$t" "type of process $pid ($(proc_field "$pid" type))"
+done
+for pid in $dropped; do
+    [ "$(cell "$PROC.2.$I_RTX.$pid")" = "No Such Instance currently exists at this OID" ] ||
+        fail "process $pid, the smallest, has a row beyond gpuProcessRows 3"
+done
+want "$ENTRY.84.$I_RTX" "$(echo "$dropped" | wc -w)" "RTX primusGpuProcessesOmitted"
+want "$ENTRY.44.$I_RTX" "$(echo $RTX_PIDS | wc -w)" "RTX primusGpuProcessCount"
+want "$PROC.5.$I_RTX.34626" 37 "SM utilisation of process 34626"
+want "$PROC.6.$I_RTX.34626" 11 "memory utilisation of process 34626"
+ok "processes: the 3 of $(echo $RTX_PIDS | wc -w) holding the most memory, names, types, memory and utilisation"
 
 # ---- health ------------------------------------------------------------------------------
 want "$ENTRY.78.$I_H100" 1 "H100 health"
@@ -164,6 +208,10 @@ grep -q "^primus_gpu_link_up{.*pci_bus_id=\"0000:00:06.0\".*link=\"7\".*} 0$" "$
     fail "/metrics does not say H100 link 7 is down"
 grep -q "^primus_gpu_link_transmit_bytes_total{.*pci_bus_id=\"0000:00:06.0\".*link=\"0\".*} $((tx * 1024))$" "$m" ||
     fail "/metrics link 0 tx bytes differ from SNMP"
+grep -q "^primus_gpu_process_sm_utilization_ratio{.*pci_bus_id=\"0000:06:00.0\".*pid=\"34626\".*} 0.37$" "$m" ||
+    fail "/metrics process 34626 SM utilisation differs from SNMP: $(grep 'process_sm_utilization_ratio.*34626' "$m")"
+grep -q "^primus_gpu_process_info{.*pid=\"34626\".*process=\"$(cat "$PROCFS/34626/comm")\".*type=\"computeAndGraphics\"" "$m" ||
+    fail "/metrics process 34626 info differs: $(grep 'process_info.*34626' "$m")"
 promtool check metrics < "$m" > "$WORK/promtool.out" 2>&1 ||
     fail "promtool check metrics: $(head -5 "$WORK/promtool.out")"
-ok "/metrics agrees: activity, throttle time, health, link state and traffic; promtool clean"
+ok "/metrics agrees: activity, throttle time, health, link state and traffic, processes; promtool clean"
