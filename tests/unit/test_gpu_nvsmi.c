@@ -303,6 +303,24 @@ static void test_rtx_v13(void)
     CHECK_INT(g->process_count, 4);                        /* 1842, 3190, 4937, 34626 */
     CHECK(g->has_remapped_rows);
     CHECK(!g->has_mig);
+    /* clocks_event_reasons_counters: sw_power_cap 4251825415 us, the rest 0 */
+    CHECK(g->has_held[PNA_GPU_HELD_POWER] && g->held_us[PNA_GPU_HELD_POWER] == 4251825415ULL);
+    CHECK(g->has_held[PNA_GPU_HELD_HW_POWER_BRAKE] && g->held_us[PNA_GPU_HELD_HW_POWER_BRAKE] == 0);
+    CHECK(!g->has_held[PNA_GPU_HELD_THERMAL]);             /* not printed by nvidia-smi */
+    CHECK(g->has_recovery_action && g->recovery_action == PNA_GPU_RECOVERY_NONE);
+    /* the process rows: type C+G is both, memory in MiB */
+    CHECK_U64(l.nprocs, 4);
+    for (size_t i = 0; i < l.nprocs; i++) {
+        const struct pna_gpu_proc *p = &l.procs[i];
+        CHECK_INT(p->gpu_index, g->index);
+        if (p->pid == 34626) {
+            CHECK_INT(p->type, PNA_GPU_PROC_COMPUTE | PNA_GPU_PROC_GRAPHICS);
+            CHECK(p->has_mem && p->mem_bytes == 183 * MIB);
+        }
+        if (p->pid == 1842)
+            CHECK(p->type == PNA_GPU_PROC_GRAPHICS && p->mem_bytes == 410 * MIB);
+        CHECK(!p->has_instance);                           /* N/A: no MIG */
+    }
     pna_gpu_list_free(&l);
 }
 

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 
 #include <libxml/parser.h>
@@ -287,8 +288,56 @@ static void parse_throttle(struct xq *q, struct pna_gpu *g)
     }
 }
 
-/* Distinct PIDs: a "C+G" process is listed once, MIG may list one per instance. */
-static void parse_processes(struct xq *q, struct pna_gpu *g)
+/* The process row of PID among LIST's rows from FIRST on, made when new. */
+static struct pna_gpu_proc *proc_row(struct pna_gpu_list *list, size_t first, uint32_t pid)
+{
+    for (size_t i = first; i < list->nprocs; i++)
+        if (list->procs[i].pid == pid)
+            return &list->procs[i];
+    struct pna_gpu_proc *p = pna_gpu_list_add_proc(list);
+    if (p)
+        p->pid = pid;
+    return p;
+}
+
+/* One <process_info>: its pid, type (C, G, C+G), memory and MIG instance. */
+static void parse_process(struct xq *q, xmlNodePtr info, const struct pna_gpu *g,
+                          struct pna_gpu_list *list, size_t first)
+{
+    char buf[64];
+    int64_t v;
+    const char *t = xq_text1(q, info, "pid", buf, sizeof buf);
+    if (!t || !parse_milli(t, &v) || v <= 0 || v > (int64_t)UINT32_MAX * 1000)
+        return;
+    struct pna_gpu_proc *p = proc_row(list, first, (uint32_t)(v / 1000));
+    if (!p)
+        return;
+    p->gpu_index = g->index;
+    t = xq_text1(q, info, "type", buf, sizeof buf);
+    if (t && strchr(t, 'C'))
+        p->type |= PNA_GPU_PROC_COMPUTE;
+    if (t && strchr(t, 'G'))
+        p->type |= PNA_GPU_PROC_GRAPHICS;
+    t = xq_text1(q, info, "used_memory", buf, sizeof buf);
+    if (t && parse_milli(t, &v) && v >= 0) {
+        p->has_mem = true;
+        p->mem_bytes = (uint64_t)v * 1048576u / 1000u;
+    }
+    int64_t gi, ci;
+    const char *tg = xq_text1(q, info, "gpu_instance_id", buf, sizeof buf);
+    if (tg && parse_milli(tg, &gi) && gi >= 0) {
+        const char *tc = xq_text1(q, info, "compute_instance_id", buf, sizeof buf);
+        if (tc && parse_milli(tc, &ci) && ci >= 0) {
+            p->has_instance = true;
+            p->gpu_instance = (uint32_t)(gi / 1000);
+            p->compute_instance = (uint32_t)(ci / 1000);
+        }
+    }
+}
+
+/* The process rows of G into LIST and G's count of distinct processes: a
+ * "C+G" process is listed once, MIG may list one per instance. */
+static void parse_processes(struct xq *q, struct pna_gpu *g, struct pna_gpu_list *list)
 {
     q->ctx->node = q->gpu;
     xmlXPathObjectPtr has = xmlXPathEvalExpression((const xmlChar *)"processes", q->ctx);
@@ -298,26 +347,57 @@ static void parse_processes(struct xq *q, struct pna_gpu *g)
         return;
     q->ctx->node = q->gpu;
     xmlXPathObjectPtr obj =
-        xmlXPathEvalExpression((const xmlChar *)"processes/process_info/pid", q->ctx);
-    unsigned long pids[512];
-    unsigned n = 0;
-    for (int i = 0; obj && obj->nodesetval && i < obj->nodesetval->nodeNr; i++) {
-        xmlChar *t = xmlNodeGetContent(obj->nodesetval->nodeTab[i]);
-        char *end;
-        unsigned long pid = t ? strtoul((const char *)t, &end, 10) : 0;
-        bool valid = t && end != (char *)t;
-        xmlFree(t);
-        if (!valid)
-            continue;
-        bool seen = false;
-        for (unsigned j = 0; j < n && !seen; j++)
-            seen = pids[j] == pid;
-        if (!seen && n < sizeof pids / sizeof pids[0])
-            pids[n++] = pid;
-    }
+        xmlXPathEvalExpression((const xmlChar *)"processes/process_info", q->ctx);
+    size_t first = list->nprocs;
+    for (int i = 0; obj && obj->nodesetval && i < obj->nodesetval->nodeNr; i++)
+        parse_process(q, obj->nodesetval->nodeTab[i], g, list, first);
     xmlXPathFreeObject(obj);
     g->has_processes = true;
-    g->process_count = n;
+    g->process_count = (uint32_t)(list->nprocs - first);
+}
+
+/* nvidia-smi's clock event counters (microseconds since the driver loaded):
+ * the same NVML counters the NVML source reads (nvml_activity.c). */
+static const struct {
+    const char *name;
+    enum pna_gpu_held_cause cause;
+} held_counters[] = {
+    { "sw_power_cap", PNA_GPU_HELD_POWER },
+    { "sync_boost", PNA_GPU_HELD_SYNC_BOOST },
+    { "sw_therm_slowdown", PNA_GPU_HELD_SW_THERMAL },
+    { "hw_therm_slowdown", PNA_GPU_HELD_HW_THERMAL },
+    { "hw_power_brake", PNA_GPU_HELD_HW_POWER_BRAKE },
+};
+
+static void parse_held(struct xq *q, struct pna_gpu *g)
+{
+    for (size_t i = 0; i < sizeof held_counters / sizeof held_counters[0]; i++) {
+        char expr[128], buf[64];
+        int64_t v;
+        snprintf(expr, sizeof expr, "clocks_event_reasons_counters/clocks_event_reasons_counters_%s",
+                 held_counters[i].name);
+        const char *t = xq_text1(q, q->gpu, expr, buf, sizeof buf);
+        if (t && parse_milli(t, &v) && v >= 0) {
+            g->has_held[held_counters[i].cause] = true;
+            g->held_us[held_counters[i].cause] = (uint64_t)v / 1000u;
+        }
+    }
+}
+
+static void parse_recovery(struct xq *q, struct pna_gpu *g)
+{
+    static const struct { const char *text; enum pna_gpu_recovery action; } actions[] = {
+        { "None", PNA_GPU_RECOVERY_NONE }, { "Reset", PNA_GPU_RECOVERY_RESET },
+        { "Reboot", PNA_GPU_RECOVERY_REBOOT }, { "Drain P2P", PNA_GPU_RECOVERY_DRAIN_P2P },
+        { "Drain and Reset", PNA_GPU_RECOVERY_DRAIN_AND_RESET },
+    };
+    char buf[64];
+    const char *t = xq_text(q, ALT("gpu_recovery_action"), buf, sizeof buf);
+    for (size_t i = 0; t && i < sizeof actions / sizeof actions[0]; i++)
+        if (strcasecmp(t, actions[i].text) == 0) {
+            g->has_recovery_action = true;
+            g->recovery_action = actions[i].action;
+        }
 }
 
 /* R570 and later print the thresholds only as T.Limit margins: tlimit is how
@@ -373,6 +453,11 @@ static void parse_power(struct xq *q, struct pna_gpu *g)
 static void parse_memory_errors(struct xq *q, struct pna_gpu *g)
 {
     parse_ecc(q, g);
+    uint64_t vol = 0;
+    if (sum_children(q, "ecc_errors/volatile/*", true, &vol) > 0) {
+        g->has_ecc_volatile = true;
+        g->ecc_uncorrected_volatile = vol;
+    }
     g->has_retired_pages =
         xq_u32(q, ALT("retired_pages/multiple_single_bit_retirement/retired_count"),
                &g->retired_pages_sbe) &&
@@ -443,7 +528,8 @@ static int parse_gpu(struct xq *q, struct pna_gpu *g, unsigned position)
     }
     parse_memory_errors(q, g);
     parse_throttle(q, g);
-    parse_processes(q, g);
+    parse_held(q, g);
+    parse_recovery(q, g);
     const char *mig = xq_text(q, ALT("mig_mode/current_mig"), buf, sizeof buf);
     if (mig && (strcmp(mig, "Enabled") == 0 || strcmp(mig, "Disabled") == 0)) {
         g->has_mig = true;
@@ -492,6 +578,7 @@ int pna_nvsmi_parse(const char *xml, size_t len, struct pna_gpu_list *list, char
         q.gpu = n;
         if (parse_gpu(&q, &g, position++) != 0)
             continue; /* a <gpu> without a PCI address cannot be a row */
+        parse_processes(&q, &g, list);
         pna_strlcpy(g.driver_version, driver, sizeof g.driver_version);
         pna_strlcpy(g.cuda_version, cuda, sizeof g.cuda_version);
         struct pna_gpu *slot = pna_gpu_list_add(list);
