@@ -270,6 +270,69 @@ def gpu_dashboard():
                         [("primusGpuSmClock%s * 1000000" % sel_s, L_GPU_S)]),
                    unit="hertz"),
             ]),
+            row("Health and activity", [
+                table("GPU health", "The agent's verdict per GPU (ok, warning, critical, unknown) and "
+                      "the rule that decided it (docs/gpu.md).",
+                      both([('primus_gpu_health%s == 1' % sel_b.replace("}", ',state!="ok"}'), "")],
+                           [('(primusGpuHealth{%s,%s,primusGpuHealth!="ok"} == 1) * on(instance, '
+                             'primusGpuPciBusId) group_left(primusGpuHealthReason) primusGpuHealthReason%s'
+                             % (I, GPU_S, sel_s), "")]),
+                      w=12, hide=["Value", "Time", "job", "__name__"]),
+                ts("SM and tensor activity", "Share of time the SMs had work and a tensor pipe was "
+                   "busy, over each poll interval (GPU performance monitoring, Hopper and later): "
+                   "what utilization alone does not show.",
+                   both([("primus_gpu_sm_active_ratio%s" % sel_b, L_GPU_B + " SM"),
+                         ("primus_gpu_tensor_active_ratio%s" % sel_b, L_GPU_B + " tensor")],
+                        [("primusGpuSmActive%s / 10000" % sel_s, L_GPU_S + " SM"),
+                         ("primusGpuTensorActive%s / 10000" % sel_s, L_GPU_S + " tensor")]),
+                   unit="percentunit", lo=0, hi=1),
+                ts("Time held back", "Share of time the clocks were held back, per cause (power, "
+                   "thermal...): rising power or thermal shares mean lost throughput.",
+                   both([('rate(primus_gpu_throttle_seconds_total%s%s)'
+                          % (sel_b.replace("}", ',cause!="low_utilization"}'), RI),
+                          L_GPU_B + " {{cause}}")],
+                        [("rate(primusGpuThrottleTimePower%s%s) / 1e6" % (sel_s, RI), L_GPU_S + " power"),
+                         ("rate(primusGpuThrottleTimeThermal%s%s) / 1e6" % (sel_s, RI), L_GPU_S + " thermal"),
+                         ("rate(primusGpuThrottleTimeHwThermal%s%s) / 1e6" % (sel_s, RI),
+                          L_GPU_S + " hw thermal"),
+                         ("rate(primusGpuThrottleTimeHwPowerBrake%s%s) / 1e6" % (sel_s, RI),
+                          L_GPU_S + " power brake")]),
+                   unit="percentunit", lo=0),
+                ts("Memory bandwidth and PCIe", "Device memory bandwidth used against its peak, and "
+                   "PCIe traffic.",
+                   both([("primus_gpu_dram_active_ratio%s" % sel_b, L_GPU_B + " DRAM")],
+                        [("primusGpuDramActive%s / 10000" % sel_s, L_GPU_S + " DRAM")]),
+                   unit="percentunit", lo=0, hi=1),
+            ]),
+            row("NVLink", [
+                ts("NVLink traffic", "Payload bytes per second each link sends, per GPU and link.",
+                   both([("rate(primus_gpu_link_transmit_bytes_total%s%s)" % (sel_b, RI),
+                          L_GPU_B + " link {{link}}")],
+                        [("rate(primusGpuLinkTxBytes%s%s)" % (sel_s, RI),
+                          L_GPU_S + " link {{primusGpuLinkNumber}}")]),
+                   unit="Bps", lo=0),
+                ts("NVLink errors", "Data-link errors (replays, recoveries, CRC) per interval: a "
+                   "degrading link or connector.",
+                   both([("sum by (instance, gpu, pci_bus_id, link) (increase(primus_gpu_link_errors_total%s%s))"
+                          % (sel_b, RI), L_GPU_B + " link {{link}}")],
+                        [("increase(primusGpuLinkReplayErrors%s%s) + increase(primusGpuLinkRecoveryErrors%s%s)"
+                          % (sel_s, RI, sel_s, RI), L_GPU_S + " link {{primusGpuLinkNumber}}")]),
+                   bars=True),
+                table("NVLinks down", "Links that are down now; a link down that was up is an alert "
+                      "(PrimusGpuNvlinkDown).",
+                      both([("primus_gpu_link_up%s == 0" % sel_b, "")],
+                           [('primusGpuLinkState{%s,%s,primusGpuLinkState="down"} == 1' % (I, GPU_S), "")]),
+                      w=24, hide=["Value", "Time", "job", "__name__"]),
+            ]),
+            row("Processes", [
+                table("Processes on the GPUs", "Each process with a context on a GPU: its command, "
+                      "pod and the device memory it holds.",
+                      both([("primus_gpu_process_memory_used_bytes%s * on(instance, pci_bus_id, pid) "
+                             "group_left(process, pod, namespace) primus_gpu_process_info%s"
+                             % (sel_b, sel_b), "")],
+                           [("primusGpuProcMemUsed%s" % sel_s, "")]),
+                      w=24, hide=["Time", "job", "__name__"], units={"Value": "bytes"}),
+            ]),
             row("Holders and inventory", [
                 table("GPU holder (pod)", "The container, pod and namespace holding each GPU's device "
                       "nodes (containers poller joined with the GPU table).",

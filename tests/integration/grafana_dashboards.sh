@@ -475,7 +475,9 @@ hw_node_info
 hw_node_uptime_seconds
 QUERIES
 
-# Rules: every rule evaluated with health ok, nothing pending or firing here.
+# Rules: every rule evaluated with health ok, nothing pending or firing here
+# but what the recorded data warrants: the Tesla T4's capture trained its
+# PCIe link at x8 of x16, which the agent's health rules call a warning.
 wait_until 20 sh -c "curl -s $PROM/api/v1/rules | jq -e '[.data.groups[].rules[] | .health] | all(. != \"unknown\")' >/dev/null" ||
     fail "rules not evaluated: $(curl -s "$PROM/api/v1/rules" | jq -c '[.data.groups[].rules[] | select(.health == "unknown") | .name]')"
 curl -sS "$PROM/api/v1/rules" > "$WORK/rules.json"
@@ -484,7 +486,10 @@ bad=$(jq -r '.data.groups[].rules[] | select(.health != "ok") | "\(.name): \(.la
 nrules=$(jq '[.data.groups[].rules[]] | length' "$WORK/rules.json")
 [ "$nrules" -ge 40 ] || fail "Prometheus loaded only $nrules rules"
 sleep 2
-active=$(curl -sS "$PROM/api/v1/alerts" | jq -r '.data.alerts[] | "\(.labels.alertname) \(.state) \(.labels | del(.alertname) | tostring)"')
+active=$(curl -sS "$PROM/api/v1/alerts" | jq -r '.data.alerts[]
+    | select(.labels.alertname != "PrimusGpuHealthWarning"
+             or ((.labels.health_reason // .labels.primusGpuHealthReason) != "PCIe link trained at x8 of x16"))
+    | "\(.labels.alertname) \(.state) \(.labels | del(.alertname) | tostring)"')
 [ -z "$active" ] || fail "alerts active on the healthy fixture node: $active"
-ok "Prometheus evaluates all $nrules alert rules (both files) with health ok; none pending or firing"
+ok "Prometheus evaluates all $nrules alert rules (both files) with health ok; none pending or firing but the T4's recorded PCIe x8 warning"
 echo "PASS: $TEST_NAME"
