@@ -664,9 +664,9 @@ static void load_mig(const char *path)
         struct lgi_row r;
         if (strstr(line, "MIG devices:"))
             in_table = 1;
-        else if (strstr(line, "Processes:"))
-            in_table = 0;
-        else if (in_table)
+        else if (strstr(line, "Processes:") || (line[0] != '|' && line[0] != '+'))
+            in_table = 0;   /* the table ends at the next one, or at other text */
+        if (in_table)
             mig_table_row(line);
         else if (sscanf(line, "GPU %u:", &gpu) == 1)
             continue;
