@@ -208,6 +208,36 @@ const struct pna_container *pna_container_holding_gpu(const struct pna_container
     return first;
 }
 
+static bool holds_cap(const struct pna_container_set *set, const struct pna_container *c,
+                      uint32_t cap)
+{
+    for (uint32_t k = 0; k < c->dev_count; k++) {
+        const struct pna_container_device *d = &set->devs[c->dev_first + k];
+        if (d->family == PNA_DEVF_NVIDIA_CAP && d->unit >= 0 && (uint32_t)d->unit == cap)
+            return true;
+    }
+    return false;
+}
+
+const struct pna_container *pna_container_holding_cap(const struct pna_container_set *set,
+                                                      uint32_t cap, uint32_t *count)
+{
+    const struct pna_container *first = NULL;
+    uint32_t n = 0;
+    for (size_t i = 0; set && i < set->count; i++) {
+        if (!holds_cap(set, &set->rows[i], cap))
+            continue;
+        if (!first)
+            first = &set->rows[i];
+        n++;
+        if (!count)
+            break;
+    }
+    if (count)
+        *count = n;
+    return first;
+}
+
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
                                                     size_t dev)
 {

@@ -52,6 +52,8 @@ enum pna_dev_family {
     PNA_DEVF_IB_UMAD,     /* /dev/infiniband/umadN */
     PNA_DEVF_IB_ISSM,     /* /dev/infiniband/issmN */
     PNA_DEVF_RDMA_CM,     /* /dev/infiniband/rdma_cm */
+    PNA_DEVF_NVIDIA_CAP,  /* /dev/nvidia-caps/nvidia-capN: unit N, a MIG access
+                             capability (added last: the values above are kept) */
 };
 
 #define PNA_CONTAINER_MAX_DEVICES 256   /* per container; more are dropped and counted */
@@ -181,6 +183,12 @@ void pna_container_set_count_devices(struct pna_container_set *set);
  * With COUNT, also how many containers hold it (a shared GPU: > 1). */
 const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
                                                       uint32_t gpu_index, uint32_t *count);
+
+/* The first container (in row order) given /dev/nvidia-caps/nvidia-capCAP,
+ * the access capability of one MIG device, or NULL: primusGpuMigTable's
+ * holder columns.  With COUNT, also how many containers have it. */
+const struct pna_container *pna_container_holding_cap(const struct pna_container_set *set,
+                                                      uint32_t cap, uint32_t *count);
 
 /* Whether container C has GPU GPU_INDEX among its devices. */
 bool pna_container_holds_gpu(const struct pna_container_set *set, const struct pna_container *c,

@@ -23,6 +23,8 @@ extern const struct pna_metric_table pna_gpu_metrics;        /* primusGpuTable *
 extern const struct pna_metric_table pna_gpu_link_metrics;   /* primusGpuLinkTable */
 /* gpu/gpu_proc_metrics.c */
 extern const struct pna_metric_table pna_gpu_proc_metrics;   /* primusGpuProcTable */
+/* gpu/gpu_mig_metrics.c */
+extern const struct pna_metric_table pna_gpu_mig_metrics;    /* primusGpuMigTable */
 /* ib_metrics.c */
 extern const struct pna_metric_table pna_rdma_scalar_metrics;   /* primusRdma */
 extern const struct pna_metric_table pna_rdma_device_metrics;   /* primusRdmaDeviceTable */

@@ -62,6 +62,8 @@
 #define PNA_OID_GPU_LINK_ENTRY                       PNA_OID_GPU_LINK_TABLE, 1 /* primusGpuLinkEntry */
 #define PNA_OID_GPU_PROC_TABLE                       PNA_OID_GPU, 12 /* primusGpuProcTable */
 #define PNA_OID_GPU_PROC_ENTRY                       PNA_OID_GPU_PROC_TABLE, 1 /* primusGpuProcEntry */
+#define PNA_OID_GPU_MIG_TABLE                        PNA_OID_GPU, 13 /* primusGpuMigTable */
+#define PNA_OID_GPU_MIG_ENTRY                        PNA_OID_GPU_MIG_TABLE, 1 /* primusGpuMigEntry */
 #define PNA_OID_RDMA_DEVICE_TABLE                    PNA_OID_RDMA, 10 /* primusRdmaDeviceTable */
 #define PNA_OID_RDMA_DEVICE_ENTRY                    PNA_OID_RDMA_DEVICE_TABLE, 1 /* primusRdmaDeviceEntry */
 #define PNA_OID_IB_PORT_TABLE                        PNA_OID_RDMA, 20 /* primusIbPortTable */
@@ -113,6 +115,13 @@ enum pna_mib_col_gpu_entry { /* in primusGpuEntry */
 /* The index of primusGpuProcTable: INDEX { primusGpuIndex, primusGpuProcPid }. */
 enum pna_mib_col_gpu_proc_entry { /* in primusGpuProcEntry */
     PNA_COL_GPU_PROC_PID = 1,                    /* primusGpuProcPid */
+};
+
+/* The index of primusGpuMigTable: INDEX { primusGpuIndex, primusGpuMigGpuInstance,
+ * primusGpuMigComputeInstance }. */
+enum pna_mib_col_gpu_mig_entry { /* in primusGpuMigEntry */
+    PNA_COL_GPU_MIG_GPU_INSTANCE = 1,            /* primusGpuMigGpuInstance */
+    PNA_COL_GPU_MIG_COMPUTE_INSTANCE = 2,        /* primusGpuMigComputeInstance */
 };
 
 /* The index of primusGpuLinkTable: INDEX { primusGpuIndex, primusGpuLinkNumber }. */

@@ -17,6 +17,7 @@
 #include "pollers/pollers.h"
 #include "sources/gpu/dri_map.h"
 #include "sources/gpu/gpu_procs.h"
+#include "sources/gpu/mig_caps.h"
 #include "sources/gpu/amd.h"
 #include "sources/gpu/nvml.h"
 #include "sources/gpu/nvsmi.h"
@@ -416,6 +417,7 @@ static void gpu_snap_destroy(struct pna_snap *snap)
     struct pna_gpu_snap *s = (struct pna_gpu_snap *)snap;
     free(s->gpus);
     free(s->procs);
+    free(s->migs);
     free(s);
 }
 
@@ -492,6 +494,8 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
     dedupe(&list);
     pna_gpu_procs_identify(&st->roots, &list);
     pna_gpu_list_trim_procs(&list, st->process_rows);
+    pna_gpu_list_sort_migs(&list);
+    pna_gpu_mig_caps(&st->roots, &list);
     fill_xids(st, list.gpus, list.count);
     check_alerts(st, &list);
     refresh_xid_listener(st, &list);
@@ -500,6 +504,8 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
     snap->gpus = list.gpus; /* the snapshot owns the arrays now */
     snap->proc_count = list.nprocs;
     snap->procs = list.procs;
+    snap->mig_count = list.mig_count;
+    snap->migs = list.migs;
     pna_snap_init(&snap->base, gpu_snap_destroy);
     *out = &snap->base;
     return 0;

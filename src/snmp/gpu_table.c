@@ -1,6 +1,7 @@
 /* snmp/gpu_table.c -- primusGpu: primusGpuCount, primusGpuTable,
- * primusGpuLinkTable and primusGpuProcTable, from the descriptors of model/gpu/.  Rows come sorted
- * by primusGpuIndex (the PCI key) from the poller, links by number. */
+ * primusGpuLinkTable, primusGpuProcTable and primusGpuMigTable, from the
+ * descriptors of model/gpu/.  Rows come sorted by primusGpuIndex (the PCI key)
+ * from the poller, links by number, MIG devices by GPU and compute instance. */
 #include "pna_autoconf.h"
 #include "snmp/tables.h"
 
@@ -35,7 +36,18 @@ static size_t gpu_proc_index(const struct pna_row *row, oid *idx)
     return 2;
 }
 
+/* primusGpuIndex, primusGpuMigGpuInstance, primusGpuMigComputeInstance */
+static size_t gpu_mig_index(const struct pna_row *row, oid *idx)
+{
+    const struct pna_gpu_mig *m = row->rec;
+    idx[0] = m->gpu_index;
+    idx[1] = m->gpu_instance;
+    idx[2] = m->compute_instance;
+    return 3;
+}
+
 static const oid gpu_group_oid[] = { PNA_OID_GPU };
+static const oid gpu_mig_table_oid[] = { PNA_OID_GPU_MIG_TABLE };
 static const oid gpu_proc_table_oid[] = { PNA_OID_GPU_PROC_TABLE };
 static const oid gpu_link_table_oid[] = { PNA_OID_GPU_LINK_TABLE };
 static const oid gpu_table_oid[] = { PNA_OID_GPU_TABLE };
@@ -51,4 +63,7 @@ const struct pna_table_def pna_gpu_link_table = {
 };
 const struct pna_table_def pna_gpu_proc_table = {
     &pna_gpu_proc_metrics, gpu_proc_table_oid, OID_LENGTH(gpu_proc_table_oid), true, gpu_proc_index,
+};
+const struct pna_table_def pna_gpu_mig_table = {
+    &pna_gpu_mig_metrics, gpu_mig_table_oid, OID_LENGTH(gpu_mig_table_oid), true, gpu_mig_index,
 };

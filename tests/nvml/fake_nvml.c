@@ -28,17 +28,33 @@
  *                              violation BUSID POLICY NS   nvmlDeviceGetViolationStatus
  *                              procutil BUSID PID SM MEM   a process utilisation sample
  *                              gpm BUSID METRIC_ID VALUE   what nvmlGpmMetricsGet answers
+ *                              miggpm BUSID GI METRIC_ID VALUE  the same, for the samples
+ *                                                  nvmlGpmMigSampleGet takes of GPU instance GI
  *   PNA_FAKE_NVML_NVLINK     colon-separated `nvidia-smi nvlink` outputs (-s,
  *                            -R, -gt d, -gt r): "GPU n:" is the n-th device
  *                            (NVML index order), each "Link k:" line one link;
  *                            links exist only where these files list them
+ *   PNA_FAKE_NVML_MIG        colon-separated MIG outputs of nvidia-smi: the
+ *                            plain table's "MIG devices:" rows (GPU, GI, CI,
+ *                            MIG dev, memory used/total, SM count), `-L`
+ *                            ("MIG <profile> Device k: (UUID: MIG-...)") and
+ *                            `mig -lgi` (profile and profile id per GI); GPU n
+ *                            is the n-th device, MIG dev k its MIG device
+ *                            handle k.  A device with MIG rows is in MIG mode.
  *   BUSID is written as in the XML (00000000:00:06.0).
  *
  * Time held back (nvmlDeviceGetViolationStatus, the clock-event fields), the
  * recovery action and the fabric state answer from the XML's
  * clocks_event_reasons_counters, gpu_recovery_action and fabric; link error counters, link versions, remote kinds
  * and GPM metrics have no recorded source and answer only what the control
- * file sets (see tests/integration/gpu_depth.sh for the values used). */
+ * file sets (see tests/integration/gpu_depth.sh for the values used).
+ *
+ * MIG: the GPU instance profiles (nvmlDeviceGetGpuInstanceProfileInfoV) are
+ * those the device's MIG rows name, each with the slices its name says and
+ * the memory and SMs of its first row; a profile id -lgi does not give is
+ * numbered 100 + k (the agent only matches ids, it serves none).  A compute
+ * instance fills its GPU instance.  GPM per GPU instance comes from the
+ * control file only (tests/integration/gpu_mig.sh). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -109,6 +125,15 @@ PROTO(nvmlGpmSampleAlloc_fn, nvmlGpmSampleAlloc);
 PROTO(nvmlGpmSampleFree_fn, nvmlGpmSampleFree);
 PROTO(nvmlGpmSampleGet_fn, nvmlGpmSampleGet);
 PROTO(nvmlGpmMetricsGet_fn, nvmlGpmMetricsGet);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetMaxMigDeviceCount);
+PROTO(nvmlDeviceGetMigDeviceHandleByIndex_fn, nvmlDeviceGetMigDeviceHandleByIndex);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetGpuInstanceId);
+PROTO(nvmlDeviceGetUInt_fn, nvmlDeviceGetComputeInstanceId);
+PROTO(nvmlDeviceGetAttributes_v2_fn, nvmlDeviceGetAttributes_v2);
+PROTO(nvmlDeviceGetGpuInstanceById_fn, nvmlDeviceGetGpuInstanceById);
+PROTO(nvmlGpuInstanceGetInfo_fn, nvmlGpuInstanceGetInfo);
+PROTO(nvmlDeviceGetGpuInstanceProfileInfoV_fn, nvmlDeviceGetGpuInstanceProfileInfoV);
+PROTO(nvmlGpmMigSampleGet_fn, nvmlGpmMigSampleGet);
 PROTO(nvmlEventSetCreate_fn, nvmlEventSetCreate);
 PROTO(nvmlDeviceRegisterEvents_fn, nvmlDeviceRegisterEvents);
 PROTO(nvmlEventSetWait_v2_fn, nvmlEventSetWait_v2);
@@ -134,6 +159,20 @@ struct fake_link {
 struct fake_gpm {
     unsigned id;
     double value;
+    unsigned gi;                    /* miggpm: the GPU instance */
+};
+
+#define FAKE_MIGS 8                 /* MIG devices per GPU (7 on A100/H100) */
+
+/* One MIG device: what the MIG files say of MIG dev k of a GPU. */
+struct fake_mig {
+    int present;
+    struct fake_dev *parent;
+    unsigned gi, ci, sm, profile_id;
+    int has_ids, has_mem, has_sm, has_profile_id;
+    unsigned long long used_mib, total_mib;
+    char profile[48];               /* "3g.40gb" */
+    char uuid[96];
 };
 
 struct fake_dev {
@@ -155,7 +194,11 @@ struct fake_dev {
     unsigned temp, power_mw;
     unsigned long long energy_mj;
     int registered;
+    struct fake_gpm miggpm[FAKE_GPM];
+    int nmiggpm;
 };
+
+static struct fake_mig migs[FAKE_MAX][FAKE_MIGS];
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_dev devs[FAKE_MAX];
@@ -298,6 +341,8 @@ struct ctl_state {
     unsigned long long ecc_volatile;
     struct fake_gpm gpm[FAKE_GPM];
     int ngpm;
+    struct fake_gpm miggpm[FAKE_GPM];
+    int nmiggpm;
     int has_violation[6];
     unsigned long long violation_ns[6];
     unsigned procutil[FAKE_GPM][3];
@@ -400,7 +445,12 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
             unsigned id;
             double value;
             if (sscanf(line, "%*s %*s %u %lf", &id, &value) == 2)
-                c->gpm[c->ngpm++] = (struct fake_gpm){ id, value };
+                c->gpm[c->ngpm++] = (struct fake_gpm){ id, value, 0 };
+        } else if (strcmp(verb, "miggpm") == 0 && c->nmiggpm < FAKE_GPM) {
+            unsigned gi, id;
+            double value;
+            if (sscanf(line, "%*s %*s %u %u %lf", &gi, &id, &value) == 3)
+                c->miggpm[c->nmiggpm++] = (struct fake_gpm){ id, value, gi };
         } else if (strcmp(verb, "xid") == 0 && sscanf(line, "%*s %*s %llu", &v) == 1) {
             if (on_xid)
                 on_xid(d, v, xids, arg);
@@ -424,6 +474,8 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
         devs[i].ecc_volatile = st[i].ecc_volatile;
         memcpy(devs[i].gpm, st[i].gpm, sizeof st[i].gpm);
         devs[i].ngpm = st[i].ngpm;
+        memcpy(devs[i].miggpm, st[i].miggpm, sizeof st[i].miggpm);
+        devs[i].nmiggpm = st[i].nmiggpm;
         memcpy(devs[i].has_violation, st[i].has_violation, sizeof st[i].has_violation);
         memcpy(devs[i].procutil, st[i].procutil, sizeof st[i].procutil);
         devs[i].nprocutil = st[i].nprocutil;
@@ -460,6 +512,24 @@ static struct fake_dev *D(nvmlDevice_t dev)
 {
     return (struct fake_dev *)dev;
 }
+
+/* A MIG device handle points into migs[], a GPU's into devs[]. */
+static struct fake_mig *MIG(nvmlDevice_t dev)
+{
+    const char *p = (const char *)dev, *lo = (const char *)migs;
+    return p >= lo && p < lo + sizeof migs ? (struct fake_mig *)dev : NULL;
+}
+
+/* The entry of a MIG device call: its GPU lost is the MIG device lost. */
+#define MIG_ENTER(fn, dev, m)                            \
+    maybe_hang(fn);                                      \
+    struct fake_mig *m = MIG(dev);                       \
+    if (!loaded)                                         \
+        return NVML_ERROR_UNINITIALIZED;                 \
+    if (!m)                                              \
+        return NVML_ERROR_INVALID_ARGUMENT;              \
+    if (m->parent->lost)                                 \
+        return NVML_ERROR_GPU_IS_LOST
 
 /* Common entry of every device call: hang if asked, lost if marked. */
 #define ENTER(fn, dev)                                   \
@@ -534,6 +604,104 @@ static void load_nvlink(const char *path)
         fclose(f);
 }
 
+/* ---- MIG files ------------------------------------------------------------------ */
+
+static struct fake_mig *mig_at(unsigned gpu, unsigned k)
+{
+    if (gpu >= (unsigned)ndevs || k >= FAKE_MIGS)
+        return NULL;
+    struct fake_mig *m = &migs[gpu][k];
+    m->present = 1;
+    m->parent = &devs[gpu];
+    return m;
+}
+
+/* A row of the "MIG devices:" table: "|  0    2   0   0  |  16MiB / 40448MiB  | 60 ...". */
+static void mig_table_row(const char *line)
+{
+    unsigned gpu, gi, ci, k, sm;
+    unsigned long long used, total;
+    if (sscanf(line, "| %u %u %u %u | %lluMiB / %lluMiB | %u", &gpu, &gi, &ci, &k, &used, &total,
+               &sm) != 7)
+        return;
+    struct fake_mig *m = mig_at(gpu, k);
+    if (!m)
+        return;
+    m->gi = gi, m->ci = ci, m->has_ids = 1;
+    m->used_mib = used, m->total_mib = total, m->has_mem = 1;
+    m->sm = sm, m->has_sm = 1;
+}
+
+/* `nvidia-smi -L`: "  MIG 3g.40gb     Device  0: (UUID: MIG-...)" under "GPU n: ...". */
+static void mig_list_line(unsigned gpu, const char *line)
+{
+    char profile[48], uuid[96];
+    unsigned k;
+    if (sscanf(line, " MIG %47s Device %u: (UUID: %95[^)])", profile, &k, uuid) != 3)
+        return;
+    struct fake_mig *m = mig_at(gpu, k);
+    if (!m)
+        return;
+    snprintf(m->profile, sizeof m->profile, "%s", profile);
+    snprintf(m->uuid, sizeof m->uuid, "%s", uuid);
+}
+
+/* `nvidia-smi mig -lgi`: "|   0  MIG 2g.10gb       19        3          4:2    |". */
+struct lgi_row {
+    unsigned gpu, profile_id, gi;
+    char profile[48];
+};
+static struct lgi_row lgi_rows[FAKE_MAX * FAKE_MIGS];
+static int nlgi;
+
+static void load_mig(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int in_table = 0;
+    unsigned gpu = ~0u;
+    while (f && fgets(line, sizeof line, f)) {
+        struct lgi_row r;
+        if (strstr(line, "MIG devices:"))
+            in_table = 1;
+        else if (strstr(line, "Processes:") || (line[0] != '|' && line[0] != '+'))
+            in_table = 0;   /* the table ends at the next one, or at other text */
+        if (in_table)
+            mig_table_row(line);
+        else if (sscanf(line, "GPU %u:", &gpu) == 1)
+            continue;
+        else if (strncmp(line, "  MIG ", 6) == 0)
+            mig_list_line(gpu, line);
+        else if (nlgi < FAKE_MAX * FAKE_MIGS &&
+                 sscanf(line, "| %u MIG %47s %u %u", &r.gpu, r.profile, &r.profile_id, &r.gi) == 4)
+            lgi_rows[nlgi++] = r;
+    }
+    if (f)
+        fclose(f);
+}
+
+/* -lgi names the profile of a GPU instance, and its id. */
+static void apply_lgi(void)
+{
+    for (int i = 0; i < nlgi; i++)
+        for (int k = 0; lgi_rows[i].gpu < (unsigned)ndevs && k < FAKE_MIGS; k++) {
+            struct fake_mig *m = &migs[lgi_rows[i].gpu][k];
+            if (!m->present || !m->has_ids || m->gi != lgi_rows[i].gi)
+                continue;
+            snprintf(m->profile, sizeof m->profile, "%s", lgi_rows[i].profile);
+            m->profile_id = lgi_rows[i].profile_id;
+            m->has_profile_id = 1;
+        }
+}
+
+static int dev_has_migs(const struct fake_dev *d)
+{
+    for (int k = 0; k < FAKE_MIGS; k++)
+        if (migs[d - devs][k].present)
+            return 1;
+    return 0;
+}
+
 EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
     maybe_hang("nvmlInit_v2");
@@ -552,6 +720,14 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
         for (char *save, *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
             load_nvlink(p);
         free(copy);
+        memset(migs, 0, sizeof migs);
+        nlgi = 0;
+        const char *mig = getenv("PNA_FAKE_NVML_MIG");
+        copy = strdup(mig ? mig : "");
+        for (char *save, *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            load_mig(p);
+        free(copy);
+        apply_lgi();
         loaded = 1;
     }
     pthread_mutex_unlock(&lock);
@@ -653,8 +829,21 @@ EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t dev, char *buf, unsigned int 
     return copy_text(D(dev), "product_name", buf, len);
 }
 
+static nvmlReturn_t mig_uuid(nvmlDevice_t dev, char *buf, unsigned int len)
+{
+    MIG_ENTER("nvmlDeviceGetUUID", dev, m);
+    if (!m->uuid[0])
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (strlen(m->uuid) + 1 > len)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(buf, m->uuid, strlen(m->uuid) + 1);
+    return NVML_SUCCESS;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *buf, unsigned int len)
 {
+    if (MIG(dev))
+        return mig_uuid(dev, buf, len);
     ENTER("nvmlDeviceGetUUID", dev);
     return copy_text(D(dev), "uuid", buf, len);
 }
@@ -693,8 +882,25 @@ static int mem_mib(struct fake_dev *d, const char *what, double *out)
     return dev_num(d, expr, 1048576.0, out);
 }
 
+/* A MIG device's memory as the table prints it: used of total, MiB. */
+static nvmlReturn_t mig_memory(nvmlDevice_t dev, unsigned long long *total,
+                               unsigned long long *used)
+{
+    MIG_ENTER("nvmlDeviceGetMemoryInfo", dev, m);
+    if (!m->has_mem)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *total = m->total_mib << 20;
+    *used = m->used_mib << 20;
+    return NVML_SUCCESS;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *m)
 {
+    if (MIG(dev)) {
+        nvmlReturn_t rc = mig_memory(dev, &m->total, &m->used);
+        m->free = rc == NVML_SUCCESS ? m->total - m->used : 0;
+        return rc;
+    }
     ENTER("nvmlDeviceGetMemoryInfo", dev);
     double total, used, free_, reserved = 0;
     if (mem_mib(D(dev), "total", &total) || mem_mib(D(dev), "used", &used) ||
@@ -710,6 +916,14 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *m)
 
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t *m)
 {
+    if (MIG(dev)) {
+        if (m->version != nvmlMemory_v2)
+            return NVML_ERROR_INVALID_ARGUMENT;
+        nvmlReturn_t rc = mig_memory(dev, &m->total, &m->used);
+        m->reserved = 0;
+        m->free = rc == NVML_SUCCESS ? m->total - m->used : 0;
+        return rc;
+    }
     ENTER("nvmlDeviceGetMemoryInfo_v2", dev);
     if (m->version != nvmlMemory_v2)
         return NVML_ERROR_INVALID_ARGUMENT;
@@ -1014,12 +1228,13 @@ EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t dev, unsigned i
 
 struct nvmlGpmSample_st {
     struct fake_dev *dev;
+    unsigned gi;                    /* GPU instance + 1; 0: the whole GPU */
 };
 
 EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t dev, nvmlGpmSupport_t *sup)
 {
     ENTER("nvmlGpmQueryDeviceSupport", dev);
-    sup->isSupportedDevice = D(dev)->ngpm > 0;
+    sup->isSupportedDevice = D(dev)->ngpm > 0 || D(dev)->nmiggpm > 0;
     return NVML_SUCCESS;
 }
 
@@ -1039,6 +1254,15 @@ EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t dev, nvmlGpmSample_t s)
 {
     ENTER("nvmlGpmSampleGet", dev);
     s->dev = D(dev);
+    s->gi = 0;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t dev, unsigned int gi, nvmlGpmSample_t s)
+{
+    ENTER("nvmlGpmMigSampleGet", dev);
+    s->dev = D(dev);
+    s->gi = gi + 1;
     return NVML_SUCCESS;
 }
 
@@ -1046,14 +1270,17 @@ EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t dev, nvmlGpmSample_t s)
 EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *mg)
 {
     if (!mg || !mg->sample1 || !mg->sample2 || mg->sample1->dev != mg->sample2->dev ||
-        mg->numMetrics > NVML_GPM_METRIC_MAX)
+        mg->sample1->gi != mg->sample2->gi || mg->numMetrics > NVML_GPM_METRIC_MAX)
         return NVML_ERROR_INVALID_ARGUMENT;
     struct fake_dev *d = mg->sample2->dev;
+    unsigned gi = mg->sample2->gi;
+    const struct fake_gpm *set = gi ? d->miggpm : d->gpm;
+    int n = gi ? d->nmiggpm : d->ngpm;
     for (unsigned i = 0; i < mg->numMetrics; i++) {
         mg->metrics[i].nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
-        for (int k = 0; k < d->ngpm; k++)
-            if (d->gpm[k].id == mg->metrics[i].metricId) {
-                mg->metrics[i].value = d->gpm[k].value;
+        for (int k = 0; k < n; k++)
+            if (set[k].id == mg->metrics[i].metricId && (!gi || set[k].gi + 1 == gi)) {
+                mg->metrics[i].value = set[k].value;
                 mg->metrics[i].nvmlReturn = NVML_SUCCESS;
             }
     }
@@ -1330,12 +1557,148 @@ EXPORT nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t dev,
 EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *cur, unsigned int *pend)
 {
     ENTER("nvmlDeviceGetMigMode", dev);
+    if (dev_has_migs(D(dev))) {
+        *cur = *pend = 1;
+        return NVML_SUCCESS;
+    }
     char c[32], p[32];
     if (!dev_text(D(dev), "mig_mode/current_mig", c, sizeof c) ||
         !dev_text(D(dev), "mig_mode/pending_mig", p, sizeof p) || strcmp(c, "N/A") == 0)
         return NVML_ERROR_NOT_SUPPORTED;
     *cur = strcmp(c, "Enabled") == 0;
     *pend = strcmp(p, "Enabled") == 0;
+    return NVML_SUCCESS;
+}
+
+/* --- MIG ------------------------------------------------------------------------ */
+
+EXPORT nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t dev, unsigned int *count)
+{
+    ENTER("nvmlDeviceGetMaxMigDeviceCount", dev);
+    if (!dev_has_migs(D(dev)))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *count = 7;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t dev, unsigned int k,
+                                                        nvmlDevice_t *out)
+{
+    ENTER("nvmlDeviceGetMigDeviceHandleByIndex", dev);
+    if (k >= FAKE_MIGS || !migs[D(dev) - devs][k].present)
+        return NVML_ERROR_NOT_FOUND;
+    *out = (nvmlDevice_t)&migs[D(dev) - devs][k];
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t dev, unsigned int *id)
+{
+    MIG_ENTER("nvmlDeviceGetGpuInstanceId", dev, m);
+    if (!m->has_ids)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *id = m->gi;
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t dev, unsigned int *id)
+{
+    MIG_ENTER("nvmlDeviceGetComputeInstanceId", dev, m);
+    if (!m->has_ids)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *id = m->ci;
+    return NVML_SUCCESS;
+}
+
+/* The slices a profile name says: 3 of "3g.40gb"; 0 unknown. */
+static unsigned profile_slices(const char *profile)
+{
+    unsigned n = 0;
+    return sscanf(profile, "%ug.", &n) == 1 ? n : 0;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t dev, nvmlDeviceAttributes_t *a)
+{
+    MIG_ENTER("nvmlDeviceGetAttributes_v2", dev, m);
+    if (!m->has_sm || !m->has_mem)
+        return NVML_ERROR_NOT_SUPPORTED;
+    memset(a, 0, sizeof *a);
+    a->multiprocessorCount = m->sm;
+    a->gpuInstanceSliceCount = a->computeInstanceSliceCount = profile_slices(m->profile);
+    a->memorySizeMB = m->total_mib;
+    return NVML_SUCCESS;
+}
+
+/* The MIG device of GPU D first naming profile number K (distinct names in
+ * MIG device order), or NULL. */
+static struct fake_mig *profile_row(struct fake_dev *d, unsigned k)
+{
+    struct fake_mig *row = migs[d - devs];
+    unsigned seen = 0;
+    for (int i = 0; i < FAKE_MIGS; i++) {
+        if (!row[i].present || !row[i].profile[0])
+            continue;
+        int dup = 0;
+        for (int j = 0; j < i; j++)
+            dup |= row[j].present && strcmp(row[j].profile, row[i].profile) == 0;
+        if (!dup && seen++ == k)
+            return &row[i];
+    }
+    return NULL;
+}
+
+static unsigned profile_id_of(struct fake_dev *d, const struct fake_mig *m)
+{
+    for (unsigned k = 0; k < FAKE_MIGS; k++) {
+        struct fake_mig *p = profile_row(d, k);
+        if (p && strcmp(p->profile, m->profile) == 0)
+            return p->has_profile_id ? p->profile_id : 100 + k;
+    }
+    return ~0u;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t dev, unsigned int profile,
+                                                         nvmlGpuInstanceProfileInfo_v2_t *info)
+{
+    ENTER("nvmlDeviceGetGpuInstanceProfileInfoV", dev);
+    if (info->version != nvmlGpuInstanceProfileInfo_v2)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    struct fake_mig *p = profile_row(D(dev), profile);
+    if (!p)
+        return NVML_ERROR_NOT_SUPPORTED;
+    unsigned version = info->version;
+    memset(info, 0, sizeof *info);
+    info->version = version;
+    info->id = profile_id_of(D(dev), p);
+    info->sliceCount = profile_slices(p->profile);
+    info->multiprocessorCount = p->sm;
+    info->memorySizeMB = p->total_mib;
+    snprintf(info->name, sizeof info->name, "MIG %s", p->profile);
+    return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t dev, unsigned int id,
+                                                 nvmlGpuInstance_t *out)
+{
+    ENTER("nvmlDeviceGetGpuInstanceById", dev);
+    for (int i = 0; i < FAKE_MIGS; i++) {
+        struct fake_mig *m = &migs[D(dev) - devs][i];
+        if (m->present && m->has_ids && m->gi == id) {
+            *out = (nvmlGpuInstance_t)m;
+            return NVML_SUCCESS;
+        }
+    }
+    return NVML_ERROR_NOT_FOUND;
+}
+
+EXPORT nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t inst, nvmlGpuInstanceInfo_t *info)
+{
+    struct fake_mig *m = MIG((nvmlDevice_t)inst);
+    if (!loaded || !m)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    memset(info, 0, sizeof *info);
+    info->device = (nvmlDevice_t)m->parent;
+    info->id = m->gi;
+    info->profileId = profile_id_of(m->parent, m);
     return NVML_SUCCESS;
 }
 

@@ -253,8 +253,8 @@ static void ignore_event(const struct pna_event *ev, void *arg)
 /* What the test NVML's control file adds to the distinct XML: the energy
  * counter, and what no XML carries (built values, distinct in each row; see
  * tests/fixtures/distinct/README.md): GPM activity, the violation policies
- * nvidia-smi does not print, and the links' version, remote end, kind and
- * error counters. */
+ * nvidia-smi does not print, the links' version, remote end, kind and
+ * error counters, and GPM per MIG GPU instance. */
 #define BUS "00000000:4E:00.0"
 #define CTL_LINES                                                                           \
     "set " BUS " energy_mj 48215903\n"                                                     \
@@ -268,7 +268,9 @@ static void ignore_event(const struct pna_event *ev, void *arg)
     "linktype " BUS " 0 gpu\nlinktype " BUS " 1 switch\n"                                   \
     "linkerr " BUS " 0 11 12 13 14\nlinkerr " BUS " 1 21 22 23 24\n"                        \
     "linksymbol " BUS " 0 15\nlinksymbol " BUS " 1 25\n"                                   \
-    "procutil " BUS " 48213 61 17\nprocutil " BUS " 48297 43 19\nprocutil " BUS " 48311 5 3\n"
+    "procutil " BUS " 48213 61 17\nprocutil " BUS " 48297 43 19\nprocutil " BUS " 48311 5 3\n"  \
+    "miggpm " BUS " 3 2 53.17\nmiggpm " BUS " 3 5 29.83\n"                                 \
+    "miggpm " BUS " 5 2 37.61\nmiggpm " BUS " 5 5 11.29\n"
 
 /* XIDs on the GPU, through the test NVML's event API: the next poll counts
  * them (the listener thread takes them in half-second slices).  Six: no other
@@ -345,6 +347,9 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     tt_fixture_path(traffic, sizeof traffic, "distinct/nvidia/nvlink-gt-d.txt");
     snprintf(nvlink, sizeof nvlink, "%s:%s", status, traffic);
     setenv("PNA_FAKE_NVML_NVLINK", nvlink, 1);
+    char mig[PATH_MAX];
+    tt_fixture_path(mig, sizeof mig, "distinct/nvidia/mig.txt");
+    setenv("PNA_FAKE_NVML_MIG", mig, 1);
     setenv("PNA_FAKE_NVML_XML", xml, 1);
     setenv("PNA_FAKE_NVML_CTL", ctl, 1);
     cfg->nvml_library = lib;
@@ -672,6 +677,8 @@ static const struct {
     { "primusGpuTable", 1, { { PCI, "pci_bus_id" } } },
     { "primusGpuLinkTable", 2, { { PCI, "pci_bus_id" }, { NUM, "link" } } },
     { "primusGpuProcTable", 2, { { PCI, "pci_bus_id" }, { NUM, "pid" } } },
+    { "primusGpuMigTable", 3, { { PCI, "pci_bus_id" }, { NUM, "gpu_instance" },
+                                { NUM, "compute_instance" } } },
     { "primusRdmaDeviceTable", 1, { { STR, "device" } } },
     { "primusIbPortTable", 2, { { STR, "device" }, { NUM, "port" } } },
     { "primusRoceCongTable", 2, { { STR, "device" }, { NUM, "port" } } },

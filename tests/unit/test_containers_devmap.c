@@ -44,7 +44,8 @@ static void test_classify(void)
     by_path("/dev/nvidiactl", PNA_DEV_GPU, PNA_DEVF_NVIDIA_CTL, -1);
     by_path("/dev/nvidia-uvm", PNA_DEV_GPU, PNA_DEVF_NVIDIA_CTL, -1);
     by_path("/dev/nvidia-uvm-tools", PNA_DEV_GPU, PNA_DEVF_NVIDIA_CTL, -1);
-    by_path("/dev/nvidia-caps/nvidia-cap1", PNA_DEV_GPU, PNA_DEVF_NVIDIA_CTL, -1);
+    by_path("/dev/nvidia-caps/nvidia-cap1", PNA_DEV_GPU, PNA_DEVF_NVIDIA_CAP, 1);
+    by_path("/dev/nvidia-caps/nvidia-cap-x", PNA_DEV_GPU, PNA_DEVF_NVIDIA_CTL, -1);
     by_path("/dev/nvidiafoo", PNA_DEV_OTHER, PNA_DEVF_OTHER, -1);
     by_path("/dev/infiniband/uverbs3", PNA_DEV_RDMA, PNA_DEVF_IB_UVERBS, 3);
     by_path("/dev/infiniband/umad1", PNA_DEV_RDMA, PNA_DEVF_IB_UMAD, 1);

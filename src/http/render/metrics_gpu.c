@@ -6,7 +6,7 @@
  * other exporters' names prometheusCompat asks for (compat.c).
  *
  * primusGpuLinkTable's families add link (the link's number), primusGpuProcTable's
- * pid.
+ * pid, primusGpuMigTable's gpu_instance and compute_instance.
  * Every primus_gpu_* series carries gpu (the vendor tool's GPU number, as the
  * seeds use it), pci_bus_id (the stable identity, primusGpuIndex's source) and
  * uuid.  A figure the GPU does not offer is absent, as in the MIB, never 0. */
@@ -84,6 +84,26 @@ static void proc_labels(const struct pna_http_view *v, const struct pna_row *row
     out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
     out->l[3] = (struct pna_prom_label){ "pid", pid };
     out->n = 4;
+}
+
+/* gpu, pci_bus_id, uuid of the MIG device's GPU, gpu_instance, compute_instance */
+static void mig_labels(const struct pna_http_view *v, const struct pna_row *row,
+                       struct pna_row_labels *out)
+{
+    const struct pna_gpu *g = row->owner;
+    const struct pna_gpu_mig *m = row->rec;
+    size_t pos = (size_t)(g - v->gpu->gpus), cap = sizeof out->buf;
+    int n = snprintf(out->buf, cap, "%u", (unsigned)pna_http_gpu_number(v->gpu, pos));
+    char *gi = out->buf + n + 1;
+    int k = snprintf(gi, cap - (size_t)n - 1, "%u", (unsigned)m->gpu_instance);
+    char *ci = gi + k + 1;
+    snprintf(ci, cap - (size_t)n - (size_t)k - 2, "%u", (unsigned)m->compute_instance);
+    out->l[0] = (struct pna_prom_label){ "gpu", out->buf };
+    out->l[1] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
+    out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
+    out->l[3] = (struct pna_prom_label){ "gpu_instance", gi };
+    out->l[4] = (struct pna_prom_label){ "compute_instance", ci };
+    out->n = 5;
 }
 
 /* A MIB sum served split by its parts, the part named by label KEY. */
@@ -243,6 +263,7 @@ void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_table(p, v, &pna_gpu_metrics, gpu_labels);
     pna_prom_table(p, v, &pna_gpu_link_metrics, link_labels);
     pna_prom_table(p, v, &pna_gpu_proc_metrics, proc_labels);
+    pna_prom_table(p, v, &pna_gpu_mig_metrics, mig_labels);
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++)
         split_family(p, v, &splits[i]);
     holders(p, v);

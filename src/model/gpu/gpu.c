@@ -118,9 +118,43 @@ void pna_gpu_list_free(struct pna_gpu_list *list)
 {
     free(list->gpus);
     free(list->procs);
+    free(list->migs);
     list->gpus = NULL;
     list->procs = NULL;
+    list->migs = NULL;
     list->count = list->cap = list->nprocs = list->proc_cap = 0;
+    list->mig_count = list->mig_cap = 0;
+}
+
+struct pna_gpu_mig *pna_gpu_list_add_mig(struct pna_gpu_list *list)
+{
+    if (PNA_ARRAY_RESERVE(list->migs, list->mig_cap, list->mig_count + 1) != 0)
+        return NULL;
+    struct pna_gpu_mig *m = &list->migs[list->mig_count++];
+    memset(m, 0, sizeof *m);
+    return m;
+}
+
+/* The MIB's index order: GPU, GPU instance, compute instance. */
+static int cmp_mig(const void *a, const void *b)
+{
+    const struct pna_gpu_mig *x = a, *y = b;
+    if (x->gpu_index != y->gpu_index)
+        return x->gpu_index < y->gpu_index ? -1 : 1;
+    if (x->gpu_instance != y->gpu_instance)
+        return x->gpu_instance < y->gpu_instance ? -1 : 1;
+    return x->compute_instance < y->compute_instance ? -1 : x->compute_instance > y->compute_instance;
+}
+
+void pna_gpu_list_sort_migs(struct pna_gpu_list *list)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < list->mig_count; i++)
+        if (pna_gpu_find(list->gpus, list->count, list->migs[i].gpu_index))
+            list->migs[kept++] = list->migs[i];
+    list->mig_count = kept;
+    if (kept > 1)
+        qsort(list->migs, kept, sizeof list->migs[0], cmp_mig);
 }
 
 struct pna_gpu_proc *pna_gpu_list_add_proc(struct pna_gpu_list *list)

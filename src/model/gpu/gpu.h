@@ -146,6 +146,27 @@ struct pna_gpu_proc {
     char cgroup[256];            /* its cgroup (v2, or v1's memory hierarchy), "" unknown */
 };
 
+/* A MIG device: one compute instance of one GPU instance of a GPU in MIG
+ * mode (nvidia-smi's "MIG devices" rows). */
+struct pna_gpu_mig {
+    uint32_t gpu_index;          /* the GPU's primusGpuIndex */
+    uint32_t gpu_instance;       /* GPU instance id (nvidia-smi's "GI ID") */
+    uint32_t compute_instance;   /* compute instance id within it ("CI ID") */
+    char uuid[80];               /* "MIG-...", "" unknown */
+    char profile[48];            /* as nvidia-smi -L prints it: "3g.40gb", "1c.3g.40gb" */
+    bool has_mem;
+    uint64_t mem_total_bytes, mem_used_bytes;
+    bool has_sm_count;
+    uint32_t sm_count;           /* multiprocessors of the compute instance */
+    bool has_cap;
+    uint32_t cap_minor;          /* N of /dev/nvidia-caps/nvidia-capN: the compute
+                                    instance's access capability (mig-minors) */
+    /* activity over the last poll interval, hundredths of a percent (GPM per
+     * GPU instance) */
+    bool has_sm_active, has_tensor_active;
+    uint32_t sm_active_bp, tensor_active_bp;
+};
+
 struct pna_gpu {
     /* identity */
     uint32_t index;              /* PCI key: primusGpuIndex */
@@ -302,6 +323,8 @@ struct pna_gpu_list {
     struct pna_gpu *gpus;
     size_t nprocs, proc_cap;
     struct pna_gpu_proc *procs;
+    size_t mig_count, mig_cap;
+    struct pna_gpu_mig *migs;
 };
 
 /* The GPU domain's snapshot as served from the cache. */
@@ -311,6 +334,9 @@ struct pna_gpu_snap {
     struct pna_gpu *gpus;        /* ascending index; owned by the snapshot */
     size_t proc_count;
     struct pna_gpu_proc *procs;  /* ascending (gpu_index, pid); owned by the snapshot */
+    size_t mig_count;
+    struct pna_gpu_mig *migs;    /* ascending (gpu_index, gpu_instance, compute_instance);
+                                    owned by the snapshot */
     char nvidia_driver_version[80];
     char cuda_version[16];
     char amd_driver_version[80];
@@ -341,6 +367,11 @@ struct pna_gpu_proc *pna_gpu_list_add_proc(struct pna_gpu_list *list);
  * count the others in the GPU's processes_omitted, and sort the rows by
  * (gpu_index, pid).  After pna_gpu_list_sort(). */
 void pna_gpu_list_trim_procs(struct pna_gpu_list *list, size_t max);
+/* Append a zeroed MIG device row; NULL when out of memory. */
+struct pna_gpu_mig *pna_gpu_list_add_mig(struct pna_gpu_list *list);
+/* Sort the MIG rows by (gpu_index, gpu_instance, compute_instance) and drop
+ * those whose GPU is not in the (sorted) list. */
+void pna_gpu_list_sort_migs(struct pna_gpu_list *list);
 void pna_gpu_list_free(struct pna_gpu_list *list);
 /* The GPU with INDEX in a sorted array, or NULL (binary search). */
 const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index);

@@ -66,6 +66,8 @@ static bool classify_by_path(struct pna_container_device *dev)
     if (strncmp(p, "nvidia", 6) == 0) {
         if ((n = numbered(p, "nvidia")) >= 0)
             set(dev, PNA_DEV_GPU, PNA_DEVF_NVIDIA_GPU, n);
+        else if ((n = numbered(p, "nvidia-caps/nvidia-cap")) >= 0)
+            set(dev, PNA_DEV_GPU, PNA_DEVF_NVIDIA_CAP, n);   /* a MIG access capability */
         else if (strcmp(p, "nvidiactl") == 0 || strncmp(p, "nvidia-uvm", 10) == 0 ||
                  strcmp(p, "nvidia-modeset") == 0 || strncmp(p, "nvidia-caps/", 12) == 0 ||
                  strncmp(p, "nvidia-nvswitch", 15) == 0 || strcmp(p, "nvidia-nvlink") == 0)

@@ -93,6 +93,15 @@ static void resolve_symbols(struct pna_nvml *nv)
     SYM(GpmSampleGet, "nvmlGpmSampleGet");
     SYM(GpmMetricsGet, "nvmlGpmMetricsGet");
     SYM(DeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
+    SYM(DeviceGetMaxMigDeviceCount, "nvmlDeviceGetMaxMigDeviceCount");
+    SYM(DeviceGetMigDeviceHandleByIndex, "nvmlDeviceGetMigDeviceHandleByIndex");
+    SYM(DeviceGetGpuInstanceId, "nvmlDeviceGetGpuInstanceId");
+    SYM(DeviceGetComputeInstanceId, "nvmlDeviceGetComputeInstanceId");
+    SYM(DeviceGetAttributes, "nvmlDeviceGetAttributes_v2");
+    SYM(DeviceGetGpuInstanceById, "nvmlDeviceGetGpuInstanceById");
+    SYM(GpuInstanceGetInfo, "nvmlGpuInstanceGetInfo");
+    SYM(DeviceGetGpuInstanceProfileInfoV, "nvmlDeviceGetGpuInstanceProfileInfoV");
+    SYM(GpmMigSampleGet, "nvmlGpmMigSampleGet");
     SYM(EventSetCreate, "nvmlEventSetCreate");
     SYM(DeviceRegisterEvents, "nvmlDeviceRegisterEvents");
     SYM(EventSetWait, "nvmlEventSetWait_v2");
@@ -150,8 +159,10 @@ int pna_nvml_close(struct pna_nvml *nv)
     pna_nvml_events_stop(nv);
     if (nv->ev_detached)
         return 1; /* a listener is still inside the library: keep it all */
-    for (size_t i = 0; i < nv->nident; i++)
+    for (size_t i = 0; i < nv->nident; i++) {
         pna_nvml_activity_forget(nv, &nv->ident[i]);
+        pna_nvml_mig_forget(nv, &nv->ident[i]);
+    }
     if (nv->initialised)
         nv->Shutdown();
     dlclose(nv->lib);
@@ -517,13 +528,18 @@ int pna_nvml_collect(struct pna_nvml *nv, struct pna_gpu_list *list, char *drive
             pna_strlcpy(tmp.driver_version, driver, sizeof tmp.driver_version);
             pna_strlcpy(tmp.cuda_version, cuda, sizeof tmp.cuda_version);
             struct nvml_ident *slot = ident_slot(nv, r.dev);
-            size_t procs_before = list->nprocs;
+            size_t procs_before = list->nprocs, migs_before = list->mig_count;
             if (!r.lost)
                 read_metrics(&r, slot, &tmp);
             if (!r.lost)
                 pna_nvml_read_procs(&r, slot, &tmp, list);
-            if (r.lost)
-                list->nprocs = procs_before; /* a lost GPU has no process rows */
+            if (!r.lost)
+                pna_nvml_read_migs(&r, slot, &tmp, list);
+            if (r.lost) {
+                /* a lost GPU has no process or MIG rows */
+                list->nprocs = procs_before;
+                list->mig_count = migs_before;
+            }
             if (!r.lost) {
                 if (slot)
                     copy_identity(&slot->id, &tmp);

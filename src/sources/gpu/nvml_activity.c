@@ -80,7 +80,7 @@ static const unsigned gpm_rates[] = {
 };
 #define GPM_RATES (sizeof gpm_rates / sizeof gpm_rates[0])
 
-static bool gpm_ready(struct dev_read *r, struct nvml_ident *id)
+bool pna_nvml_gpm_ready(struct dev_read *r, struct nvml_ident *id)
 {
     struct pna_nvml *nv = r->nv;
     if (!id || !nv->GpmQueryDeviceSupport || !nv->GpmSampleAlloc || !nv->GpmSampleGet ||
@@ -132,7 +132,7 @@ static void gpm_fill(const nvmlGpmMetricsGet_t *mg, struct pna_gpu *g)
 static bool read_gpm(struct dev_read *r, struct nvml_ident *id, struct pna_gpu *g)
 {
     struct pna_nvml *nv = r->nv;
-    if (!gpm_ready(r, id))
+    if (!pna_nvml_gpm_ready(r, id))
         return false;
     nvmlGpmSample_t now = NULL;
     if (!pna_nvml_ok(r, nv->GpmSampleAlloc(&now)))
@@ -180,6 +180,32 @@ void pna_nvml_read_activity(struct dev_read *r, struct nvml_ident *id, struct pn
         return;
     if (!read_gpm(r, id, g))
         read_pcie_throughput(r, g);
+}
+
+/* Only the two figures primusGpuMigTable serves. */
+bool pna_nvml_gpm_mig_metrics(struct dev_read *r, nvmlGpmSample_t older, nvmlGpmSample_t newer,
+                              struct pna_gpu_mig *mig)
+{
+    static nvmlGpmMetricsGet_t mg; /* as read_gpm: one poller thread */
+    memset(&mg, 0, sizeof mg);
+    mg.version = NVML_GPM_METRICS_GET_VERSION;
+    mg.numMetrics = 2;
+    mg.sample1 = older;
+    mg.sample2 = newer;
+    mg.metrics[0].metricId = NVML_GPM_METRIC_SM_UTIL;
+    mg.metrics[1].metricId = NVML_GPM_METRIC_ANY_TENSOR_UTIL;
+    if (!pna_nvml_ok(r, r->nv->GpmMetricsGet(&mg)))
+        return false;
+    double v;
+    if (gpm_value(&mg.metrics[0], &v)) {
+        mig->has_sm_active = true;
+        mig->sm_active_bp = (uint32_t)((v > 100.0 ? 100.0 : v) * 100.0 + 0.5);
+    }
+    if (gpm_value(&mg.metrics[1], &v)) {
+        mig->has_tensor_active = true;
+        mig->tensor_active_bp = (uint32_t)((v > 100.0 ? 100.0 : v) * 100.0 + 0.5);
+    }
+    return true;
 }
 
 void pna_nvml_activity_forget(struct pna_nvml *nv, struct nvml_ident *id)

@@ -11,6 +11,7 @@
 typedef int nvmlReturn_t;
 typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct nvmlEventSet_st *nvmlEventSet_t;
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
 
 /* nvmlReturn_t values */
 #define NVML_SUCCESS 0
@@ -126,6 +127,11 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 #define NVML_GPM_METRIC_MAX 98
 #define NVML_GPM_METRICS_GET_VERSION 1
 #define NVML_GPM_SUPPORT_VERSION 1
+
+/* MIG: the GPU instance profiles nvmlDeviceGetGpuInstanceProfileInfoV takes
+ * (NVML_GPU_INSTANCE_PROFILE_1_SLICE 0x0 .. 2_SLICE_ALL_ME 0x10); a driver
+ * that does not know one answers an error for it. */
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0x11
 
 /* nvmlGpuFabricState_t */
 #define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
@@ -255,6 +261,51 @@ typedef struct {
 } nvmlGpuFabricInfoV_t;
 #define nvmlGpuFabricInfo_v2 ((unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | (2u << 24)))
 
+/* nvmlDeviceGetAttributes_v2, on a MIG device handle: its share of the GPU */
+typedef struct {
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    unsigned int gpuInstanceSliceCount;
+    unsigned int computeInstanceSliceCount;
+    unsigned long long memorySizeMB;
+} nvmlDeviceAttributes_t;
+
+typedef struct {
+    unsigned int start;
+    unsigned int size;
+} nvmlGpuInstancePlacement_t;
+
+/* nvmlGpuInstanceGetInfo */
+typedef struct {
+    nvmlDevice_t device;
+    unsigned int id;
+    unsigned int profileId;       /* the profile's id, as nvidia-smi mig -lgi prints it */
+    nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+
+/* nvmlDeviceGetGpuInstanceProfileInfoV (nvmlGpuInstanceProfileInfo_v2) */
+typedef struct {
+    unsigned int version;
+    unsigned int id;
+    unsigned int isP2pSupported;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];   /* "MIG 3g.40gb" */
+} nvmlGpuInstanceProfileInfo_v2_t;
+#define nvmlGpuInstanceProfileInfo_v2 \
+    ((unsigned int)(sizeof(nvmlGpuInstanceProfileInfo_v2_t) | (2u << 24)))
+
 typedef struct nvmlEventData_st {
     nvmlDevice_t device;
     unsigned long long eventType;
@@ -308,6 +359,15 @@ typedef nvmlReturn_t (*nvmlGpmSampleFree_fn)(nvmlGpmSample_t);
 typedef nvmlReturn_t (*nvmlGpmSampleGet_fn)(nvmlDevice_t, nvmlGpmSample_t);
 typedef nvmlReturn_t (*nvmlGpmMetricsGet_fn)(nvmlGpmMetricsGet_t *);
 typedef nvmlReturn_t (*nvmlDeviceGetGpuFabricInfoV_fn)(nvmlDevice_t, nvmlGpuFabricInfoV_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t, unsigned int,
+                                                              nvmlDevice_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetAttributes_v2_fn)(nvmlDevice_t, nvmlDeviceAttributes_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceById_fn)(nvmlDevice_t, unsigned int,
+                                                       nvmlGpuInstance_t *);
+typedef nvmlReturn_t (*nvmlGpuInstanceGetInfo_fn)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t *);
+typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceProfileInfoV_fn)(nvmlDevice_t, unsigned int,
+                                                               nvmlGpuInstanceProfileInfo_v2_t *);
+typedef nvmlReturn_t (*nvmlGpmMigSampleGet_fn)(nvmlDevice_t, unsigned int, nvmlGpmSample_t);
 typedef nvmlReturn_t (*nvmlEventSetCreate_fn)(nvmlEventSet_t *);
 typedef nvmlReturn_t (*nvmlDeviceRegisterEvents_fn)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
 typedef nvmlReturn_t (*nvmlEventSetWait_v2_fn)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);

@@ -13,6 +13,14 @@
 #include "sources/gpu/nvml_api.h"
 
 #define NVML_MAX_GPUS 64
+#define NVML_MAX_GPU_INSTANCES 8   /* 7 on A100/H100; room for one more */
+
+/* The last poll's GPU performance sample of one MIG GPU instance. */
+struct nvml_mig_gpm {
+    bool used;                     /* a GPU instance seen at the last poll */
+    unsigned int gpu_instance;
+    nvmlGpmSample_t last;
+};
 
 /* What a GPU was when last read, so a lost GPU keeps its row identity.
  * Keyed by device handle: NVML hands out the same handle for a device until
@@ -26,6 +34,7 @@ struct nvml_ident {
     nvmlGpmSample_t gpm_last;
     bool gpm_have_last;
     unsigned long long proc_util_seen; /* newest process utilisation sample read */
+    struct nvml_mig_gpm mig_gpm[NVML_MAX_GPU_INSTANCES];
 };
 
 struct nvml_event_dev {
@@ -77,6 +86,14 @@ struct pna_nvml {
     nvmlGpmSampleGet_fn GpmSampleGet;
     nvmlGpmMetricsGet_fn GpmMetricsGet;
     nvmlDeviceGetGpuFabricInfoV_fn DeviceGetGpuFabricInfoV;
+    nvmlDeviceGetUInt_fn DeviceGetMaxMigDeviceCount, DeviceGetGpuInstanceId,
+        DeviceGetComputeInstanceId;
+    nvmlDeviceGetMigDeviceHandleByIndex_fn DeviceGetMigDeviceHandleByIndex;
+    nvmlDeviceGetAttributes_v2_fn DeviceGetAttributes;
+    nvmlDeviceGetGpuInstanceById_fn DeviceGetGpuInstanceById;
+    nvmlGpuInstanceGetInfo_fn GpuInstanceGetInfo;
+    nvmlDeviceGetGpuInstanceProfileInfoV_fn DeviceGetGpuInstanceProfileInfoV;
+    nvmlGpmMigSampleGet_fn GpmMigSampleGet;
     nvmlEventSetCreate_fn EventSetCreate;
     nvmlDeviceRegisterEvents_fn DeviceRegisterEvents;
     nvmlEventSetWait_v2_fn EventSetWait;
@@ -131,5 +148,18 @@ void pna_nvml_read_activity(struct dev_read *r, struct nvml_ident *id, struct pn
 void pna_nvml_read_health(struct dev_read *r, struct pna_gpu *g);
 /* Free ID's sample (the GPU left, or the library closes). */
 void pna_nvml_activity_forget(struct pna_nvml *nv, struct nvml_ident *id);
+/* Whether the GPU of ID offers GPU performance monitoring (asked once). */
+bool pna_nvml_gpm_ready(struct dev_read *r, struct nvml_ident *id);
+/* Fill the SM and tensor activity of MIG from two GPM samples; false when
+ * NVML did not answer. */
+bool pna_nvml_gpm_mig_metrics(struct dev_read *r, nvmlGpmSample_t older, nvmlGpmSample_t newer,
+                              struct pna_gpu_mig *mig);
+
+/* sources/gpu/nvml_mig.c: G's MIG devices into LIST, and their activity
+ * (GPM per GPU instance, samples kept in ID). */
+void pna_nvml_read_migs(struct dev_read *r, struct nvml_ident *id, struct pna_gpu *g,
+                        struct pna_gpu_list *list);
+/* Free ID's MIG samples. */
+void pna_nvml_mig_forget(struct pna_nvml *nv, struct nvml_ident *id);
 
 #endif

@@ -1,0 +1,131 @@
+/* model/gpu/gpu_mig_metrics.c -- primusGpuMigTable: one row per MIG device
+ * (compute instance of a GPU instance) of each GPU, one descriptor per value
+ * (see metric.h, gpu.h).
+ *
+ * A row's record is the MIG device; its owner is the GPU.  The holder columns
+ * join the device's access capability (/dev/nvidia-caps/nvidia-capN) with
+ * the containers snapshot of the same view: the container given that node,
+ * the lowest id first when several are. */
+#include "pna_autoconf.h"
+#include "model/metric_tables.h"
+
+#include "model/containers.h"
+#include "model/gpu/gpu.h"
+#include "model/metric.h"
+#include "model/oids.h"
+
+static const struct pna_gpu_snap *gpu_snap(const struct pna_view *v)
+{
+    return pna_view_snap(v, PNA_DOM_GPU);
+}
+
+static size_t mig_rows(const struct pna_view *v)
+{
+    const struct pna_gpu_snap *s = gpu_snap(v);
+    return s ? s->mig_count : 0;
+}
+
+static bool mig_row(const struct pna_view *v, size_t i, struct pna_row *out)
+{
+    const struct pna_gpu_snap *s = gpu_snap(v);
+    const struct pna_gpu_mig *m = &s->migs[i];
+    out->rec = m;
+    out->owner = pna_gpu_find(s->gpus, s->count, m->gpu_index);
+    return out->owner != NULL;
+}
+
+static const struct pna_gpu_mig *mig_of(const struct pna_row *r)
+{
+    return r->rec;
+}
+
+static void get_cap_device(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu_mig *m = mig_of(r);
+    if (m->has_cap)
+        pna_value_printf(out, "/dev/nvidia-caps/nvidia-cap%u", (unsigned)m->cap_minor);
+}
+
+static const struct pna_container *holder(const struct pna_row *r)
+{
+    const struct pna_containers_snap *cs = pna_view_snap(r->view, PNA_DOM_CONTAINERS);
+    const struct pna_gpu_mig *m = mig_of(r);
+    return cs && m->has_cap ? pna_container_holding_cap(&cs->set, m->cap_minor, NULL) : NULL;
+}
+
+static void get_container(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_container *c = holder(r);
+    pna_value_text(out, c ? c->id : "");
+}
+
+static void get_pod(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_container *c = holder(r);
+    pna_value_text(out, c ? c->pod_name : "");
+}
+
+static void get_namespace(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_container *c = holder(r);
+    pna_value_text(out, c ? c->pod_namespace : "");
+}
+
+#define U32 PNA_SYNTAX_UNSIGNED
+#define C64 PNA_SYNTAX_COUNTER64
+#define TEXT PNA_SYNTAX_TEXT
+#define MIG(member) PNA_FIELD(struct pna_gpu_mig, member)
+#define MIG_IF(member, has) PNA_FIELD_IF(struct pna_gpu_mig, member, has)
+#define MIG_NZ(member) PNA_FIELD_NZ(struct pna_gpu_mig, member)
+
+static const struct pna_metric mig_metrics[] = {
+    { .column = 3, .object = "primusGpuMigUuid", .syntax = TEXT, .field = MIG_NZ(uuid),
+      .label = "mig_uuid", .json = "mig_uuid" },
+    { .column = 4, .object = "primusGpuMigProfile", .syntax = TEXT, .field = MIG_NZ(profile),
+      .label = "profile", .json = "profile" },
+    { .column = 5, .object = "primusGpuMigMemTotal", .syntax = C64,
+      .field = MIG_IF(mem_total_bytes, has_mem), .family = "primus_gpu_mig_memory_total_bytes",
+      .type = PNA_FAMILY_GAUGE, .json = "memory_total_bytes",
+      .help = "Device memory of the MIG device" },
+    { .column = 6, .object = "primusGpuMigMemUsed", .syntax = C64,
+      .field = MIG_IF(mem_used_bytes, has_mem), .family = "primus_gpu_mig_memory_used_bytes",
+      .type = PNA_FAMILY_GAUGE, .json = "memory_used_bytes",
+      .help = "Device memory in use on the MIG device" },
+    { .column = 7, .object = "primusGpuMigSmCount", .syntax = U32,
+      .field = MIG_IF(sm_count, has_sm_count), .family = "primus_gpu_mig_multiprocessors",
+      .type = PNA_FAMILY_GAUGE, .json = "multiprocessors",
+      .help = "Streaming multiprocessors of the MIG device" },
+    { .column = 8, .object = "primusGpuMigCapDevice", .syntax = TEXT, .get = get_cap_device,
+      .label = "cap_device", .json = "cap_device" },
+    { .column = 9, .object = "primusGpuMigHolderContainer", .syntax = TEXT, .get = get_container,
+      .label = "container_id", .json = "container_id" },
+    { .column = 10, .object = "primusGpuMigHolderPod", .syntax = TEXT, .get = get_pod,
+      .label = "pod", .json = "pod" },
+    { .column = 11, .object = "primusGpuMigHolderNamespace", .syntax = TEXT, .get = get_namespace,
+      .label = "namespace", .json = "namespace" },
+    { .column = 12, .object = "primusGpuMigSmActive", .syntax = U32, .max = 10000,
+      .field = MIG_IF(sm_active_bp, has_sm_active), .family = "primus_gpu_mig_sm_active_ratio",
+      .type = PNA_FAMILY_GAUGE, .scale = PNA_SCALE_E(-4),
+      .help = "Share of time the MIG device's SMs had at least one warp resident, over the last "
+              "poll interval, 0..1" },
+    { .column = 13, .object = "primusGpuMigTensorActive", .syntax = U32, .max = 10000,
+      .field = MIG_IF(tensor_active_bp, has_tensor_active),
+      .family = "primus_gpu_mig_tensor_active_ratio", .type = PNA_FAMILY_GAUGE,
+      .scale = PNA_SCALE_E(-4),
+      .help = "Share of time a tensor pipe of the MIG device was active, over the last poll "
+              "interval, 0..1" },
+};
+
+const struct pna_metric_table pna_gpu_mig_metrics = {
+    .object = "primusGpuMigTable",
+    .kind = PNA_TABLE_ROWS,
+    .domain = PNA_DOM_GPU,
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    .metrics = mig_metrics,
+    .count = sizeof mig_metrics / sizeof mig_metrics[0],
+    .rows = mig_rows,
+    .row = mig_row,
+    .info_family = "primus_gpu_mig_info",
+    .info_help = "One series per MIG device: its UUID (mig_uuid), profile, the access capability "
+                 "node (cap_device) and the container and pod given it; always 1",
+};
