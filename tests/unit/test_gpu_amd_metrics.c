@@ -305,11 +305,12 @@ static void test_refused(void)
     unsigned long before = pna_amd_gpu_metrics_rejected();
     struct pna_gpu g;
     memset(&g, 0, sizeof g);
-    pna_amd_gpu_metrics_read(path, "card0", &g);
+    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, err, sizeof err), -1);
+    CHECK(strstr(err, "unknown revision 1.9") != NULL);
     CHECK_U64(pna_amd_gpu_metrics_rejected(), before + 1);
     CHECK(!g.has_activity[PNA_GPU_ACT_GRAPHICS]);
     snprintf(path, sizeof path, "%s/none", dir);
-    pna_amd_gpu_metrics_read(path, "card0", &g); /* missing: not refused */
+    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, err, sizeof err), 0); /* missing: not refused */
     CHECK_U64(pna_amd_gpu_metrics_rejected(), before + 1);
     snprintf(path, sizeof path, "%s/gpu_metrics", dir);
     unlink(path);

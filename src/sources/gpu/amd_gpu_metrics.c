@@ -19,8 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/log.h"
-
 /* Where one revision keeps the fields the agent reads; 0: not in it. */
 struct layout {
     uint8_t format, content_lo, content_hi;
@@ -215,11 +213,11 @@ void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_g
 /* The largest layout is 328 bytes; newer firmware pads, so read more. */
 #define BLOB_MAX 4096
 
-void pna_amd_gpu_metrics_read(const char *path, const char *card, struct pna_gpu *g)
+int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        return; /* no gpu_metrics: older GPUs, virtual functions */
+        return 0; /* no gpu_metrics: older GPUs, virtual functions */
     uint8_t buf[BLOB_MAX];
     size_t len = 0;
     ssize_t n;
@@ -233,12 +231,10 @@ void pna_amd_gpu_metrics_read(const char *path, const char *card, struct pna_gpu
     }
     close(fd);
     struct pna_amd_gpu_metrics m;
-    char err[160];
-    if (pna_amd_gpu_metrics_parse(buf, len, &m, err, sizeof err) != 0) {
-        unsigned long count = atomic_fetch_add(&rejected, 1) + 1;
-        pna_log(LOG_WARNING, "gpu: %s gpu_metrics refused (%s); its activity and XGMI figures "
-                "are not served (%lu refused since start)", card, err, count);
-        return;
+    if (pna_amd_gpu_metrics_parse(buf, len, &m, err, errlen) != 0) {
+        atomic_fetch_add(&rejected, 1);
+        return -1;
     }
     pna_amd_gpu_metrics_apply(&m, g);
+    return 0;
 }

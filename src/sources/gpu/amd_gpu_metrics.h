@@ -62,10 +62,10 @@ int pna_amd_gpu_metrics_parse(const uint8_t *buf, size_t len, struct pna_amd_gpu
 void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_gpu *g);
 
 /* Read the gpu_metrics file at PATH into G.  A missing file is normal (older
- * GPUs, virtual functions); an unreadable, short or unknown blob is logged
- * (the log's rate limit holds repeats), counted, and leaves G as it was.
- * CARD names the card in the log line. */
-void pna_amd_gpu_metrics_read(const char *path, const char *card, struct pna_gpu *g);
+ * GPUs, virtual functions): 0, G untouched.  An unreadable, short or unknown
+ * blob is counted and leaves G as it was: -1 with ERR, for the caller's log
+ * line (the log's rate limit holds repeats). */
+int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, size_t errlen);
 
 /* Blobs refused since the start (the log line's count). */
 unsigned long pna_amd_gpu_metrics_rejected(void);
