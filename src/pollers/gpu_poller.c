@@ -19,6 +19,7 @@
 #include "sources/gpu/gpu_procs.h"
 #include "sources/gpu/mig_caps.h"
 #include "sources/gpu/amd.h"
+#include "sources/gpu/amd_kfd.h"
 #include "sources/gpu/nvml.h"
 #include "sources/gpu/nvsmi.h"
 #include "core/events.h"
@@ -458,6 +459,11 @@ static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
                                       sizeof snap->amd_driver_version, err, errlen) != 0)
                 return -1;
             snap->sources |= 1u << PNA_GPU_SRC_AMDGPU_SYSFS;
+        }
+        /* KFD's per-process memory: sysfs under either source */
+        if (pna_amd_kfd_procs(&st->roots, list) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
         }
     }
     return 0;

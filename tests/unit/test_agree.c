@@ -35,6 +35,7 @@
 #include "model/gpu/gpu.h"
 #include "model/ib.h"
 #include "model/metric_tables.h"
+#include "model/oids.h"
 #include "pollers/pollers.h"
 #include "snmp/tables.h"
 #include "sources/pfc/ethtool.h"
@@ -441,7 +442,7 @@ static void fill_agent_state(struct pna_view *v)
 
 /* ---- /metrics, parsed ------------------------------------------------------------ */
 
-#define MAX_LABELS 24
+#define MAX_LABELS 32
 
 struct sample {
     char *name;
@@ -1153,6 +1154,19 @@ static void compare_poller_info(struct exposition *e)
     CHECK(rows > 0);
 }
 
+/* The GPU snapshot of the answers, for the seeds' GPU numbers. */
+static const struct pna_gpu_snap *seed_gpus;
+
+/* The seeds' "gpu" of CELL's row: the vendor's own numbers, or positions on a
+ * node with NVIDIA and AMD GPUs (pna_http_gpu_number). */
+static unsigned gpu_seed_number(const struct cell *cell)
+{
+    for (size_t i = 0; seed_gpus && i < seed_gpus->count; i++)
+        if (seed_gpus->gpus[i].index == cell->idx[0])
+            return pna_http_gpu_number(seed_gpus, i);
+    return (unsigned)cell->u;
+}
+
 /* The seed exporters' names: the MIB object each one mirrors, the scale, and
  * the label that names the row (KEY_LABEL = the row's KEY_OBJECT cell). */
 static const struct {
@@ -1214,6 +1228,8 @@ static void compare_seeds(struct exposition *e)
                     k.name[0] = seeds[i].key_label;
                     if (!key)
                         k.value[0][0] = 0;
+                    else if (!strcmp(seeds[i].key_object, "primusGpuOrdinal"))
+                        snprintf(k.value[0], sizeof k.value[0], "%u", gpu_seed_number(key));
                     else if (key->is_text)
                         snprintf(k.value[0], sizeof k.value[0], "%.150s", key->text);
                     else    /* an index: 0 is GPU 0, not "none" */
@@ -1447,6 +1463,8 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
     json_t *gpus = json_object_get(replies[0], "data"), *cards = json_object_get(replies[1], "data");
     json_t *dri = json_object_get(replies[2], "data"), *version = json_object_get(replies[3], "data");
     size_t rows = 0, with_card = 0;
+    const char *want_version = NULL;
+    bool amd_seen = false;
     for (size_t i = 0; i < n_cells; i++) {
         const struct cell *row = &cells[i];
         if (strcmp(row->m->object, "primusGpuPciBusId") != 0)
@@ -1454,7 +1472,9 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
         json_t *g = json_array_get(gpus, rows), *c = json_array_get(cards, rows);
         char buf[64];
         rows++;
-        json_number_is(g, "gpu", row_number(row, "primusGpuOrdinal"));
+        /* the vendor's own numbers, or positions on a node with NVIDIA and AMD GPUs */
+        long double number = pna_http_gpu_number(v->gpu, rows - 1);
+        json_number_is(g, "gpu", number);
         json_text_is(g, "asic.market_name", row_text(row, "primusGpuName"));
         json_text_is(g, "asic.asic_serial", row_text(row, "primusGpuSerial"));
         const char *ids = row_text(row, "primusGpuPciDeviceId");     /* "10de:2330" */
@@ -1467,7 +1487,7 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
         json_text_is(g, "dri_device.render", dri_path(row, "primusGpuDrmRender", buf, sizeof buf));
         with_card += row_text(row, "primusGpuDrmCard")[0] != 0;
 
-        json_number_is(c, "gpu", row_number(row, "primusGpuOrdinal"));
+        json_number_is(c, "gpu", number);
         json_number_is(c, "gpu_use_percent", row_number(row, "primusGpuUtilization"));
         /* hundredths of a percent, rounded half up */
         unsigned long long used = (unsigned long long)row_number(row, "primusGpuMemUsed");
@@ -1476,10 +1496,14 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
         if (total)
             json_number_is(c, "memory_use_percent",
                            (long double)((used * 10000 + total / 2) / total) / 100);
-        if (rows == 1)
-            CHECK(json_is_string(version) &&
-                  !strcmp(json_string_value(version), row_text(row, "primusGpuDriverVersion")));
+        /* the AMD driver's version where there is one, as the seed's endpoint did */
+        bool amd = row_number(row, "primusGpuVendor") == PNA_GPU_VENDOR_AMD;
+        if (rows == 1 || (amd && !amd_seen))
+            want_version = row_text(row, "primusGpuDriverVersion");
+        amd_seen = amd_seen || amd;
     }
+    CHECK(json_is_string(version) && want_version &&
+          !strcmp(json_string_value(version), want_version));
     CHECK_U64(json_array_size(gpus), rows);
     CHECK_U64(json_array_size(cards), rows);
     CHECK_U64(json_object_size(dri), with_card);
@@ -1643,6 +1667,7 @@ int main(void)
     check_distinct();
     check_coverage();
     compare_claims(&e);
+    seed_gpus = hv.gpu;
     compare_seeds(&e);
     compare_holders(&e);
     compare_saturated(&e);

@@ -83,7 +83,7 @@ bool pna_http_row(const struct pna_metric_table *t, const struct pna_http_view *
 
 /* ---- /metrics ------------------------------------------------------------ */
 
-#define PNA_ROW_LABELS_MAX 16
+#define PNA_ROW_LABELS_MAX 24 /* the row's labels, or an info series' (primus_gpu_info: over 16) */
 #define PNA_HELP_MAX 512
 
 /* The labels that identify a row (gpu/pci_bus_id/uuid, device/port...):

@@ -2,8 +2,10 @@
  *
  * Plain data filled by sources/gpu/nvml.c (NVML), sources/gpu/nvsmi.c
  * (nvidia-smi -q -x), sources/gpu/rocm.c (rocm-smi-lib) and
- * sources/gpu/amd_sysfs.c (amdgpu sysfs), plus sources/gpu/dri_map.c for the
- * /dev/dri names; read by the SNMP table and the HTTP bridge.
+ * sources/gpu/amd_sysfs.c (amdgpu sysfs, with amd_gpu_metrics.c for the
+ * binary gpu_metrics file and amd_kfd.c for the processes), plus
+ * sources/gpu/dri_map.c for the /dev/dri names; read by the SNMP table and
+ * the HTTP bridge.
  *
  * Invariants:
  *  - A GPU is identified by its PCI address, never by a vendor's enumeration
@@ -306,6 +308,11 @@ struct pna_gpu {
     uint32_t processes_omitted;  /* of them, not in the process rows (gpuProcessRows) */
     bool has_mig;
     bool mig_enabled;            /* current MIG mode */
+
+    /* AMD topology (amdgpu sysfs), "" when unknown or not applicable */
+    char xgmi_hive_id[24];       /* "0x" + 16 hex digits; "" outside a hive */
+    char compute_partition[16];  /* "SPX", "DPX", "TPX", "QPX", "CPX" */
+    char memory_partition[16];   /* "NPS1", "NPS2", "NPS4", "NPS8" */
 
     /* /dev/dri names (sources/gpu/dri_map.c), empty when unknown */
     char drm_card[16];           /* "card0" */

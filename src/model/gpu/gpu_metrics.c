@@ -472,6 +472,12 @@ static const struct pna_metric gpu_metrics[] = {
       .field = GPU_IF(processes_omitted, has_processes), .family = "primus_gpu_processes_omitted",
       .type = GAUGE, .help = "Processes on the GPU left out of the process rows (gpuProcessRows keeps "
                              "those holding the most memory)" },
+    { .column = 85, .object = "primusGpuXgmiHiveId", .syntax = TEXT, .field = GPU_NZ(xgmi_hive_id),
+      .label = "xgmi_hive_id" },
+    { .column = 86, .object = "primusGpuComputePartition", .syntax = TEXT,
+      .field = GPU_NZ(compute_partition), .label = "compute_partition" },
+    { .column = 87, .object = "primusGpuMemoryPartition", .syntax = TEXT,
+      .field = GPU_NZ(memory_partition), .label = "memory_partition" },
 };
 
 const struct pna_metric_table pna_gpu_metrics = {
@@ -486,5 +492,6 @@ const struct pna_metric_table pna_gpu_metrics = {
     .figures_gone = gpu_lost,
     .info_family = "primus_gpu_info",
     .info_help = "One series per GPU with its identity: name, vendor, serial, driver, compute and "
-                 "VBIOS versions, PCI ids, data source and DRM nodes; always 1",
+                 "VBIOS versions, PCI ids, data source, DRM nodes, and for AMD GPUs the XGMI hive "
+                 "and partition modes; always 1",
 };

@@ -10,6 +10,8 @@
  * the same PCI location). */
 #include "pna_autoconf.h"
 #include "sources/gpu/amd.h"
+#include "sources/gpu/amd_gpu_metrics.h"
+#include "core/log.h"
 #include "util/fileio.h"
 
 #include <dirent.h>
@@ -421,6 +423,34 @@ static void render_from_kfd(const struct pna_roots *roots, struct pna_gpu *g)
     closedir(d);
 }
 
+/* A partition mode file ("SPX", "NPS4"): a short upper-case word, anything
+ * else is not a mode. */
+static void read_mode(const struct card *c, const char *file, char *dst, size_t cap)
+{
+    static const char word[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    char buf[32];
+    int n = dev_text(c, file, buf, sizeof buf);
+    if (n > 0 && (size_t)n < cap && strspn(buf, word) == (size_t)n)
+        pna_strlcpy(dst, buf, cap);
+}
+
+/* XGMI hive, partition modes and gpu_metrics.  The hive id is printed in
+ * decimal by the driver and served in hex, as amd-smi shows it; 0: no hive. */
+static void read_topology(const struct card *c, struct pna_gpu *g)
+{
+    uint64_t hive;
+    if (dev_u64(c, "xgmi_hive_info/xgmi_hive_id", &hive) && hive != 0)
+        snprintf(g->xgmi_hive_id, sizeof g->xgmi_hive_id, "0x%016llx", (unsigned long long)hive);
+    read_mode(c, "current_compute_partition", g->compute_partition, sizeof g->compute_partition);
+    read_mode(c, "current_memory_partition", g->memory_partition, sizeof g->memory_partition);
+    char path[4096], err[160];
+    if (pna_path(path, sizeof path, c->roots->sysfs, "/class/drm/card%u/device/gpu_metrics",
+                 c->num) == 0 && pna_amd_gpu_metrics_read(path, g, err, sizeof err) != 0)
+        pna_log(LOG_WARNING, "gpu: card%u gpu_metrics refused (%s); its activity and XGMI "
+                "figures are not served (%lu refused since start)", c->num, err,
+                pna_amd_gpu_metrics_rejected());
+}
+
 static void read_driver_version(const struct pna_roots *roots, char *driver, size_t cap)
 {
     char path[4096], buf[128];
@@ -446,6 +476,7 @@ static int read_card(const struct pna_roots *roots, unsigned num, struct pna_gpu
     read_usage(&c, g);
     read_hwmon(&c, g);
     read_ras(&c, g);
+    read_topology(&c, g);
     if (!g->has_clock_sm)
         g->has_clock_sm = dpm_current_mhz(&c, "pp_dpm_sclk", &g->clock_sm_mhz);
     if (!g->has_clock_mem)

@@ -166,6 +166,12 @@ static void read_device(uint32_t i, struct pna_gpu *g)
         g->has_mem_free = true;
         g->mem_free_bytes = total - used;
     }
+    /* The same hive id as amdgpu's xgmi_hive_info/xgmi_hive_id; 0: none.
+     * Activity, XGMI traffic, partitions and processes come from sysfs only
+     * (amd_sysfs.c, amd_gpu_metrics.c, amd_kfd.c): the tested path. */
+    uint64_t hive;
+    if (rsmi_dev_xgmi_hive_id_get(i, &hive) == RSMI_STATUS_SUCCESS && hive != 0)
+        snprintf(g->xgmi_hive_id, sizeof g->xgmi_hive_id, "0x%016llx", (unsigned long long)hive);
     read_temps(i, g);
     read_power(i, g);
     g->has_clock_sm = current_mhz(i, RSMI_CLK_TYPE_SYS, &g->clock_sm_mhz);
