@@ -1374,6 +1374,45 @@ static void compare_json_rows(json_t *array, const char *table, const char *memb
     CHECK(rows > 0);
 }
 
+/* The GPU sub-tables in the JSON GPU detail: every cell with a JSON member is
+ * the member of the element of its GPU's MEMBER array whose KEYS (the MIB
+ * index after primusGpuIndex) are the cell's. */
+static void compare_json_sub(json_t *gpus, const char *table, const char *member,
+                             const char *const keys[2])
+{
+    const struct pna_metric_table *t = table_named(table);
+    size_t seen = 0;
+    for (size_t i = 0; i < n_cells; i++) {
+        const struct cell *c = &cells[i];
+        if (c->t != t || !c->m->json)
+            continue;
+        char pci[32];
+        unsigned long x = (unsigned long)c->idx[0];
+        snprintf(pci, sizeof pci, "%04lx:%02lx:%02lx.%lx", x >> 16, (x >> 8) & 0xff, (x >> 3) & 0x1f, x & 7);
+        json_t *gpu = NULL, *el = NULL, *e;
+        size_t k;
+        json_array_foreach(gpus, k, e) {
+            const char *bus = json_string_value(json_object_get(e, "pci_bus_id"));
+            if (bus && !strcmp(bus, pci))
+                gpu = e;
+        }
+        json_array_foreach(json_object_get(gpu, member), k, e) {
+            bool match = true;
+            for (size_t n = 0; n < 2 && keys[n]; n++)
+                match = match && json_integer_value(json_object_get(e, keys[n])) == (json_int_t)c->idx[1 + n];
+            if (match)
+                el = e;
+        }
+        if (!el)
+            fprintf(stderr, "JSON: no %s element of GPU %s for a %s cell\n", member, pci, c->m->object);
+        CHECK(el != NULL);
+        if (el)
+            compare_member(el, c->m, c);
+        seen++;
+    }
+    CHECK(seen > 0);
+}
+
 static void compare_json(const struct pna_http_view *v)
 {
     json_t *node = json_reply(pna_json_node(v));
@@ -1384,6 +1423,11 @@ static void compare_json(const struct pna_http_view *v)
                      any_cell("primusMemory"), true);
     compare_json_rows(json_object_get(json_object_get(node, "gpu"), "gpus"), "primusGpuTable",
                       "pci_bus_id", "primusGpuPciBusId", true);
+    json_t *gpus = json_object_get(json_object_get(node, "gpu"), "gpus");
+    compare_json_sub(gpus, "primusGpuLinkTable", "links", (const char *const[2]){ "link", NULL });
+    compare_json_sub(gpus, "primusGpuProcTable", "processes", (const char *const[2]){ "pid", NULL });
+    compare_json_sub(gpus, "primusGpuMigTable", "mig",
+                     (const char *const[2]){ "gpu_instance", "compute_instance" });
     json_decref(node);
 
     json_t *brief = json_reply(pna_json_metrics(v));

@@ -148,8 +148,59 @@ struct pna_json_reply pna_json_dri_mapping(const struct pna_http_view *v)
     return pna_json_envelope(map);
 }
 
-/* One GPU of the summary: its number and every primusGpuTable descriptor with
- * a JSON member (figures left out where absent, as in the MIB). */
+/* Every descriptor of T with a JSON member into O (figures left out where
+ * absent, as in the MIB; text that is empty stays, as ""). */
+static void put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row)
+{
+    for (size_t k = 0; k < t->count; k++) {
+        const struct pna_metric *m = &t->metrics[k];
+        json_t *j = m->json ? pna_json_value(t, m, row) : NULL;
+        if (j)
+            json_object_set_new(o, m->json, j);
+        else if (m->json && m->syntax == PNA_SYNTAX_TEXT)
+            json_object_set_new(o, m->json, json_string(""));
+    }
+}
+
+/* The identity of a sub-table row beside its GPU: its MIB index after primusGpuIndex. */
+static void link_key(json_t *o, const struct pna_row *row)
+{
+    const struct pna_gpu_link *l = row->rec;
+    json_object_set_new(o, "link", json_integer(l->number));
+}
+
+static void proc_key(json_t *o, const struct pna_row *row)
+{
+    const struct pna_gpu_proc *p = row->rec;
+    json_object_set_new(o, "pid", json_integer(p->pid));
+}
+
+static void mig_key(json_t *o, const struct pna_row *row)
+{
+    const struct pna_gpu_mig *m = row->rec;
+    json_object_set_new(o, "gpu_instance", json_integer(m->gpu_instance));
+    json_object_set_new(o, "compute_instance", json_integer(m->compute_instance));
+}
+
+/* The rows of sub-table T (links, processes, MIG devices) that belong to G. */
+static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
+                        const struct pna_gpu *g, void (*key)(json_t *, const struct pna_row *))
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row) || row.owner != g)
+            continue;
+        json_t *o = json_object();
+        key(o, &row);
+        put_members(o, t, &row);
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+/* One GPU of the summary: its number, every primusGpuTable descriptor with a
+ * JSON member, and its links, processes and MIG devices. */
 static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
 {
     const struct pna_metric_table *t = &pna_gpu_metrics;
@@ -158,14 +209,11 @@ static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
     json_object_set_new(o, "index", gpu_number(v, i));
     if (!pna_http_row(t, v, i, &row))
         return o;
-    for (size_t k = 0; k < t->count; k++) {
-        const struct pna_metric *m = &t->metrics[k];
-        json_t *j = m->json ? pna_json_value(t, m, &row) : NULL;
-        if (j)
-            json_object_set_new(o, m->json, j);
-        else if (m->json && m->syntax == PNA_SYNTAX_TEXT)
-            json_object_set_new(o, m->json, json_string(""));
-    }
+    put_members(o, t, &row);
+    const struct pna_gpu *g = row.rec;
+    json_object_set_new(o, "links", sub_rows(v, &pna_gpu_link_metrics, g, link_key));
+    json_object_set_new(o, "processes", sub_rows(v, &pna_gpu_proc_metrics, g, proc_key));
+    json_object_set_new(o, "mig", sub_rows(v, &pna_gpu_mig_metrics, g, mig_key));
     return o;
 }
 
