@@ -189,13 +189,17 @@ bool pna_container_holds_gpu(const struct pna_container_set *set, const struct p
     return false;
 }
 
-const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
-                                                      uint32_t gpu_index, uint32_t *count)
+/* The first container of SET for which HOLDS(set, c, KEY), and in *COUNT
+ * (when not NULL) how many there are. */
+static const struct pna_container *
+first_holder(const struct pna_container_set *set,
+             bool (*holds)(const struct pna_container_set *, const struct pna_container *, uint32_t),
+             uint32_t key, uint32_t *count)
 {
     const struct pna_container *first = NULL;
     uint32_t n = 0;
-    for (size_t i = 0; set && gpu_index && i < set->count; i++) {
-        if (!pna_container_holds_gpu(set, &set->rows[i], gpu_index))
+    for (size_t i = 0; set && i < set->count; i++) {
+        if (!holds(set, &set->rows[i], key))
             continue;
         if (!first)
             first = &set->rows[i];
@@ -206,6 +210,17 @@ const struct pna_container *pna_container_holding_gpu(const struct pna_container
     if (count)
         *count = n;
     return first;
+}
+
+const struct pna_container *pna_container_holding_gpu(const struct pna_container_set *set,
+                                                      uint32_t gpu_index, uint32_t *count)
+{
+    if (!gpu_index) {
+        if (count)
+            *count = 0;
+        return NULL;
+    }
+    return first_holder(set, pna_container_holds_gpu, gpu_index, count);
 }
 
 static bool holds_cap(const struct pna_container_set *set, const struct pna_container *c,
@@ -222,20 +237,7 @@ static bool holds_cap(const struct pna_container_set *set, const struct pna_cont
 const struct pna_container *pna_container_holding_cap(const struct pna_container_set *set,
                                                       uint32_t cap, uint32_t *count)
 {
-    const struct pna_container *first = NULL;
-    uint32_t n = 0;
-    for (size_t i = 0; set && i < set->count; i++) {
-        if (!holds_cap(set, &set->rows[i], cap))
-            continue;
-        if (!first)
-            first = &set->rows[i];
-        n++;
-        if (!count)
-            break;
-    }
-    if (count)
-        *count = n;
-    return first;
+    return first_holder(set, holds_cap, cap, count);
 }
 
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,

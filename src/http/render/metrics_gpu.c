@@ -52,58 +52,53 @@ static void gpu_labels(const struct pna_http_view *v, const struct pna_row *row,
     out->n = 3;
 }
 
-/* gpu, pci_bus_id, uuid of the link's GPU, and link */
-static void link_labels(const struct pna_http_view *v, const struct pna_row *row,
-                        struct pna_row_labels *out)
-{
-    const struct pna_gpu *g = row->owner;
-    const struct pna_gpu_link *l = row->rec;
-    size_t pos = (size_t)(g - v->gpu->gpus);
-    int n = snprintf(out->buf, sizeof out->buf, "%u", (unsigned)pna_http_gpu_number(v->gpu, pos));
-    char *link = out->buf + n + 1;
-    snprintf(link, sizeof out->buf - (size_t)n - 1, "%u", (unsigned)l->number);
-    out->l[0] = (struct pna_prom_label){ "gpu", out->buf };
-    out->l[1] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
-    out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
-    out->l[3] = (struct pna_prom_label){ "link", link };
-    out->n = 4;
-}
-
-/* gpu, pci_bus_id, uuid of the process's GPU, and pid */
-static void proc_labels(const struct pna_http_view *v, const struct pna_row *row,
-                        struct pna_row_labels *out)
-{
-    const struct pna_gpu *g = row->owner;
-    const struct pna_gpu_proc *p = row->rec;
-    size_t pos = (size_t)(g - v->gpu->gpus);
-    int n = snprintf(out->buf, sizeof out->buf, "%u", (unsigned)pna_http_gpu_number(v->gpu, pos));
-    char *pid = out->buf + n + 1;
-    snprintf(pid, sizeof out->buf - (size_t)n - 1, "%u", (unsigned)p->pid);
-    out->l[0] = (struct pna_prom_label){ "gpu", out->buf };
-    out->l[1] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
-    out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
-    out->l[3] = (struct pna_prom_label){ "pid", pid };
-    out->n = 4;
-}
-
-/* gpu, pci_bus_id, uuid of the MIG device's GPU, gpu_instance, compute_instance */
-static void mig_labels(const struct pna_http_view *v, const struct pna_row *row,
+/* gpu, pci_bus_id, uuid of a sub-table row's GPU (its owner), then the row's
+ * own index: N numbers under NAMES (a link number, a pid, MIG instance ids). */
+static void sub_labels(const struct pna_http_view *v, const struct pna_row *row,
+                       const char *const *names, const uint32_t *nums, size_t n,
                        struct pna_row_labels *out)
 {
     const struct pna_gpu *g = row->owner;
+    size_t pos = (size_t)(g - v->gpu->gpus), used = 0;
+    uint32_t gpu = pna_http_gpu_number(v->gpu, pos);
+    out->n = 0;
+    for (size_t k = 0; k <= n; k++) {
+        char *at = out->buf + used;
+        int w = snprintf(at, sizeof out->buf - used, "%u", (unsigned)(k ? nums[k - 1] : gpu));
+        if (w < 0 || (size_t)w >= sizeof out->buf - used)
+            return; /* cannot happen: at most three 10-digit numbers */
+        used += (size_t)w + 1;
+        out->l[out->n++] = (struct pna_prom_label){ k ? names[k - 1] : "gpu", at };
+        if (k == 0) {
+            out->l[out->n++] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
+            out->l[out->n++] = (struct pna_prom_label){ "uuid", g->uuid };
+        }
+    }
+}
+
+static void link_labels(const struct pna_http_view *v, const struct pna_row *row,
+                        struct pna_row_labels *out)
+{
+    const struct pna_gpu_link *l = row->rec;
+    static const char *const names[] = { "link" };
+    sub_labels(v, row, names, &l->number, 1, out);
+}
+
+static void proc_labels(const struct pna_http_view *v, const struct pna_row *row,
+                        struct pna_row_labels *out)
+{
+    const struct pna_gpu_proc *p = row->rec;
+    static const char *const names[] = { "pid" };
+    sub_labels(v, row, names, &p->pid, 1, out);
+}
+
+static void mig_labels(const struct pna_http_view *v, const struct pna_row *row,
+                       struct pna_row_labels *out)
+{
     const struct pna_gpu_mig *m = row->rec;
-    size_t pos = (size_t)(g - v->gpu->gpus), cap = sizeof out->buf;
-    int n = snprintf(out->buf, cap, "%u", (unsigned)pna_http_gpu_number(v->gpu, pos));
-    char *gi = out->buf + n + 1;
-    int k = snprintf(gi, cap - (size_t)n - 1, "%u", (unsigned)m->gpu_instance);
-    char *ci = gi + k + 1;
-    snprintf(ci, cap - (size_t)n - (size_t)k - 2, "%u", (unsigned)m->compute_instance);
-    out->l[0] = (struct pna_prom_label){ "gpu", out->buf };
-    out->l[1] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
-    out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
-    out->l[3] = (struct pna_prom_label){ "gpu_instance", gi };
-    out->l[4] = (struct pna_prom_label){ "compute_instance", ci };
-    out->n = 5;
+    static const char *const names[] = { "gpu_instance", "compute_instance" };
+    const uint32_t ids[] = { m->gpu_instance, m->compute_instance };
+    sub_labels(v, row, names, ids, 2, out);
 }
 
 /* A MIB sum served split by its parts, the part named by label KEY. */
