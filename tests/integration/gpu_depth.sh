@@ -54,6 +54,7 @@ linkerr $H100 1 3 1 7 2
 linktype $H100 0 gpu
 linkversion $H100 0 4
 linkremote $H100 0 00000000:D5:00.0
+linkber $H100 0 0x30c
 linkdown $H100 7
 CTL
 echo "procutil $RTX 34626 37 11" >> "$PNA_FAKE_NVML_CTL"
@@ -106,6 +107,7 @@ want "$LINK.4.$I_H100.0" "0000:d5:00.0" "link 0 remote bus id (set: 00000000:D5:
 want "$LINK.5.$I_H100.0" 2 "link 0 remote type (set: gpu)"
 want "$LINK.5.$I_H100.2" 1 "link 2 remote type (not set: unknown)"
 want "$LINK.3.$I_H100.0" 4 "link 0 version"
+want "$LINK.14.$I_H100.0" "3e-12" "link 0 effective BER (set: 0x30c, mantissa 3, exponent 12)"
 want "$LINK.6.$I_H100.0" 26562 "link 0 speed (26.562 GB/s)"
 tx=$(sed -n '/^GPU 0:/,/^GPU 1:/p' "$NVL/llm-action-h800x8/nvlink-gt-r.txt" | awk '/Link 0: Raw Tx/ { print $5 }')
 rx=$(sed -n '/^GPU 0:/,/^GPU 1:/p' "$NVL/llm-action-h800x8/nvlink-gt-r.txt" | awk '/Link 0: Raw Rx/ { print $5 }')

@@ -25,6 +25,7 @@
  *                              linkversion BUSID LINK N
  *                              linkremote BUSID LINK ADDR  the remote end's PCI address
  *                              linksymbol BUSID LINK N     NVLink 5 symbol errors
+ *                              linkber BUSID LINK N        NVLink 5 effective BER, NVML-encoded
  *                              violation BUSID POLICY NS   nvmlDeviceGetViolationStatus
  *                              procutil BUSID PID SM MEM   a process utilisation sample
  *                              gpm BUSID METRIC_ID VALUE   what nvmlGpmMetricsGet answers
@@ -152,8 +153,8 @@ struct fake_link {
     unsigned long long data_tx_kib, data_rx_kib, raw_tx_kib, raw_rx_kib;
     int has_data, has_raw;
     /* control file */
-    int down, has_err, type, version, has_symbol;
-    unsigned long long err[4], symbol;
+    int down, has_err, type, version, has_symbol, has_ber;
+    unsigned long long err[4], symbol, ber;
 };
 
 struct fake_gpm {
@@ -348,8 +349,8 @@ struct ctl_state {
     unsigned procutil[FAKE_GPM][3];
     int nprocutil;
     struct {
-        int down, has_err, type, version, has_symbol;
-        unsigned long long err[4], symbol;
+        int down, has_err, type, version, has_symbol, has_ber;
+        unsigned long long err[4], symbol, ber;
         char remote[64];
     } link[FAKE_LINKS];
 };
@@ -389,6 +390,9 @@ static void ctl_link_line(struct ctl_state *c, const char *verb, const char *lin
     else if (strcmp(verb, "linksymbol") == 0 && sscanf(line, "%*s %*s %*u %llu", &e[0]) == 1) {
         c->link[n].has_symbol = 1;
         c->link[n].symbol = e[0];
+    } else if (strcmp(verb, "linkber") == 0 && sscanf(line, "%*s %*s %*u %lli", (long long *)&e[0]) == 1) {
+        c->link[n].has_ber = 1;
+        c->link[n].ber = e[0];
     }
 }
 
@@ -489,6 +493,8 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
             l->version = st[i].link[k].version;
             l->has_symbol = st[i].link[k].has_symbol;
             l->symbol = st[i].link[k].symbol;
+            l->has_ber = st[i].link[k].has_ber;
+            l->ber = st[i].link[k].ber;
             if (st[i].link[k].remote[0])
                 snprintf(l->remote, sizeof l->remote, "%s", st[i].link[k].remote);
         }
@@ -1067,6 +1073,11 @@ static int field_value(struct fake_dev *d, nvmlFieldValue_t *v)
         if (!l || !l->has_symbol)
             return -1;
         v->value.ullVal = l->symbol;
+        return 0;
+    case NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER:
+        if (!l || !l->has_ber)
+            return -1;
+        v->value.ullVal = l->ber;
         return 0;
     case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
     case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX:

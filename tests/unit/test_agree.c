@@ -269,6 +269,7 @@ static void ignore_event(const struct pna_event *ev, void *arg)
     "linktype " BUS " 0 gpu\nlinktype " BUS " 1 switch\n"                                   \
     "linkerr " BUS " 0 11 12 13 14\nlinkerr " BUS " 1 21 22 23 24\n"                        \
     "linksymbol " BUS " 0 15\nlinksymbol " BUS " 1 25\n"                                   \
+    "linkber " BUS " 0 0x30c\nlinkber " BUS " 1 0x70f\n"                                     \
     "procutil " BUS " 48213 61 17\nprocutil " BUS " 48297 43 19\nprocutil " BUS " 48311 5 3\n"  \
     "miggpm " BUS " 3 2 53.17\nmiggpm " BUS " 3 5 29.83\n"                                 \
     "miggpm " BUS " 5 2 37.61\nmiggpm " BUS " 5 5 11.29\n"

@@ -123,6 +123,8 @@ struct pna_gpu_link {
     uint64_t replay_errors, recovery_errors, crc_flit_errors, crc_data_errors;
     bool has_symbol_errors;      /* NVLink 5 */
     uint64_t symbol_errors;
+    bool has_ber;                /* NVLink 5 effective bit error rate: */
+    uint8_t ber_mantissa, ber_exp; /* mantissa x 10^-exp */
     bool has_traffic;
     uint64_t tx_bytes, rx_bytes; /* payload data */
     bool went_down;              /* up at a poll since the agent started, not up now

@@ -68,6 +68,18 @@ static void get_remote_type(const struct pna_row *r, struct pna_value *out)
     pna_value_i64(out, PNA_GPU_LINK_REMOTE_TYPE_UNKNOWN + (int64_t)link_of(r)->remote_type);
 }
 
+/* "3e-12", as a rate reads; "0" when no error was seen. */
+static void get_ber(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu_link *l = link_of(r);
+    if (!l->has_ber)
+        return;
+    if (l->ber_mantissa == 0)
+        pna_value_text(out, "0");
+    else
+        pna_value_printf(out, "%ue-%u", (unsigned)l->ber_mantissa, (unsigned)l->ber_exp);
+}
+
 #define U32 PNA_SYNTAX_UNSIGNED
 #define C64 PNA_SYNTAX_COUNTER64
 #define TEXT PNA_SYNTAX_TEXT
@@ -109,6 +121,8 @@ static const struct pna_metric link_metrics[] = {
       .field = LINK_IF(rx_bytes, has_traffic), .family = "primus_gpu_link_receive_bytes_total",
       .type = PNA_FAMILY_COUNTER, .json = "rx_bytes",
       .help = "Payload bytes the GPU received over the link since the driver loaded" },
+    { .column = 14, .object = "primusGpuLinkEffectiveBer", .syntax = TEXT, .get = get_ber,
+      .label = "effective_ber", .json = "effective_ber" },
 };
 
 const struct pna_metric_table pna_gpu_link_metrics = {

@@ -63,6 +63,11 @@ static void read_errors(struct dev_read *r, unsigned n, struct pna_gpu_link *l)
         l->has_symbol_errors = true;
         l->symbol_errors = (uint64_t)v;
     }
+    if (pna_nvml_field(r, NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER, n, &v) && v >= 0) {
+        l->has_ber = true;
+        l->ber_mantissa = (uint8_t)((v >> NVML_NVLINK_BER_MANTISSA_SHIFT) & NVML_NVLINK_BER_MANTISSA_WIDTH);
+        l->ber_exp = (uint8_t)((v >> NVML_NVLINK_BER_EXP_SHIFT) & NVML_NVLINK_BER_EXP_WIDTH);
+    }
 }
 
 static void read_link(struct dev_read *r, unsigned n, bool up, struct pna_gpu_link *l)
