@@ -19,6 +19,7 @@
 #include "sources/gpu/gpu_procs.h"
 #include "sources/gpu/mig_caps.h"
 #include "sources/gpu/amd.h"
+#include "sources/gpu/amd_gpu_metrics.h"
 #include "sources/gpu/amd_kfd.h"
 #include "sources/gpu/nvml.h"
 #include "sources/gpu/nvsmi.h"
@@ -62,6 +63,7 @@ struct gpu_state {
     unsigned nvidia_smi_timeout_ms;
     int32_t temp_threshold_c;
     unsigned process_rows;       /* gpuProcessRows */
+    unsigned long gpu_metrics_refused; /* amdgpu gpu_metrics refusals already logged */
 
     struct pna_nvml *nvml;
     bool use_nvsmi;
@@ -469,6 +471,18 @@ static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
     return 0;
 }
 
+/* amdgpu gpu_metrics blobs refused in this poll: one line (the log's rate
+ * limit holds a blob refused at every poll). */
+static void log_gpu_metrics_refusals(struct gpu_state *st)
+{
+    unsigned long n = pna_amd_gpu_metrics_rejected();
+    if (n == st->gpu_metrics_refused)
+        return;
+    st->gpu_metrics_refused = n;
+    pna_log(LOG_WARNING, "gpu: gpu_metrics refused (%s); the GPU's activity and XGMI figures are "
+            "not served (%lu refused since start)", pna_amd_gpu_metrics_last_refusal(), n);
+}
+
 static int gpu_collect(void *state, const struct pna_snap *prev,
                        const struct pna_poller_inputs *in, struct pna_snap **out,
                        char *err, size_t errlen)
@@ -487,6 +501,7 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
         free(snap);
         return -1;
     }
+    log_gpu_metrics_refusals(st);
 
     /* /dev/dri names: best effort, a node without DRM nodes is normal */
     struct pna_dri_map map;

@@ -395,12 +395,40 @@ def dri_map():
         put("dri_map", os.path.basename(p)[:-len("-ls-by-path.txt")], tree(recs))
 
 
+def mig_caps():
+    # the driver's list, as in the distinct fixture (built in the kernel
+    # module's format: gpuN/giG/access, gpuN/giG/ciC/access, config, monitor)
+    put("mig_caps", "distinct", tree([("proc/driver/nvidia-caps/mig-minors",
+                                        rd("distinct", "proc", "driver", "nvidia-caps", "mig-minors"))]))
+    put("mig_caps", "two-gpus", tree([("proc/driver/nvidia-caps/mig-minors",
+                                        b"config 1\nmonitor 2\ngpu0/gi1/access 3\ngpu0/gi1/ci0/access 4\n"
+                                        b"gpu0/gi2/access 12\ngpu0/gi2/ci0/access 13\n"
+                                        b"gpu1/gi7/access 84\ngpu1/gi7/ci1/access 86\n")]))
+
+
+def amd_kfd():
+    # the KFD sysfs ABI (amdkfd: topology nodes, per-process vram_<gpu_id>);
+    # no recorded tree exists, so the seed is built in that format
+    t = "sys/class/kfd/kfd/"
+    put("amd_kfd", "two-gpus", tree([
+        (t + "topology/nodes/0/gpu_id", b"0\n"),
+        (t + "topology/nodes/0/properties", b"cpu_cores_count 16\nlocation_id 0\ndomain 0\n"),
+        (t + "topology/nodes/1/gpu_id", b"41234\n"),
+        (t + "topology/nodes/1/properties", b"simd_count 160\nlocation_id 3072\ndomain 0\n"),
+        (t + "topology/nodes/2/gpu_id", b"41235\n"),
+        (t + "topology/nodes/2/properties", b"simd_count 160\nlocation_id 25600\ndomain 0\n"),
+        (t + "proc/7001/vram_41234", b"2147483648\n"),
+        (t + "proc/7001/vram_41235", b"4096\n"),
+        (t + "proc/7002/vram_41234", b"268435456\n"),
+        (t + "proc/7002/pasid", b"32770\n")]))
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map):
+               config, dri_map, mig_caps, amd_kfd):
         fn()
 
 

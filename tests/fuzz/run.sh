@@ -32,7 +32,7 @@ shift
 
 all="fileio node ib_sysfs amdgpu_sysfs pfc_names cgroup config oci_spec containerd
      docker_list docker_inspect docker_events rfc3339 kubelet_pods kubelet_summary
-     k8s_quantity nvsmi dri_map"
+     k8s_quantity nvsmi dri_map amd_gpu_metrics mig_caps amd_kfd"
 names=${*:-$all}
 
 # The longest input worth trying: about twice the largest real one.
@@ -41,7 +41,8 @@ max_len() {
         rfc3339 | k8s_quantity) echo 64 ;;
         fileio) echo 256 ;;
         cgroup) echo 1024 ;;
-        dri_map) echo 4096 ;;
+        dri_map | amd_gpu_metrics | mig_caps) echo 4096 ;;
+        amd_kfd) echo 8192 ;;
         node | config | docker_inspect) echo 16384 ;;
         pfc_names | nvsmi) echo 131072 ;;
         *) echo 32768 ;;

@@ -50,9 +50,16 @@ static const struct layout layouts[] = {
 
 static atomic_ulong rejected;
 
+static char last_refusal[320];
+
 unsigned long pna_amd_gpu_metrics_rejected(void)
 {
     return atomic_load(&rejected);
+}
+
+const char *pna_amd_gpu_metrics_last_refusal(void)
+{
+    return last_refusal;
 }
 
 static uint16_t le16(const uint8_t *p)
@@ -233,6 +240,7 @@ int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, siz
     struct pna_amd_gpu_metrics m;
     if (pna_amd_gpu_metrics_parse(buf, len, &m, err, errlen) != 0) {
         atomic_fetch_add(&rejected, 1);
+        snprintf(last_refusal, sizeof last_refusal, "%s: %s", path, err);
         return -1;
     }
     pna_amd_gpu_metrics_apply(&m, g);

@@ -63,11 +63,13 @@ void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_g
 
 /* Read the gpu_metrics file at PATH into G.  A missing file is normal (older
  * GPUs, virtual functions): 0, G untouched.  An unreadable, short or unknown
- * blob is counted and leaves G as it was: -1 with ERR, for the caller's log
- * line (the log's rate limit holds repeats). */
+ * blob is counted and leaves G as it was: -1 with ERR, which is also kept as
+ * the last refusal for the GPU poller's log line (sources do not log). */
 int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, size_t errlen);
 
-/* Blobs refused since the start (the log line's count). */
+/* Blobs refused since the start, and the last refusal ("PATH: why"); the GPU
+ * poller's thread only. */
 unsigned long pna_amd_gpu_metrics_rejected(void);
+const char *pna_amd_gpu_metrics_last_refusal(void);
 
 #endif

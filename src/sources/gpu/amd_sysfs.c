@@ -11,7 +11,6 @@
 #include "pna_autoconf.h"
 #include "sources/gpu/amd.h"
 #include "sources/gpu/amd_gpu_metrics.h"
-#include "core/log.h"
 #include "util/fileio.h"
 
 #include <dirent.h>
@@ -443,12 +442,12 @@ static void read_topology(const struct card *c, struct pna_gpu *g)
         snprintf(g->xgmi_hive_id, sizeof g->xgmi_hive_id, "0x%016llx", (unsigned long long)hive);
     read_mode(c, "current_compute_partition", g->compute_partition, sizeof g->compute_partition);
     read_mode(c, "current_memory_partition", g->memory_partition, sizeof g->memory_partition);
+    /* a refused blob is counted and logged by the poller; the rest of the
+     * GPU is served */
     char path[4096], err[160];
     if (pna_path(path, sizeof path, c->roots->sysfs, "/class/drm/card%u/device/gpu_metrics",
-                 c->num) == 0 && pna_amd_gpu_metrics_read(path, g, err, sizeof err) != 0)
-        pna_log(LOG_WARNING, "gpu: card%u gpu_metrics refused (%s); its activity and XGMI "
-                "figures are not served (%lu refused since start)", c->num, err,
-                pna_amd_gpu_metrics_rejected());
+                 c->num) == 0)
+        pna_amd_gpu_metrics_read(path, g, err, sizeof err);
 }
 
 static void read_driver_version(const struct pna_roots *roots, char *driver, size_t cap)
