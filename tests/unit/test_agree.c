@@ -1531,6 +1531,14 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
         json_text_is(g, "dri_device.card", dri_path(row, "primusGpuDrmCard", buf, sizeof buf));
         json_text_is(g, "dri_device.render", dri_path(row, "primusGpuDrmRender", buf, sizeof buf));
         with_card += row_text(row, "primusGpuDrmCard")[0] != 0;
+        json_text_is(g, "health_reason", row_text(row, "primusGpuHealthReason"));
+        /* the GPU's detail is the one /node carries (compare_json checks that) */
+        json_t *node = json_reply(pna_json_node(v));
+        json_t *ng = json_array_get(json_object_get(json_object_get(node, "gpu"), "gpus"), rows - 1);
+        static const char *const detail[] = { "health", "links", "processes", "mig" };
+        for (size_t k = 0; k < sizeof detail / sizeof detail[0]; k++)
+            CHECK(json_equal(json_object_get(g, detail[k]), json_object_get(ng, detail[k])));
+        json_decref(node);
 
         json_number_is(c, "gpu", number);
         json_number_is(c, "gpu_use_percent", row_number(row, "primusGpuUtilization"));

@@ -1,7 +1,9 @@
 /* http/render/json_gpu.c -- the node exporter's GPU endpoints in its shapes:
  *   /gpus             {"code":0,"data":[{"gpu":N,"asic":{"market_name","device_id",
  *                      "asic_serial"},"bus":{"bdf"},"dri_device":{"card","render",
- *                      "pci_addr"}}],"message":"success"}
+ *                      "pci_addr"},"health","health_reason","links":[...],
+ *                      "processes":[...],"mig":[...]}],"message":"success"}
+ *                      (the seed's members, then the GPU's detail as /node has it)
  *   /gpuDriverVersion {"code":0,"data":"6.2.4","message":"success"}
  *   /cardMetrics      {"code":0,"data":[{"gpu":N,"gpu_use_percent":75.5,
  *                      "memory_use_percent":60.2}],"message":"success"}
@@ -57,6 +59,74 @@ static json_t *dri_device(const struct pna_gpu *g, bool with_card_id)
     return o;
 }
 
+/* Every descriptor of T with a JSON member into O (figures left out where
+ * absent, as in the MIB; text that is empty stays, as ""). */
+static void put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row)
+{
+    for (size_t k = 0; k < t->count; k++) {
+        const struct pna_metric *m = &t->metrics[k];
+        json_t *j = m->json ? pna_json_value(t, m, row) : NULL;
+        if (j)
+            json_object_set_new(o, m->json, j);
+        else if (m->json && m->syntax == PNA_SYNTAX_TEXT)
+            json_object_set_new(o, m->json, json_string(""));
+    }
+}
+
+/* The identity of a sub-table row beside its GPU: its MIB index after primusGpuIndex. */
+static void link_key(json_t *o, const struct pna_row *row)
+{
+    const struct pna_gpu_link *l = row->rec;
+    json_object_set_new(o, "link", json_integer(l->number));
+}
+
+static void proc_key(json_t *o, const struct pna_row *row)
+{
+    const struct pna_gpu_proc *p = row->rec;
+    json_object_set_new(o, "pid", json_integer(p->pid));
+}
+
+static void mig_key(json_t *o, const struct pna_row *row)
+{
+    const struct pna_gpu_mig *m = row->rec;
+    json_object_set_new(o, "gpu_instance", json_integer(m->gpu_instance));
+    json_object_set_new(o, "compute_instance", json_integer(m->compute_instance));
+}
+
+/* The rows of sub-table T (links, processes, MIG devices) that belong to G. */
+static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
+                        const struct pna_gpu *g, void (*key)(json_t *, const struct pna_row *))
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row) || row.owner != g)
+            continue;
+        json_t *o = json_object();
+        key(o, &row);
+        put_members(o, t, &row);
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+/* GPU I's links, processes and MIG devices, and its health with the reason:
+ * the detail /gpus, /node and /metrics/json share. */
+static void put_depth(json_t *o, const struct pna_http_view *v, size_t i, bool with_health)
+{
+    struct pna_row row;
+    if (!pna_http_row(&pna_gpu_metrics, v, i, &row))
+        return;
+    const struct pna_gpu *g = row.rec;
+    if (with_health) {
+        pna_json_put(o, &pna_gpu_metrics, "primusGpuHealth", &row);
+        pna_json_put(o, &pna_gpu_metrics, "primusGpuHealthReason", &row);
+    }
+    json_object_set_new(o, "links", sub_rows(v, &pna_gpu_link_metrics, g, link_key));
+    json_object_set_new(o, "processes", sub_rows(v, &pna_gpu_proc_metrics, g, proc_key));
+    json_object_set_new(o, "mig", sub_rows(v, &pna_gpu_mig_metrics, g, mig_key));
+}
+
 struct pna_json_reply pna_json_gpus(const struct pna_http_view *v)
 {
     json_t *list = json_array();
@@ -76,6 +146,7 @@ struct pna_json_reply pna_json_gpus(const struct pna_http_view *v)
         json_object_set_new(o, "asic", asic);
         json_object_set_new(o, "bus", bus);
         json_object_set_new(o, "dri_device", dri_device(g, false));
+        put_depth(o, v, i, true);
         json_array_append_new(list, o);
     }
     return pna_json_envelope(list);
@@ -148,57 +219,6 @@ struct pna_json_reply pna_json_dri_mapping(const struct pna_http_view *v)
     return pna_json_envelope(map);
 }
 
-/* Every descriptor of T with a JSON member into O (figures left out where
- * absent, as in the MIB; text that is empty stays, as ""). */
-static void put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row)
-{
-    for (size_t k = 0; k < t->count; k++) {
-        const struct pna_metric *m = &t->metrics[k];
-        json_t *j = m->json ? pna_json_value(t, m, row) : NULL;
-        if (j)
-            json_object_set_new(o, m->json, j);
-        else if (m->json && m->syntax == PNA_SYNTAX_TEXT)
-            json_object_set_new(o, m->json, json_string(""));
-    }
-}
-
-/* The identity of a sub-table row beside its GPU: its MIB index after primusGpuIndex. */
-static void link_key(json_t *o, const struct pna_row *row)
-{
-    const struct pna_gpu_link *l = row->rec;
-    json_object_set_new(o, "link", json_integer(l->number));
-}
-
-static void proc_key(json_t *o, const struct pna_row *row)
-{
-    const struct pna_gpu_proc *p = row->rec;
-    json_object_set_new(o, "pid", json_integer(p->pid));
-}
-
-static void mig_key(json_t *o, const struct pna_row *row)
-{
-    const struct pna_gpu_mig *m = row->rec;
-    json_object_set_new(o, "gpu_instance", json_integer(m->gpu_instance));
-    json_object_set_new(o, "compute_instance", json_integer(m->compute_instance));
-}
-
-/* The rows of sub-table T (links, processes, MIG devices) that belong to G. */
-static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
-                        const struct pna_gpu *g, void (*key)(json_t *, const struct pna_row *))
-{
-    json_t *list = json_array();
-    for (size_t i = 0; i < t->rows(&v->base); i++) {
-        struct pna_row row;
-        if (!pna_http_row(t, v, i, &row) || row.owner != g)
-            continue;
-        json_t *o = json_object();
-        key(o, &row);
-        put_members(o, t, &row);
-        json_array_append_new(list, o);
-    }
-    return list;
-}
-
 /* One GPU of the summary: its number, every primusGpuTable descriptor with a
  * JSON member, and its links, processes and MIG devices. */
 static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
@@ -210,10 +230,7 @@ static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
     if (!pna_http_row(t, v, i, &row))
         return o;
     put_members(o, t, &row);
-    const struct pna_gpu *g = row.rec;
-    json_object_set_new(o, "links", sub_rows(v, &pna_gpu_link_metrics, g, link_key));
-    json_object_set_new(o, "processes", sub_rows(v, &pna_gpu_proc_metrics, g, proc_key));
-    json_object_set_new(o, "mig", sub_rows(v, &pna_gpu_mig_metrics, g, mig_key));
+    put_depth(o, v, i, false); /* health is among the members already */
     return o;
 }
 
