@@ -65,6 +65,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -397,11 +398,38 @@ static void ctl_link_line(struct ctl_state *c, const char *verb, const char *lin
 }
 
 /* Apply the control file; ON_XID sees each "xid" line with its ordinal. */
+/* Whether the control file changed since the last read of this kind (with or
+ * without XID delivery): the event wait reads it every few milliseconds, and
+ * parsing it each time would take the CPU the agent's own threads need. */
+static int ctl_changed(const char *path, int kind)
+{
+    static struct { int valid; dev_t dev; ino_t ino; off_t size; struct timespec mtime; } last[2];
+    struct stat sb;
+    if (!path || stat(path, &sb) != 0) {
+        int was = last[kind].valid;
+        last[kind].valid = 0;
+        return was || !path; /* gone: the state resets once */
+    }
+    if (last[kind].valid && last[kind].dev == sb.st_dev && last[kind].ino == sb.st_ino &&
+        last[kind].size == sb.st_size && last[kind].mtime.tv_sec == sb.st_mtim.tv_sec &&
+        last[kind].mtime.tv_nsec == sb.st_mtim.tv_nsec)
+        return 0;
+    last[kind].valid = 1;
+    last[kind].dev = sb.st_dev;
+    last[kind].ino = sb.st_ino;
+    last[kind].size = sb.st_size;
+    last[kind].mtime = sb.st_mtim;
+    return 1;
+}
+
 static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, void *), void *arg)
 {
-    struct ctl_state st[FAKE_MAX];
-    memset(st, 0, sizeof st);
     const char *path = getenv("PNA_FAKE_NVML_CTL");
+    static int xid_lines; /* XID lines of the last read: those not delivered yet are read again */
+    if (!ctl_changed(path, on_xid != NULL) && (!on_xid || xid_lines <= xid_delivered))
+        return;
+    static struct ctl_state st[FAKE_MAX]; /* under the library's lock */
+    memset(st, 0, (size_t)ndevs * sizeof st[0]);
     FILE *f = path ? fopen(path, "r") : NULL;
     char line[256];
     int xids = 0;
@@ -463,6 +491,8 @@ static void read_ctl(void (*on_xid)(struct fake_dev *, unsigned long long, int, 
     }
     if (f)
         fclose(f);
+    if (on_xid)
+        xid_lines = xids;
     for (int i = 0; i < ndevs; i++) {
         devs[i].lost = st[i].lost;
         devs[i].gone = st[i].gone;
