@@ -8,6 +8,7 @@
  * compat name is served. */
 #include "pna_autoconf.h"
 #include "sources/gpu/nvsmi.h"
+#include "util/fileio.h"
 #include "core/config.h"
 #include "http/render/compat.h"
 #include "model/containers.h"
@@ -25,21 +26,6 @@ static const struct pna_compat_exporter *const exporters[] = { &pna_compat_dcgm,
 #define N_EXPORTERS (sizeof exporters / sizeof exporters[0])
 
 /* ---- the view ---------------------------------------------------------------- */
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct pna_buf b;
-    pna_buf_init(&b);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        pna_buf_append(&b, chunk, n);
-    fclose(f);
-    return pna_buf_steal(&b, len);
-}
 
 struct fixture {
     struct pna_gpu_snap gpu;
@@ -59,8 +45,8 @@ static bool load_nvidia(struct fixture *f)
         char path[1024], err[256];
         size_t len;
         snprintf(path, sizeof path, "%s/nvidia/%s", unit_fixtures(), files[i]);
-        char *xml = slurp(path, &len);
-        if (!xml)
+        char *xml = NULL;
+        if (pna_read_alloc(path, 1 << 20, &xml, &len) != 0)
             return false;
         int rc = pna_nvsmi_parse(xml, len, &f->list, f->gpu.nvidia_driver_version,
                                  sizeof f->gpu.nvidia_driver_version, f->gpu.cuda_version,
