@@ -176,39 +176,43 @@ static void oom_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_counter(b, ASN_COUNTER64, o->kill_count);
 }
 
+/* The name of GPU INDEX's cell of primusGpuTable column OBJECT. */
+static void gpu_cell(struct vb_builder *b, const char *object, uint32_t index)
+{
+    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, object));
+    vb_index_u32(b, index);
+}
+
+/* The name of the cell of primusGpuLinkTable column OBJECT for GPU INDEX's LINK. */
+static void gpu_link_cell(struct vb_builder *b, const char *object, uint32_t index, uint32_t link)
+{
+    vb_name(b, gpu_link_entry, OID_LENGTH(gpu_link_entry), column_of(&pna_gpu_link_metrics, object));
+    vb_index_u32(b, index);
+    vb_index_u32(b, link);
+}
+
 static void gpu_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
     const struct pna_event_gpu *g = &ev->u.gpu;
-    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuUuid"));
-    vb_index_u32(b, g->index);
+    gpu_cell(b, "primusGpuUuid", g->index);
     add_str(b, g->uuid);
-    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuPciBusId"));
-    vb_index_u32(b, g->index);
+    gpu_cell(b, "primusGpuPciBusId", g->index);
     add_str(b, g->pci_bus_id);
     if (ev->type == PNA_EV_GPU_XID) {
         add_notify_object(b, PNA_SC_NOTIFY_GPU_XID);
         add_u32(b, (uint32_t)g->xid);
     } else if (ev->type == PNA_EV_GPU_LINK_DOWN || ev->type == PNA_EV_GPU_LINK_UP) {
-        vb_name(b, gpu_link_entry, OID_LENGTH(gpu_link_entry),
-                column_of(&pna_gpu_link_metrics, "primusGpuLinkState"));
-        vb_index_u32(b, g->index);
-        vb_index_u32(b, g->link);
+        gpu_link_cell(b, "primusGpuLinkState", g->index, g->link);
         add_int(b, ev->type == PNA_EV_GPU_LINK_UP ? PNA_GPU_LINK_STATE_UP : PNA_GPU_LINK_STATE_DOWN);
-        vb_name(b, gpu_link_entry, OID_LENGTH(gpu_link_entry),
-                column_of(&pna_gpu_link_metrics, "primusGpuLinkRemoteBusId"));
-        vb_index_u32(b, g->index);
-        vb_index_u32(b, g->link);
+        gpu_link_cell(b, "primusGpuLinkRemoteBusId", g->index, g->link);
         add_str(b, g->remote_bus_id);
     } else if (ev->type == PNA_EV_GPU_HEALTH) {
-        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuHealth"));
-        vb_index_u32(b, g->index);
+        gpu_cell(b, "primusGpuHealth", g->index);
         add_int(b, g->health);
-        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuHealthReason"));
-        vb_index_u32(b, g->index);
+        gpu_cell(b, "primusGpuHealthReason", g->index);
         add_str(b, g->reason);
     } else if (ev->type == PNA_EV_GPU_THERMAL) {
-        vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, "primusGpuTemperature"));
-        vb_index_u32(b, g->index);
+        gpu_cell(b, "primusGpuTemperature", g->index);
         add_int(b, g->temperature_c);
         add_notify_object(b, PNA_SC_NOTIFY_GPU_THRESHOLD);
         add_int(b, g->threshold_c);
