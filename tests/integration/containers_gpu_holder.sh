@@ -55,24 +55,14 @@ pci_index() { local d b v f; IFS=':.' read -r d b v f <<< "$1"; echo $(( (0x$d <
 AMD_IDX=$(pci_index "$AMD_PCI")
 NV_IDX=$(pci_index "$NV_PCI")
 
-bundle() {  # ID NAME POD NAMESPACE DEVICES-JSON
-    mkdir -p "$TASKS/k8s.io/$1"
-    cat > "$TASKS/k8s.io/$1/config.json" <<JSON
-{"ociVersion":"1.1.0","annotations":{"io.kubernetes.cri.container-type":"container",
- "io.kubernetes.cri.container-name":"$2","io.kubernetes.cri.sandbox-name":"$3",
- "io.kubernetes.cri.sandbox-namespace":"$4","io.kubernetes.cri.sandbox-uid":"uid-$3"},
- "linux":{"cgroupsPath":"/k8s.io/$1","devices":[$5]}}
-JSON
-}
-dev() { printf '{"path":"%s","type":"c","major":%d,"minor":%d}' "$1" "$2" "$3"; }
 TRAINER=$(printf 't%063d' 1) CUDA=$(printf 'c%063d' 2) PLAIN=$(printf 'p%063d' 3)
 CUDA2=$(printf 'd%063d' 4)   # sorts after CUDA
-bundle "$TRAINER" trainer llm-0 ml \
-    "$(dev /dev/dri/renderD128 226 128),$(dev /dev/dri/card0 226 0),$(dev /dev/kfd 235 0)"
-bundle "$CUDA" cuda infer-0 serve \
-    "$(dev "/dev/nvidia$NV_MINOR" 195 "$NV_MINOR"),$(dev /dev/nvidiactl 195 255),$(dev /dev/nvidia-uvm 511 0)"
-bundle "$CUDA2" cuda2 infer-1 serve "$(dev "/dev/nvidia$NV_MINOR" 195 "$NV_MINOR")"
-bundle "$PLAIN" plain web-0 web ""
+cri_bundle "$TRAINER" trainer llm-0 ml \
+    "$(devnode /dev/dri/renderD128 226 128),$(devnode /dev/dri/card0 226 0),$(devnode /dev/kfd 235 0)"
+cri_bundle "$CUDA" cuda infer-0 serve \
+    "$(devnode "/dev/nvidia$NV_MINOR" 195 "$NV_MINOR"),$(devnode /dev/nvidiactl 195 255),$(devnode /dev/nvidia-uvm 511 0)"
+cri_bundle "$CUDA2" cuda2 infer-1 serve "$(devnode "/dev/nvidia$NV_MINOR" 195 "$NV_MINOR")"
+cri_bundle "$PLAIN" plain web-0 web ""
 
 {
     echo "nvmlLibrary $FAKE_NVML"

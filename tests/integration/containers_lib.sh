@@ -75,3 +75,18 @@ trainer_task() {
     echo mlx5_0 > "$s/class/infiniband_verbs/uverbs0/ibdev"
     trainer_spec trainer llm-0 /dev/dri/renderD128 > "$TASKS/k8s.io/$ID/config.json"
 }
+
+# cri_bundle ID NAME POD NAMESPACE DEVICES-JSON: a containerd task bundle under
+# $TASKS/k8s.io whose config.json is shaped as the CRI plugin writes it:
+# container NAME of pod POD in NAMESPACE, the device nodes DEVICES-JSON.
+cri_bundle() {
+    mkdir -p "$TASKS/k8s.io/$1"
+    cat > "$TASKS/k8s.io/$1/config.json" <<JSON
+{"ociVersion":"1.1.0","annotations":{"io.kubernetes.cri.container-type":"container",
+ "io.kubernetes.cri.container-name":"$2","io.kubernetes.cri.sandbox-name":"$3",
+ "io.kubernetes.cri.sandbox-namespace":"$4","io.kubernetes.cri.sandbox-uid":"uid-$3"},
+ "linux":{"cgroupsPath":"/k8s.io/$1","devices":[$5]}}
+JSON
+}
+# devnode PATH MAJOR MINOR: one character device of a spec's linux.devices.
+devnode() { printf '{"path":"%s","type":"c","major":%d,"minor":%d}' "$1" "$2" "$3"; }

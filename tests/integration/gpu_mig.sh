@@ -56,16 +56,8 @@ gi_cap() { echo $(( 100 + $1 * 100 + $2 * 4 + 3 )); }     # GPU GI -> made-up mi
 # passes it: the GPU node, the GI and CI access nodes.
 MIGC=$(printf 'm%063d' 1)
 CAP_CI=$(cap_of 0 9 0) CAP_GI=$(gi_cap 0 9)
-mkdir -p "$TASKS/k8s.io/$MIGC"
-cat > "$TASKS/k8s.io/$MIGC/config.json" <<JSON
-{"ociVersion":"1.1.0","annotations":{"io.kubernetes.cri.container-type":"container",
- "io.kubernetes.cri.container-name":"infer","io.kubernetes.cri.sandbox-name":"infer-mig-0",
- "io.kubernetes.cri.sandbox-namespace":"serve","io.kubernetes.cri.sandbox-uid":"uid-infer"},
- "linux":{"cgroupsPath":"/k8s.io/$MIGC","devices":[
- {"path":"/dev/nvidia0","type":"c","major":195,"minor":0},
- {"path":"/dev/nvidia-caps/nvidia-cap$CAP_GI","type":"c","major":236,"minor":$CAP_GI},
- {"path":"/dev/nvidia-caps/nvidia-cap$CAP_CI","type":"c","major":236,"minor":$CAP_CI}]}}
-JSON
+cri_bundle "$MIGC" infer infer-mig-0 serve "$(devnode /dev/nvidia0 195 0),$(devnode \
+    "/dev/nvidia-caps/nvidia-cap$CAP_GI" 236 "$CAP_GI"),$(devnode "/dev/nvidia-caps/nvidia-cap$CAP_CI" 236 "$CAP_CI")"
 
 {
     echo "nvmlLibrary $FAKE_NVML"

@@ -75,18 +75,8 @@ NV_PCI=$(printf '%04x:%02x:%02x.%x' $((0x$dom)) $((0x$bus)) $((0x$dev)) $((0x$fn
 mkdir -p "$P/driver/nvidia/gpus/$NV_PCI"
 printf 'Model: \t\t NVIDIA H100\nDevice Minor: \t %s\n' "$H100_MINOR" > "$P/driver/nvidia/gpus/$NV_PCI/information"
 
-bundle() {  # ID NAME POD NAMESPACE DEVICES-JSON
-    mkdir -p "$TASKS/k8s.io/$1"
-    cat > "$TASKS/k8s.io/$1/config.json" <<JSON
-{"ociVersion":"1.1.0","annotations":{"io.kubernetes.cri.container-type":"container",
- "io.kubernetes.cri.container-name":"$2","io.kubernetes.cri.sandbox-name":"$3",
- "io.kubernetes.cri.sandbox-namespace":"$4","io.kubernetes.cri.sandbox-uid":"uid-$3"},
- "linux":{"cgroupsPath":"/k8s.io/$1","devices":[$5]}}
-JSON
-}
-devnode() { printf '{"path":"%s","type":"c","major":%d,"minor":%d}' "$1" "$2" "$3"; }
-bundle "$(printf 't%063d' 1)" trainer llm-0 ml "$(devnode /dev/dri/renderD128 226 128),$(devnode /dev/kfd 235 0)"
-bundle "$(printf 'c%063d' 2)" cuda infer-0 serve "$(devnode "/dev/nvidia$H100_MINOR" 195 "$H100_MINOR")"
+cri_bundle "$(printf 't%063d' 1)" trainer llm-0 ml "$(devnode /dev/dri/renderD128 226 128),$(devnode /dev/kfd 235 0)"
+cri_bundle "$(printf 'c%063d' 2)" cuda infer-0 serve "$(devnode "/dev/nvidia$H100_MINOR" 195 "$H100_MINOR")"
 
 write_conf() {  # [prometheusCompat words]
     {
