@@ -376,14 +376,7 @@ PPORT=$(free_tcp_port)
 } > "$WORK/prometheus.yml"
 promtool check config "$WORK/prometheus.yml" >"$WORK/promtool-config.log" 2>&1 ||
     fail "promtool check config: $(cat "$WORK/promtool-config.log")"
-prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-    --web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$WORK/prometheus.log" 2>&1 &
-PIDS+=("$!")
-PROM="http://127.0.0.1:$PPORT"
-wait_for "prometheus" curl -fsS -o /dev/null "$PROM/-/ready"
-
-# query EXPR: the API's answer to an instant query.
-query() { curl -sS --max-time 10 "$PROM/api/v1/query" --data-urlencode "query=$1"; }
+start_prometheus "$WORK/prometheus.yml" "$PPORT"
 jobs_up=$([ -n "$SNMP_LIVE" ] && echo 2 || echo 1)
 wait_until $(( 30 + 4 * ${SNMP_INTERVAL:-0} )) sh -c "curl -s '$PROM/api/v1/query' --data-urlencode 'query=count(count_over_time(up[2m]) >= 4 and up == 1) == $jobs_up' |
     grep -q '\"result\":\\[{'" || fail "Prometheus has not scraped the targets 4 times: $(query up)"

@@ -63,3 +63,15 @@ stop_agent_now() {
     fi
     return 0
 }
+
+# start_prometheus CONFIG PORT: a private Prometheus on 127.0.0.1:PORT with
+# its data under $WORK, stopped with the test; PROM is its URL.
+start_prometheus() {
+    prometheus --config.file="$1" --storage.tsdb.path="$WORK/tsdb" \
+        --web.listen-address="127.0.0.1:$2" --log.level=warn >"$WORK/prometheus.log" 2>&1 &
+    PIDS+=("$!")
+    PROM="http://127.0.0.1:$2"
+    wait_for "prometheus" curl -fsS -o /dev/null "$PROM/-/ready"
+}
+# query EXPR: that Prometheus's answer to an instant query.
+query() { curl -sS --max-time 10 "$PROM/api/v1/query" --data-urlencode "query=$1"; }

@@ -271,12 +271,7 @@ else
     printf '%s\n' "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}" \
         "scrape_configs:" "  - job_name: primus-node-agent" \
         "    static_configs: [{targets: ['127.0.0.1:$HTTP_PORT']}]" > "$WORK/prometheus.yml"
-    prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
-        --web.listen-address="127.0.0.1:$PPORT" --log.level=warn >"$WORK/prometheus.log" 2>&1 &
-    PIDS+=("$!")
-    PROM="http://127.0.0.1:$PPORT"
-    wait_for "prometheus" curl -fsS -o /dev/null "$PROM/-/ready"
-    query() { curl -sS --max-time 10 "$PROM/api/v1/query" --data-urlencode "query=$1"; }
+    start_prometheus "$WORK/prometheus.yml" "$PPORT"
     wait_until 40 sh -c "curl -s '$PROM/api/v1/query' --data-urlencode 'query=count(DCGM_FI_DEV_GPU_TEMP) == 3' | grep -q '\"result\":\\[{'" ||
         fail "Prometheus has no DCGM_FI_DEV_GPU_TEMP of 3 GPUs: $(query 'up')"
     # data EXPR: the query succeeds and returns at least one series (5 tries).
