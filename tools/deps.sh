@@ -12,7 +12,8 @@ PNA_RUN_DEPS="snmpd snmp iproute2 procps"
 # The test suite: real peers and checkers.
 PNA_TEST_DEPS="snmptrapd smitools prometheus prometheus-snmp-exporter
   prometheus-node-exporter ethtool curl openssl valgrind libxml2-utils jq
-  ansible-core python3-yaml containerd runc busybox-static clang libclang-rt-14-dev"
+  ansible-core python3-yaml containerd runc busybox-static clang libclang-rt-14-dev
+  docker.io debootstrap debhelper lintian"
 
 # Install the named package sets (build, run, test) with apt-get, as root.
 pna_install_deps() {

@@ -121,7 +121,8 @@ test_suite() {
     if [ "${PNA_SANITIZE:-0}" = 1 ]; then
         # valgrind and ASan do not mix: the sanitizer pass runs the agent bare.
         echo "== again under AddressSanitizer + UndefinedBehaviorSanitizer"
-        PNA_VALGRIND=0 PNA_FUZZ_SKIP=1 run_suite build-sanitize "${args[@]}" --enable-sanitizers
+        # The heavy tests (fuzzers, image and package builds) ran in the first pass.
+        PNA_VALGRIND=0 PNA_FUZZ_SKIP=1 PNA_HEAVY_SKIP=1 run_suite build-sanitize "${args[@]}" --enable-sanitizers
         dirs+=(build-sanitize)
     fi
     local pass=0 fail=0 skip=0 p f s
