@@ -5,7 +5,8 @@
 #   need_dockerd             skip (77) with the reason where dockerd cannot run
 #   start_dockerd            dockerd with its data, exec root and socket under
 #                            $WORK/dk; sets DOCKER ("docker -H unix://...") and
-#                            DK_TASKS (its containerd's task bundle directory).
+#                            DK_TASKS (its containerd's task bundle directory),
+#                            DK_CGROUP (the cgroup parent of its containers).
 #                            Everything it started or created goes at exit.
 #   busybox_image NAME       import an image made of busybox-static's binary
 #   debian_base_image NAME   import a Debian 12 minbase image, made with
@@ -43,9 +44,14 @@ start_dockerd() {
     note_leftover /etc/docker/key.json
     note_leftover /etc/docker
     note_leftover /run/docker
-    for h in /sys/fs/cgroup/*/docker /sys/fs/cgroup/docker; do note_leftover "$h"; done
+    # Containers' cgroups under a parent of this test's own (not the shared
+    # "docker"), removed at exit.
+    DK_CGROUP="pna-docker-$$"
+    local h
+    for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do note_leftover "$h$DK_CGROUP"; done
     setsid dockerd --data-root "$DK/data" --exec-root "$DK/exec" -H "unix://$DK/docker.sock" \
-        --pidfile "$DK/docker.pid" --iptables=false --ip-forward=false --ip-masq=false \
+        --pidfile "$DK/docker.pid" --cgroup-parent "/$DK_CGROUP" \
+        --iptables=false --ip-forward=false --ip-masq=false \
         --bridge=none --storage-driver overlay2 >"$WORK/dockerd.log" 2>&1 &
     DK_PID=$!
     DOCKER="$DOCKER_CLI -H unix://$DK/docker.sock"
