@@ -495,6 +495,10 @@ static void absorb_task(struct pna_container *dst, const struct pna_container *t
         dst->has_memory = true;
         dst->mem_usage_bytes = task->mem_usage_bytes;
     }
+    if (!dst->has_working_set && task->has_working_set) {
+        dst->has_working_set = true;
+        dst->mem_working_set_bytes = task->mem_working_set_bytes;
+    }
     if (!dst->has_limit && task->has_limit) {
         dst->has_limit = true;
         dst->mem_limit_bytes = task->mem_limit_bytes;

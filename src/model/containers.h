@@ -92,6 +92,7 @@ struct pna_container {
     bool has_memory;       /* mem_usage_bytes read from the cgroup */
     bool has_limit;        /* false: unlimited or unknown */
     bool has_oom;          /* oom_kills read from the cgroup */
+    bool has_working_set;  /* mem_working_set_bytes read from the cgroup */
     int32_t pid;           /* init process on the host, 0 unknown */
     char id[80];
     char name[128];
@@ -104,6 +105,7 @@ struct pna_container {
     int64_t start_ms;      /* CLOCK_REALTIME ms; 0 unknown */
     uint64_t mem_usage_bytes;
     uint64_t mem_limit_bytes;
+    uint64_t mem_working_set_bytes; /* usage less inactive file cache (kubelet, docker stats) */
     uint64_t oom_kills;    /* the cgroup's oom_kill; the poller serves the OOM watch's
                               high-water mark of it (a drop in one cgroup is ignored) */
     uint32_t dev_first;    /* this container's devices: set->devs[dev_first..+dev_count) */

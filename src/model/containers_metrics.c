@@ -228,6 +228,11 @@ static const struct pna_metric container_metrics[] = {
       .help = "RDMA devices the container holds" },
     { .column = 16, .object = "primusContainerRuntimeNs", .syntax = TEXT, .get = get_runtime_ns,
       .label = "runtime_namespace" },
+    { .column = 17, .object = "primusContainerMemWorkingSet", .syntax = C64,
+      .field = CONTAINER_IF(mem_working_set_bytes, has_working_set),
+      .family = "primus_container_memory_working_set_bytes", .type = GAUGE,
+      .help = "The container's working set: memory usage less inactive file cache, as the "
+              "kubelet and docker stats count it" },
 };
 
 const struct pna_metric_table pna_container_metrics = {

@@ -50,6 +50,9 @@ static void test_v2_fixture(void)
     CHECK_U64(m.usage_bytes, fixture_u64("cgroup/telegraf-v2/memory.current"));
     CHECK_U64(m.limit_bytes, fixture_u64("cgroup/telegraf-v2/memory.max"));
     CHECK_U64(m.oom_kills, 0);   /* the fixture's memory.events: oom_kill 0 */
+    /* Working set: memory.current less memory.stat's inactive_file. */
+    CHECK(m.has_working_set);
+    CHECK_U64(m.working_set_bytes, fixture_u64("cgroup/telegraf-v2/memory.current") - 2935459840ULL);
 
     /* "max" is no limit; a kill shows in the count. */
     tt_write(root, "fs/cgroup/kubepods.slice/pod1/ctr1/memory.max", "max\n");
@@ -105,6 +108,28 @@ static void test_v1(void)
     char file[600];
     CHECK_INT(pna_cgroup_event_control(&env, "/docker/abc", file, sizeof file), 0);
     CHECK(strstr(file, "/fs/cgroup/memory/docker/abc/cgroup.event_control") != NULL);
+
+    /* A Docker container's real v1 figures: the working set is what
+     * `docker stats` showed for it (808 KiB). */
+    const char *real[] = { "memory.stat", "memory.usage_in_bytes", "memory.limit_in_bytes" };
+    for (size_t i = 0; i < sizeof real / sizeof real[0]; i++) {
+        char src[128], dst[128];
+        snprintf(src, sizeof src, "cgroup/docker-v1/%s", real[i]);
+        snprintf(dst, sizeof dst, "fs/cgroup/memory/docker/real/%s", real[i]);
+        copy_fixture(root, dst, src);
+    }
+    CHECK_INT(pna_cgroup_read_memory(&env, "/docker/real", &m), 0);
+    CHECK(m.has_working_set);
+    CHECK_U64(m.working_set_bytes, 808 * 1024);
+    CHECK_U64(m.limit_bytes, 64 << 20);
+    /* No memory.stat (or no inactive key): no working set, usage still there. */
+    CHECK_INT(pna_cgroup_read_memory(&env, "/docker/abc", &m), 0);
+    CHECK(m.has_usage && !m.has_working_set);
+    /* Inactive cache above usage (read at different moments): 0, not a wrap. */
+    tt_write(root, "fs/cgroup/memory/docker/abc/memory.stat", "cache 1\ntotal_inactive_file 6000000\n");
+    CHECK_INT(pna_cgroup_read_memory(&env, "/docker/abc", &m), 0);
+    CHECK(m.has_working_set);
+    CHECK_U64(m.working_set_bytes, 0);
 
     /* Nothing there at all. */
     char none[512];
@@ -175,6 +200,11 @@ static void test_parse_oom(void)
     CHECK_INT(pna_cgroup_parse_oom_kill("oom_kill_disable 1\n", &v), -ENOENT);
     CHECK_INT(pna_cgroup_parse_oom_kill("oom_kill -1\n", &v), -EINVAL);
     CHECK_INT(pna_cgroup_parse_oom_kill("", &v), -ENOENT);
+    /* Keys match whole: "inactive_file" is not found in "total_inactive_file". */
+    CHECK_INT(pna_cgroup_parse_key("total_inactive_file 5\ninactive_file 7\n", "inactive_file", &v), 0);
+    CHECK_U64(v, 7);
+    CHECK_INT(pna_cgroup_parse_key("total_inactive_file 5\n", "inactive_file", &v), -ENOENT);
+    CHECK_INT(pna_cgroup_parse_key("inactive_filex 5\n", "inactive_file", &v), -ENOENT);
 }
 
 /* The attack: numbers read as C literals.  Kernel cgroup files are decimal:

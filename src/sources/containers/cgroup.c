@@ -190,16 +190,17 @@ static int file_in(const struct pna_cgroup_env *env, const char *path, const cha
     return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
 }
 
-int pna_cgroup_parse_oom_kill(const char *text, uint64_t *out)
+int pna_cgroup_parse_key(const char *text, const char *key, uint64_t *out)
 {
+    size_t klen = strlen(key);
     const char *p = text;
     while (p && *p) {
-        if (strncmp(p, "oom_kill ", 9) == 0) {
+        if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
             char num[32];
-            size_t n = strcspn(p + 9, "\n");
+            size_t n = strcspn(p + klen + 1, "\n");
             if (n >= sizeof num)
                 return -EINVAL;
-            memcpy(num, p + 9, n);
+            memcpy(num, p + klen + 1, n);
             num[n] = '\0';
             return pna_parse_u64(num, out);
         }
@@ -208,6 +209,11 @@ int pna_cgroup_parse_oom_kill(const char *text, uint64_t *out)
             p++;
     }
     return -ENOENT;
+}
+
+int pna_cgroup_parse_oom_kill(const char *text, uint64_t *out)
+{
+    return pna_cgroup_parse_key(text, "oom_kill", out);
 }
 
 int pna_cgroup_read_oom_kill(const char *file, uint64_t *out)
@@ -287,6 +293,24 @@ int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
     return file_in(env, path, "cgroup.event_control", buf, cap);
 }
 
+/* The working set as the kubelet and `docker stats` compute it: usage less
+ * the inactive file cache (memory.stat total_inactive_file in v1, where the
+ * hierarchical figure matches usage_in_bytes; inactive_file in v2), never
+ * below zero. */
+static void read_working_set(const struct pna_cgroup_env *env, const char *path,
+                             struct pna_cgroup_mem *mem)
+{
+    char file[1024], text[PNA_CGROUP_MEMORY_STAT_MAX];
+    bool v2 = env->mode == PNA_CG_V2;
+    uint64_t inactive;
+    if (!mem->has_usage || file_in(env, path, "memory.stat", file, sizeof file) < 0 ||
+        pna_read_text(file, text, sizeof text) < 0 ||
+        pna_cgroup_parse_key(text, v2 ? "inactive_file" : "total_inactive_file", &inactive) < 0)
+        return;
+    mem->has_working_set = true;
+    mem->working_set_bytes = inactive < mem->usage_bytes ? mem->usage_bytes - inactive : 0;
+}
+
 int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
                            struct pna_cgroup_mem *mem)
 {
@@ -316,6 +340,7 @@ int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
     if (pna_cgroup_oom_file(env, path, file, sizeof file) == 0 &&
         pna_cgroup_read_oom_kill(file, &mem->oom_kills) == 0)
         mem->has_oom = true;
+    read_working_set(env, path, mem);
     return 0;
 }
 

@@ -34,9 +34,13 @@ struct pna_cgroup_env {
     char freezer_root[512];
 };
 
+/* memory.stat is about 1.5 KB in v1 (35 keys, twice) and 1 KB in v2. */
+#define PNA_CGROUP_MEMORY_STAT_MAX 8192
+
 struct pna_cgroup_mem {
-    bool has_usage, has_limit, has_oom;
+    bool has_usage, has_limit, has_oom, has_working_set;
     uint64_t usage_bytes;
+    uint64_t working_set_bytes;  /* usage less inactive file cache (memory.stat) */
     uint64_t limit_bytes;
     uint64_t oom_kills;
 };
@@ -82,6 +86,11 @@ int pna_cgroup_parse_v1_freezer(const char *state_text, bool *frozen);
 int pna_cgroup_oom_file(const struct pna_cgroup_env *env, const char *path, char *buf, size_t cap);
 int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
                              char *buf, size_t cap);
+
+/* The value of KEY in a flat-keyed cgroup file ("key value" lines:
+ * memory.stat, memory.events, memory.oom_control).  Returns 0, -ENOENT when
+ * the key is not there, or -EINVAL for a value that is not a number. */
+int pna_cgroup_parse_key(const char *text, const char *key, uint64_t *out);
 
 /* The oom_kill count in the text of memory.events or memory.oom_control. */
 int pna_cgroup_parse_oom_kill(const char *text, uint64_t *out);

@@ -70,6 +70,8 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
         return;
     c->has_memory = mem.has_usage;
     c->mem_usage_bytes = mem.usage_bytes;
+    c->has_working_set = mem.has_working_set;
+    c->mem_working_set_bytes = mem.working_set_bytes;
     if (mem.has_limit) {
         c->has_limit = true;
         c->mem_limit_bytes = mem.limit_bytes;
