@@ -481,8 +481,8 @@ void pna_pod_set_assign_indexes(struct pna_pod_set *set, const struct pna_pod_se
 
 /* Docker runs its containers as containerd tasks in the "moby" namespace, so a
  * Docker container is seen twice.  Keep the Docker row (it has the name and
- * image) and give it what only the task's spec had: devices passed through
- * the spec, pid, cgroup. */
+ * image) and give it what only the task's spec had: pid, cgroup, and the
+ * devices with their numbers (merge_devices). */
 static void absorb_task(struct pna_container *dst, const struct pna_container *task)
 {
     if (!dst->pid)
@@ -507,6 +507,44 @@ static void absorb_task(struct pna_container *dst, const struct pna_container *t
         dst->has_oom = true;
         dst->oom_kills = task->oom_kills;
     }
+}
+
+/* The same device node: by numbers when both have them, else by path. */
+static bool same_device(const struct pna_container_device *a, const struct pna_container_device *b)
+{
+    if (a->has_numbers && b->has_numbers)
+        return a->type == b->type && a->major == b->major && a->minor == b->minor;
+    return strcmp(a->path, b->path) == 0;
+}
+
+/* Whether D is among the devices OUT has already given its last row. */
+static bool has_device(const struct pna_container_set *out, const struct pna_container_device *d)
+{
+    const struct pna_container *c = &out->rows[out->count - 1];
+    for (uint32_t k = 0; k < c->dev_count; k++)
+        if (same_device(&out->devs[c->dev_first + k], d))
+            return true;
+    return false;
+}
+
+/* The devices of rows [FIRST, END) of SET (one container seen by several
+ * runtimes) for OUT's last row: every row's, each device once.  The rows
+ * are sorted by runtime, so containerd's task comes before Docker: its spec
+ * has the numbers, Docker's inspect may have only paths; a device is linked
+ * by its numbers, so a node renamed in the container is still the host's
+ * device it really is. */
+static int merge_devices(struct pna_container_set *out, const struct pna_container_set *set,
+                         size_t first, size_t end)
+{
+    for (size_t k = first; k < end; k++) {
+        const struct pna_container *r = &set->rows[k];
+        for (uint32_t d = 0; d < r->dev_count; d++) {
+            const struct pna_container_device *dev = &set->devs[r->dev_first + d];
+            if (!has_device(out, dev) && pna_container_set_add_device(out, dev) < 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 int pna_container_set_merge_runtimes(struct pna_container_set *set)
@@ -535,16 +573,10 @@ int pna_container_set_merge_runtimes(struct pna_container_set *set)
         c->dev_count = 0;
         for (size_t k = i; k + 1 < j; k++)
             absorb_task(c, &set->rows[k]);
-        /* Devices: the kept row's own, else those of the first row that has any. */
-        const struct pna_container *src = keep;
-        for (size_t k = i; !src->dev_count && k < j; k++)
-            if (set->rows[k].dev_count)
-                src = &set->rows[k];
-        for (uint32_t d = 0; d < src->dev_count; d++)
-            if (pna_container_set_add_device(&out, &set->devs[src->dev_first + d]) < 0) {
-                pna_container_set_free(&out);
-                return -1;
-            }
+        if (merge_devices(&out, set, i, j) < 0) {
+            pna_container_set_free(&out);
+            return -1;
+        }
         i = j;
     }
     out.devices_dropped = set->devices_dropped;

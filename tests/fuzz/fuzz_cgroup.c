@@ -1,7 +1,8 @@
 /* fuzz_cgroup.c -- libFuzzer harness for the cgroup text parsers
  * (sources/containers/cgroup.c): /proc/PID/cgroup in both hierarchy modes, an
  * OCI linux.cgroupsPath (plain and systemd "slice:prefix:name"), and the
- * oom_kill line of memory.events / memory.oom_control.  The input is given to
+ * oom_kill line of memory.events / memory.oom_control and any key of
+ * memory.stat.  The input is given to
  * each of them as text, and to the path ones with small buffers too (the
  * length checks are part of what is tested); then it is written as a
  * cgroup's memory.events and read back with the directory's identity
@@ -50,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pna_cgroup_parse_proc(text, PNA_CG_V1, tiny, sizeof tiny);
     pna_cgroup_path_from_spec(text, buf, sizeof buf);
     pna_cgroup_path_from_spec(text, tiny, sizeof tiny);
+    uint64_t any;
+    pna_cgroup_parse_key(text, "total_inactive_file", &any);
+    pna_cgroup_parse_key(text, "", &any);
     int rc = pna_cgroup_parse_oom_kill(text, &kills);
     free(text);
     check_oom_state(data, size, rc, kills);

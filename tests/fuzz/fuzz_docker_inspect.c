@@ -11,6 +11,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct pna_docker_inspect info;
     char err[256];
-    pna_docker_parse_inspect((const char *)data, size, &info, err, sizeof err);
+    pna_docker_host_paths hosts;
+    pna_docker_parse_inspect((const char *)data, size, &info, &hosts, err, sizeof err);
+    pna_docker_parse_inspect((const char *)data, size, &info, NULL, err, sizeof err);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "pna_autoconf.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
+#include "sources/containers/devmap.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 
@@ -285,6 +286,46 @@ static void test_merge_runtimes(void)
     pna_container_set_free(&s);
 }
 
+/* docker run --device /dev/dri/renderD129:/dev/dri/renderD128 --gpus '"device=0"':
+ * Docker's inspect names the device by the container's path only (when its
+ * host node cannot be read), the task's spec has the numbers.  The merged row
+ * keeps the numbers, so the device is the host's renderD129, and still gets
+ * the GPU request only Docker knows. */
+static void test_merge_keeps_numbers(void)
+{
+    struct pna_container_set s;
+    pna_container_set_init(&s);
+    struct pna_container *d = pna_container_set_add(&s);
+    strcpy(d->id, "abc");
+    d->runtime = PNA_RUNTIME_DOCKER;
+    struct pna_container_device by_path = { .path = "/dev/dri/renderD128", .type = 'c' };
+    pna_devmap_classify(&by_path);
+    CHECK_INT(by_path.unit, 128);
+    pna_container_set_add_device(&s, &by_path);
+    struct pna_container_device gpu = { .path = "/dev/nvidia0", .type = 'c' };
+    pna_devmap_classify(&gpu);
+    pna_container_set_add_device(&s, &gpu);
+    struct pna_container *t = pna_container_set_add(&s);
+    strcpy(t->id, "abc");
+    t->runtime = PNA_RUNTIME_CONTAINERD;
+    struct pna_container_device numbered = { .path = "/dev/dri/renderD128", .type = 'c',
+                                              .has_numbers = true, .major = 226, .minor = 129 };
+    pna_devmap_classify(&numbered);
+    CHECK_INT(numbered.family, PNA_DEVF_DRM_RENDER);
+    CHECK_INT(numbered.unit, 129);
+    pna_container_set_add_device(&s, &numbered);
+    CHECK_INT(pna_container_set_sort(&s), 0);
+    CHECK_INT(pna_container_set_merge_runtimes(&s), 0);
+    CHECK_INT(s.count, 1);
+    CHECK_INT(s.rows[0].dev_count, 2);
+    const struct pna_container_device *a = &s.devs[s.rows[0].dev_first];
+    CHECK_STR(a[0].path, "/dev/dri/renderD128");
+    CHECK(a[0].has_numbers && a[0].major == 226 && a[0].minor == 129);
+    CHECK_INT(a[0].unit, 129);
+    CHECK_STR(a[1].path, "/dev/nvidia0");
+    pna_container_set_free(&s);
+}
+
 /* Indexes: unique, positive, and kept by survivors across a big turnover. */
 static void test_indexes(void)
 {
@@ -465,6 +506,7 @@ int main(void)
     tt_mkdirs(procfs);
     test_scan();
     test_merge_runtimes();
+    test_merge_keeps_numbers();
     test_indexes();
     test_churn();
     test_paused();

@@ -93,7 +93,7 @@ static void test_parse_inspect(void)
     char *text = tt_fixture("docker/telegraf/inspect_" B7 ".json", &len);
     struct pna_docker_inspect in;
     char err[160];
-    CHECK_INT(pna_docker_parse_inspect(text, len, &in, err, sizeof err), 0);
+    CHECK_INT(pna_docker_parse_inspect(text, len, &in, NULL, err, sizeof err), 0);
     CHECK_INT(in.state, PNA_CSTATE_RUNNING);
     CHECK_INT(in.pid, 1234);
     struct tm tm = { .tm_year = 2018 - 1900, .tm_mon = 5, .tm_mday = 14, .tm_hour = 5,
@@ -106,7 +106,7 @@ static void test_parse_inspect(void)
     free(text);
 
     text = tt_fixture("docker/telegraf/inspect_non_running_123456789.json", &len);
-    CHECK_INT(pna_docker_parse_inspect(text, len, &in, err, sizeof err), 0);
+    CHECK_INT(pna_docker_parse_inspect(text, len, &in, NULL, err, sizeof err), 0);
     CHECK_INT(in.state, PNA_CSTATE_EXITED);
     CHECK_INT(in.pid, 0);
     CHECK(in.start_ms == 1704067200000LL);  /* 2024-01-01T00:00:00Z */
@@ -119,7 +119,8 @@ static void test_parse_inspect(void)
                       "\"/dev/dri/renderD129\"}],\"DeviceRequests\":[{\"Driver\":\"nvidia\",\"Count\":0,"
                       "\"DeviceIDs\":[\"0\",\"GPU-8f3e\",\"2\"],\"Capabilities\":[[\"gpu\"]]}]},"
                       "\"Config\":{\"Env\":[\"TOKEN=TOPSECRET\"],\"Cmd\":[\"--pw=TOPSECRET\"]}}";
-    CHECK_INT(pna_docker_parse_inspect(gpu, strlen(gpu), &in, err, sizeof err), 0);
+    pna_docker_host_paths hosts;
+    CHECK_INT(pna_docker_parse_inspect(gpu, strlen(gpu), &in, &hosts, err, sizeof err), 0);
     CHECK(in.oom_killed);
     CHECK(in.start_ms == 0);
     CHECK(in.has_mem_limit && in.mem_limit_bytes == 268435456);
@@ -131,9 +132,22 @@ static void test_parse_inspect(void)
     CHECK_INT(in.devs[2].kind, PNA_DEV_GPU);
     CHECK_STR(in.devs[3].path, "/dev/nvidia2");
     CHECK(!tt_contains(&in, sizeof in, "TOPSECRET"));
+    /* Host paths beside, for the numbers: "" where Docker gave none (GPU requests). */
+    CHECK_STR(hosts[0], "/dev/infiniband/uverbs1");
+    CHECK_STR(hosts[1], "/dev/dri/renderD129");
+    CHECK_STR(hosts[2], "");
 
-    CHECK_INT(pna_docker_parse_inspect("{\"State\":5}", 11, &in, err, sizeof err), -1);
-    CHECK_INT(pna_docker_parse_inspect("{\"Sta", 5, &in, err, sizeof err), -1);
+    /* A device renamed in the container: the path is the container's, the
+     * host path is what names the device. */
+    const char *renamed = "{\"State\":{\"Status\":\"running\"},\"HostConfig\":{\"Devices\":"
+                          "[{\"PathOnHost\":\"/dev/dri/renderD129\",\"PathInContainer\":"
+                          "\"/dev/dri/renderD128\",\"CgroupPermissions\":\"rwm\"}]}}";
+    CHECK_INT(pna_docker_parse_inspect(renamed, strlen(renamed), &in, &hosts, err, sizeof err), 0);
+    CHECK_STR(in.devs[0].path, "/dev/dri/renderD128");
+    CHECK_STR(hosts[0], "/dev/dri/renderD129");
+
+    CHECK_INT(pna_docker_parse_inspect("{\"State\":5}", 11, &in, NULL, err, sizeof err), -1);
+    CHECK_INT(pna_docker_parse_inspect("{\"Sta", 5, &in, NULL, err, sizeof err), -1);
 }
 
 static void test_parse_events(void)

@@ -134,9 +134,11 @@ static bool classify_by_number(struct pna_container_device *dev)
 void pna_devmap_classify(struct pna_container_device *dev)
 {
     set(dev, PNA_DEV_OTHER, PNA_DEVF_OTHER, -1);
-    if (classify_by_path(dev))
+    /* The numbers name the host's device; the path is only what the container
+     * calls it (--device /dev/dri/renderD129:/dev/dri/renderD128). */
+    if (classify_by_number(dev))
         return;
-    classify_by_number(dev);
+    classify_by_path(dev);
 }
 
 int pna_devmap_resolve(const struct pna_roots *roots, char type, uint32_t major,

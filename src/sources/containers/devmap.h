@@ -2,9 +2,11 @@
  * GPU, an RDMA device, or something else, and which one
  * (card/render/NVIDIA/uverbs number).
  *
- * Classification goes by the path first (the names the drivers give their
- * nodes), then by the well-known major numbers (DRM 226, NVIDIA 195,
- * InfiniBand 231) for allow-list entries that carry numbers but no path. */
+ * Classification goes by the well-known major numbers first (DRM 226, NVIDIA
+ * 195, InfiniBand 231): they name the host's device, whatever the container
+ * calls it.  Then by the path (the names the drivers give their nodes), for
+ * devices without numbers and those whose major is dynamic (kfd, nvidia-uvm,
+ * nvidia-caps, rdma_cm). */
 #ifndef PNA_SOURCES_DEVMAP_H
 #define PNA_SOURCES_DEVMAP_H
 
@@ -16,8 +18,7 @@
 
 struct pna_roots;
 
-/* Fill DEV->kind, family and unit from DEV->path (and major/minor when the
- * path says nothing). */
+/* Fill DEV->kind, family and unit from DEV's major/minor, else its path. */
 void pna_devmap_classify(struct pna_container_device *dev);
 
 /* The /dev path of character (TYPE 'c') or block ('b') device MAJOR:MINOR, from

@@ -107,10 +107,13 @@ int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set
     return 0;
 }
 
-static void add_inspect_device(struct pna_docker_inspect *out, const char *path)
+static void add_inspect_device(struct pna_docker_inspect *out, pna_docker_host_paths *hosts,
+                               const char *path, const char *host_path)
 {
-    if (!path || !*path || out->ndevs >= sizeof out->devs / sizeof out->devs[0])
+    if (!path || !*path || out->ndevs >= PNA_DOCKER_INSPECT_DEVS)
         return;
+    if (hosts)
+        pna_copy_display((*hosts)[out->ndevs], host_path, sizeof (*hosts)[0]);
     struct pna_container_device *d = &out->devs[out->ndevs++];
     memset(d, 0, sizeof *d);
     pna_copy_display(d->path, path, sizeof d->path);
@@ -120,7 +123,8 @@ static void add_inspect_device(struct pna_docker_inspect *out, const char *path)
 
 /* --gpus hands GPUs over as DeviceRequests, not Devices; numeric ids are
  * NVIDIA minor numbers, which is what /dev/nvidiaN is named after. */
-static void add_gpu_requests(const json_t *reqs, struct pna_docker_inspect *out)
+static void add_gpu_requests(const json_t *reqs, struct pna_docker_inspect *out,
+                             pna_docker_host_paths *hosts)
 {
     size_t i, j;
     json_t *r, *idv;
@@ -131,13 +135,13 @@ static void add_gpu_requests(const json_t *reqs, struct pna_docker_inspect *out)
             if (!id || !*id || strlen(id) > 4 || strspn(id, "0123456789") != strlen(id))
                 continue;
             snprintf(path, sizeof path, "/dev/nvidia%s", id);
-            add_inspect_device(out, path);
+            add_inspect_device(out, hosts, path, NULL);
         }
     }
 }
 
 int pna_docker_parse_inspect(const char *text, size_t len, struct pna_docker_inspect *out,
-                             char *err, size_t errlen)
+                             pna_docker_host_paths *hosts, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->state = PNA_CSTATE_UNKNOWN;
@@ -166,10 +170,10 @@ int pna_docker_parse_inspect(const char *text, size_t len, struct pna_docker_ins
     size_t i;
     json_t *d;
     json_array_foreach(json_object_get(hc, "Devices"), i, d) {
-        const char *in = jstr(d, "PathInContainer");
-        add_inspect_device(out, in && *in ? in : jstr(d, "PathOnHost"));
+        const char *in = jstr(d, "PathInContainer"), *host = jstr(d, "PathOnHost");
+        add_inspect_device(out, hosts, in && *in ? in : host, host);
     }
-    add_gpu_requests(json_object_get(hc, "DeviceRequests"), out);
+    add_gpu_requests(json_object_get(hc, "DeviceRequests"), out, hosts);
     json_decref(root);
     return 0;
 }

@@ -24,6 +24,8 @@
 int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set *set,
                           char *err, size_t errlen);
 
+#define PNA_DOCKER_INSPECT_DEVS 64
+
 struct pna_docker_inspect {
     uint8_t state;             /* enum pna_container_state */
     int32_t pid;
@@ -32,12 +34,18 @@ struct pna_docker_inspect {
     bool has_mem_limit;
     uint64_t mem_limit_bytes;  /* HostConfig.Memory (0 there = none) */
     size_t ndevs;
-    struct pna_container_device devs[64]; /* HostConfig.Devices, DeviceRequests GPU ids */
+    struct pna_container_device devs[PNA_DOCKER_INSPECT_DEVS]; /* HostConfig.Devices,
+                                                                 DeviceRequests GPU ids */
 };
 
-/* GET /containers/{id}/json.  Returns 0 or -1 with ERR. */
+/* PathOnHost of each device of an inspect ("" for a GPU request), for its
+ * numbers: the path in the container may name another device. */
+typedef char pna_docker_host_paths[PNA_DOCKER_INSPECT_DEVS][96];
+
+/* GET /containers/{id}/json.  HOST_PATHS (may be NULL) gets each device's
+ * PathOnHost.  Returns 0 or -1 with ERR. */
 int pna_docker_parse_inspect(const char *text, size_t len, struct pna_docker_inspect *out,
-                             char *err, size_t errlen);
+                             pna_docker_host_paths *host_paths, char *err, size_t errlen);
 
 struct pna_docker_event {
     char type[16];             /* "container", "network"... ("container" for legacy lines) */

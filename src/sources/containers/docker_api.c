@@ -8,6 +8,8 @@
 #include "sources/containers/containerd.h"
 #include "sources/containers/docker.h"
 #include "transport/http_client.h"
+#include "core/roots.h"
+#include "sources/containers/devmap.h"
 #include "util/fileio.h"
 
 #include <pthread.h>
@@ -15,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #define DIRTY_MAX 1024
 
@@ -116,7 +120,27 @@ static int cmp_cached(const void *a, const void *b)
     return strcmp(((const struct cached *)a)->id, ((const struct cached *)b)->id);
 }
 
-static int inspect(struct pna_docker *d, const struct pna_hclient_target *t, const char *id,
+/* The numbers of a device Docker names by its host path (PathOnHost), read
+ * from that node under ROOTS->devfs: the path inside the container may name
+ * another device (--device /dev/dri/renderD129:/dev/dri/renderD128). */
+static void number_from_host(const struct pna_roots *roots, const char *host_path,
+                             struct pna_container_device *d)
+{
+    char node[512];
+    struct stat st;
+    if (strncmp(host_path, "/dev/", 5) != 0 || strstr(host_path, "/../") ||
+        pna_path(node, sizeof node, roots->devfs, "/%s", host_path + 5) < 0 ||
+        stat(node, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+        return;
+    d->type = S_ISBLK(st.st_mode) ? 'b' : 'c';
+    d->has_numbers = true;
+    d->major = major(st.st_rdev);
+    d->minor = minor(st.st_rdev);
+    pna_devmap_classify(d);
+}
+
+static int inspect(struct pna_docker *d, const struct pna_roots *roots,
+                   const struct pna_hclient_target *t, const char *id,
                    struct pna_docker_inspect *out)
 {
     char path[160], err[160];
@@ -132,11 +156,16 @@ static int inspect(struct pna_docker *d, const struct pna_hclient_target *t, con
         atomic_fetch_add(&d->errors, 1);
         return -1;
     }
-    int rc = pna_docker_parse_inspect(body, len, out, err, sizeof err);
+    pna_docker_host_paths hosts;
+    int rc = pna_docker_parse_inspect(body, len, out, &hosts, err, sizeof err);
     free(body);
-    if (rc < 0)
+    if (rc < 0) {
         atomic_fetch_add(&d->errors, 1);
-    return rc;
+        return rc;
+    }
+    for (size_t k = 0; k < out->ndevs; k++)
+        number_from_host(roots, hosts[k], &out->devs[k]);
+    return 0;
 }
 
 /* Apply what inspect says to the record from the list. */
@@ -204,7 +233,7 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
         const struct pna_docker_inspect *info = NULL;
         if (old && old->listed_state == src->state && !all && !is_dirty(dirty, ndirty, src->id)) {
             info = &old->info;
-        } else if (inspect(d, &t, src->id, &fresh.info) == 0) {
+        } else if (inspect(d, roots, &t, src->id, &fresh.info) == 0) {
             info = &fresh.info;
         }
         if (info && next) {
