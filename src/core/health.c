@@ -11,10 +11,14 @@ bool pna_poller_stale(const struct pna_poller_info *p, int64_t now_ms)
     return !p->data_taken_ms || now_ms - p->data_taken_ms > limit;
 }
 
+bool pna_poller_failing(const struct pna_poller_info *p)
+{
+    return p->status == PNA_POLLER_FAILING || p->status == PNA_POLLER_TIMED_OUT;
+}
+
 bool pna_poller_degraded(const struct pna_poller_info *p, int64_t now_ms)
 {
-    return p->status == PNA_POLLER_FAILING || p->status == PNA_POLLER_TIMED_OUT ||
-           pna_poller_stale(p, now_ms);
+    return pna_poller_failing(p) || pna_poller_stale(p, now_ms);
 }
 
 bool pna_agent_degraded(void)

@@ -55,6 +55,16 @@ void pna_view_release(struct pna_view *v)
     memset(v, 0, sizeof *v);
 }
 
+bool pna_view_ready(const struct pna_view *v)
+{
+    if (!v->all_ran)
+        return false;
+    for (size_t i = 0; i < v->n_pollers; i++)
+        if (pna_poller_failing(&v->pollers[i]))
+            return false;
+    return true;
+}
+
 bool pna_view_degraded(const struct pna_view *v)
 {
     for (size_t i = 0; i < v->n_pollers; i++)

@@ -58,4 +58,9 @@ static inline const void *pna_view_snap(const struct pna_view *v, enum pna_domai
  * primusAgentStatus, /health and primus_agent_degraded. */
 bool pna_view_degraded(const struct pna_view *v);
 
+/* Ready to be relied on: every enabled poller finished a run and none is
+ * failing now.  The rule behind /ready, /health's "ready" and
+ * primus_agent_ready. */
+bool pna_view_ready(const struct pna_view *v);
+
 #endif

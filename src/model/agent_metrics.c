@@ -66,7 +66,7 @@ static void get_status(const struct pna_row *r, struct pna_value *out)
 
 static void get_ready(const struct pna_row *r, struct pna_value *out)
 {
-    pna_value_u64(out, view_of(r)->all_ran ? 1 : 0);
+    pna_value_u64(out, pna_view_ready(view_of(r)) ? 1 : 0);
 }
 
 static const char *const mode_names[] = {
@@ -104,7 +104,8 @@ static const struct pna_metric agent_metrics[] = {
       .field = VIEW(events_dropped), .family = "primus_agent_events_dropped_total", .type = COUNTER,
       .help = "Events lost because the queue to the main thread was full" },
     { .get = get_ready, .family = "primus_agent_ready", .type = GAUGE,
-      .help = "1 once every enabled poller has finished a first run (/ready), else 0" },
+      .help = "1 once every enabled poller has finished a first run and none is failing "
+              "(/ready), else 0" },
 };
 
 const struct pna_metric_table pna_agent_metrics = {

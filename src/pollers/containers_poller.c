@@ -102,6 +102,17 @@ static void on_docker_event(void *arg, const struct pna_docker_event *ev)
     wake_poller();
 }
 
+/* Docker event thread: the stream (re)opened.  A container created while it
+ * was down (dockerd restarting) sent its events to nobody: inspect every
+ * container again and poll now. */
+static void on_docker_connect(void *arg)
+{
+    struct containers_state *st = arg;
+    if (st->docker)
+        pna_docker_invalidate_all(st->docker);
+    wake_poller();
+}
+
 static int containers_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
 {
     struct containers_state *st = calloc(1, sizeof *st);
@@ -139,7 +150,8 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
         st->docker = pna_docker_new(st->docker_socket, DOCKER_TIMEOUT_MS);
     if (st->docker && !st->events)
         st->events = pna_docker_events_start(st->docker_socket, DOCKER_TIMEOUT_MS,
-                                             DOCKER_RETRY_MS, on_docker_event, st);
+                                             DOCKER_RETRY_MS, on_docker_event,
+                                             on_docker_connect, st);
     if (!st->docker) {
         snprintf(err, errlen, "docker: out of memory");
         return -1;

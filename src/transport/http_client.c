@@ -4,12 +4,15 @@
 #include "transport/http_client.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct pna_hclient {
     CURL *h;
@@ -108,11 +111,29 @@ static bool is_verify_failure(CURLcode rc)
            rc == CURLE_SSL_ISSUER_ERROR;
 }
 
+/* Why a unix socket could not be connected to.  libcurl says only "Failed to
+ * connect to localhost port 80", which sends an operator looking for a TCP
+ * problem; the cause is nearly always the socket's permissions. */
+static const char *unix_socket_problem(const char *sock)
+{
+    struct stat st;
+    if (stat(sock, &st) != 0)
+        return errno == EACCES ? "permission denied on its directory" : "no such socket";
+    if (!S_ISSOCK(st.st_mode))
+        return "not a socket";
+    if (access(sock, R_OK | W_OK) != 0)
+        return "permission denied (connecting needs write access to the socket)";
+    return "connection refused (nothing listening)";
+}
+
 static void describe_failure(CURLcode rc, const struct pna_hclient_target *t, const char *path,
                              const char *curl_err, char *err, size_t errlen)
 {
     const char *what = curl_err[0] ? curl_err : curl_easy_strerror(rc);
-    if (rc == CURLE_OPERATION_TIMEDOUT)
+    if (rc == CURLE_COULDNT_CONNECT && t->unix_socket)
+        snprintf(err, errlen, "%s: unix socket %s: %s", path, t->unix_socket,
+                 unix_socket_problem(t->unix_socket));
+    else if (rc == CURLE_OPERATION_TIMEDOUT)
         snprintf(err, errlen, "%s: timed out after %u ms", path, t->timeout_ms);
     else if (is_verify_failure(rc) && t->ca_file)
         snprintf(err, errlen, "%s: %s (CA file %s)", path, what, t->ca_file);

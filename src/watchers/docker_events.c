@@ -20,6 +20,7 @@ struct pna_docker_events {
     char *socket_path;
     unsigned timeout_ms, retry_ms;
     pna_docker_event_fn fn;
+    pna_docker_connect_fn on_connect;
     void *arg;
     pthread_t thread;
     atomic_bool stop;
@@ -41,6 +42,8 @@ static void on_open(void *arg)
 {
     struct pna_docker_events *e = arg;
     atomic_fetch_add(&e->connects, 1);
+    if (e->on_connect)
+        e->on_connect(e->arg);
 }
 
 /* Sleep MS unless stopped first. */
@@ -92,7 +95,7 @@ static void *events_main(void *arg)
 
 struct pna_docker_events *pna_docker_events_start(const char *socket_path, unsigned timeout_ms,
                                                   unsigned retry_ms, pna_docker_event_fn fn,
-                                                  void *arg)
+                                                  pna_docker_connect_fn on_connect, void *arg)
 {
     struct pna_docker_events *e = calloc(1, sizeof *e);
     if (!e)
@@ -101,6 +104,7 @@ struct pna_docker_events *pna_docker_events_start(const char *socket_path, unsig
     e->timeout_ms = timeout_ms;
     e->retry_ms = retry_ms ? retry_ms : 500;
     e->fn = fn;
+    e->on_connect = on_connect;
     e->arg = arg;
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->cond, NULL);

@@ -13,13 +13,17 @@ struct pna_docker_event;
 #define PNA_DOCKER_EVENT_LINE_MAX 65536
 
 typedef void (*pna_docker_event_fn)(void *arg, const struct pna_docker_event *ev);
+/* The stream is open (again): events from before it are not coming. */
+typedef void (*pna_docker_connect_fn)(void *arg);
 struct pna_docker_events;
 
 /* Follow GET /events (container events only) on a thread; reconnect after
- * RETRY_MS (doubling up to 8x) whenever the stream ends or fails. */
+ * RETRY_MS (doubling up to 8x) whenever the stream ends or fails.  ON_CONNECT
+ * (may be NULL) is called each time the stream opens, before its first
+ * event, so the caller can rescan what it missed while it was down. */
 struct pna_docker_events *pna_docker_events_start(const char *socket_path, unsigned timeout_ms,
                                                   unsigned retry_ms, pna_docker_event_fn fn,
-                                                  void *arg);
+                                                  pna_docker_connect_fn on_connect, void *arg);
 void pna_docker_events_stop(struct pna_docker_events *e);
 /* Successful connections so far, and failed attempts. */
 uint32_t pna_docker_events_connects(const struct pna_docker_events *e);

@@ -297,6 +297,19 @@ static void test_client(void)
     long status;
     CHECK_INT(pna_hclient_get(h, &t, "/containers/json", 100, &body, &blen, &status, err, sizeof err), -1);
     CHECK(strstr(err, "body over 100 bytes") != NULL);
+    /* A socket that cannot be connected to says why, not libcurl's "Failed to
+     * connect to localhost port 80". */
+    char missing[600], plain[600];
+    snprintf(missing, sizeof missing, "%s/none.sock", tmp);
+    snprintf(plain, sizeof plain, "%s/plain.sock", tmp);
+    tt_write(tmp, "plain.sock", "");
+    struct pna_hclient_target bad = t;
+    bad.unix_socket = missing;
+    CHECK_INT(pna_hclient_get(h, &bad, "/containers/json", 1000, &body, &blen, &status, err, sizeof err), -1);
+    CHECK(strstr(err, "none.sock: no such socket") != NULL);
+    bad.unix_socket = plain;
+    CHECK_INT(pna_hclient_get(h, &bad, "/containers/json", 1000, &body, &blen, &status, err, sizeof err), -1);
+    CHECK(strstr(err, "plain.sock: not a socket") != NULL);
     CHECK_INT(pna_hclient_get(h, &t, "/nope", 1000, &body, &blen, &status, err, sizeof err), -1);
     CHECK_INT(status, 404);
     CHECK(strstr(err, "HTTP 404") != NULL);
@@ -318,7 +331,18 @@ struct evlog {
     pthread_mutex_t lock;
     int container, oom;
     char last_oom_id[80];
+    int connected;             /* stream openings seen */
+    int events_at_connect;     /* l->container when the stream last opened */
 };
+
+static void on_connect(void *arg)
+{
+    struct evlog *l = arg;
+    pthread_mutex_lock(&l->lock);
+    l->connected++;
+    l->events_at_connect = l->container;
+    pthread_mutex_unlock(&l->lock);
+}
 
 static void on_event(void *arg, const struct pna_docker_event *ev)
 {
@@ -360,7 +384,7 @@ static void test_events_stream(void)
     struct httpstub *s = httpstub_start_unix(sock);
     stream_routes(s);
     struct evlog l = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    struct pna_docker_events *e = pna_docker_events_start(sock, 500, 100, on_event, &l);
+    struct pna_docker_events *e = pna_docker_events_start(sock, 500, 100, on_event, on_connect, &l);
     int64_t t0 = tt_mono_ms();
     while (ooms(&l) < 1 && tt_mono_ms() - t0 < 5000)
         tt_sleep_ms(10);
@@ -382,6 +406,10 @@ static void test_events_stream(void)
            (long long)(tt_mono_ms() - t0));
     CHECK_INT(ooms(&l), 2);
     CHECK_INT(pna_docker_events_connects(e), 2);
+    /* Each opening was told before the stream's first event (the caller
+     * rescans what it missed while the stream was down). */
+    CHECK_INT(l.connected, 2);
+    CHECK_INT(l.events_at_connect, 21 + 1);
     CHECK(pna_docker_events_failures(e) >= 1);
 
     /* Stopping does not wait for the (idle, open) stream to end. */
@@ -394,7 +422,7 @@ static void test_events_stream(void)
     s = httpstub_start_unix(sock);
     httpstub_route(s, "/events", 200, "", 0);
     httpstub_mode(s, "/events", STUB_STALL);
-    e = pna_docker_events_start(sock, 300, 100, on_event, &l);
+    e = pna_docker_events_start(sock, 300, 100, on_event, on_connect, &l);
     /* libcurl checks an idle stream about once a second, so each stalled
      * attempt ends within its deadline plus about a second. */
     tt_sleep_ms(3500);

@@ -359,7 +359,10 @@ static void test_agent(void)
     unsigned status;
     char *s = dump(pna_json_ready(&v), &status);
     CHECK_INT(status, 503);
-    CHECK_STR(s, "{\"pending\":[\"kubelet\"],\"status\":\"not ready\"}");
+    /* Not ready: kubelet has not run yet, gpu is failing (ib is only stale:
+     * its last run succeeded, so it does not count). */
+    CHECK_STR(s, "{\"failing\":[{\"error\":\"nvml: \\\"GPU is lost\\\"\",\"poller\":\"gpu\"}],"
+                 "\"pending\":[\"kubelet\"],\"status\":\"not ready\"}");
     free(s);
     s = dump(pna_json_health(&v), &status);
     CHECK_INT(status, 200);

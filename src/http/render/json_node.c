@@ -8,7 +8,8 @@
  *                    "uptime_seconds", "pollers":[...]}: always 200; "degraded"
  *                   follows the same rule as primusAgentStatus.
  *   /ready          200 {"status":"ready"} once every enabled poller finished a
- *                   first run, else 503 {"status":"not ready","pending":[names]}.
+ *                   first run and none is failing, else 503 {"status":"not
+ *                   ready","pending":[names],"failing":[{"poller","error"}]}.
  *   /metrics/json   {"node","timestamp","cpu":{...},"memory":{...},"gpu":{...}}:
  *                   the hw_* figures as JSON (the exporter's legacy format).
  *   /node           everything known about the node (identity, CPU, memory, GPUs).
@@ -76,7 +77,7 @@ struct pna_json_reply pna_json_health(const struct pna_http_view *v)
     pna_http_row(t, v, 0, &row);
     json_t *o = json_object();
     pna_json_put(o, t, "primusAgentStatus", &row);
-    json_object_set_new(o, "ready", json_boolean(v->base.all_ran));
+    json_object_set_new(o, "ready", json_boolean(pna_view_ready(&v->base)));
     pna_json_put(o, t, "primusAgentVersion", &row);
     json_object_set_new(o, "node", pna_json_text(v->node_name));
     pna_json_put(o, t, "primusAgentUptime", &row);
@@ -87,16 +88,21 @@ struct pna_json_reply pna_json_health(const struct pna_http_view *v)
 
 struct pna_json_reply pna_json_ready(const struct pna_http_view *v)
 {
-    if (v->base.all_ran) {
+    if (pna_view_ready(&v->base)) {
         struct pna_json_reply r = { 200, json_pack("{s:s}", "status", "ready") };
         return r;
     }
-    json_t *pending = json_array();
-    for (size_t i = 0; i < v->base.n_pollers; i++)
-        if (v->base.pollers[i].status == PNA_POLLER_PENDING)
-            json_array_append_new(pending, pna_json_text(v->base.pollers[i].name));
-    struct pna_json_reply r = { 503, json_pack("{s:s,s:o}", "status", "not ready",
-                                               "pending", pending) };
+    json_t *pending = json_array(), *failing = json_array();
+    for (size_t i = 0; i < v->base.n_pollers; i++) {
+        const struct pna_poller_info *p = &v->base.pollers[i];
+        if (p->status == PNA_POLLER_PENDING)
+            json_array_append_new(pending, pna_json_text(p->name));
+        else if (pna_poller_failing(p))
+            json_array_append_new(failing, json_pack("{s:o,s:o}", "poller", pna_json_text(p->name),
+                                                     "error", pna_json_text(p->last_error)));
+    }
+    struct pna_json_reply r = { 503, json_pack("{s:s,s:o,s:o}", "status", "not ready",
+                                               "pending", pending, "failing", failing) };
     return r;
 }
 

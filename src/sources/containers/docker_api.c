@@ -81,6 +81,13 @@ void pna_docker_invalidate(struct pna_docker *d, const char *id)
     pthread_mutex_unlock(&d->dirty_lock);
 }
 
+void pna_docker_invalidate_all(struct pna_docker *d)
+{
+    pthread_mutex_lock(&d->dirty_lock);
+    d->dirty_all = true;
+    pthread_mutex_unlock(&d->dirty_lock);
+}
+
 uint32_t pna_docker_errors(const struct pna_docker *d)
 {
     return atomic_load(&d->errors);

@@ -34,6 +34,9 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
 
 /* Forget what was inspected about ID (an event said it changed). Any thread. */
 void pna_docker_invalidate(struct pna_docker *d, const char *id);
+/* The same for every container (the event stream was down: nothing is known
+ * to be unchanged).  Any thread. */
+void pna_docker_invalidate_all(struct pna_docker *d);
 
 /* Counters for the poller: requests that failed, containers inspected. */
 uint32_t pna_docker_errors(const struct pna_docker *d);
