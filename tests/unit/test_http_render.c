@@ -931,12 +931,16 @@ static void test_containers_storage(void)
     json_t *g0 = json_array_get(gl, 0);
     CHECK_STR(json_string_value(json_object_get(g0, "kind")), "GPU");
     CHECK_STR(json_string_value(json_object_get(g0, "path")), "/dev/dri/renderD128");
+    CHECK_INT(json_integer_value(json_object_get(g0, "major")), 226);
+    CHECK_INT(json_integer_value(json_object_get(g0, "minor")), 128);
     CHECK_STR(json_string_value(json_object_get(g0, "slot")), g.list.gpus[0].pci_bus_id);
     CHECK_STR(json_string_value(json_object_get(g0, "uuid")), g.list.gpus[0].uuid);
     json_t *i0 = json_array_get(json_object_get(json_object_get(c0, "devices"), "infiniband"), 0);
     CHECK_STR(json_string_value(json_object_get(i0, "name")), "mlx5_0");
     CHECK_STR(json_string_value(json_object_get(i0, "kind")), "RDMA");
     CHECK_INT(json_integer_value(json_object_get(i0, "id")), 0);
+    CHECK(json_is_null(json_object_get(i0, "major")));   /* named by path only */
+    CHECK(json_is_null(json_object_get(i0, "minor")));
     CHECK_STR(json_string_value(json_object_get(i0, "uuid")), "0a:7f:bc:12:45:ef:d2:3b");
     json_decref(j);
     free(s);

@@ -2,13 +2,16 @@
  * array (no envelope), one entry per container with its pod and the GPU and
  * RDMA devices it was given:
  *   [{"id","pod_name","pod_namespace","pod_uuid",
- *     "devices":{"gpu":[{"name","id","path","kind":"GPU","uuid","serial","slot"}],
- *                "infiniband":[{"name","id","path","kind":"RDMA","uuid"}]}}]
+ *     "devices":{"gpu":[{"name","id","path","major","minor","kind":"GPU","uuid",
+ *                        "serial","slot"}],
+ *                "infiniband":[{"name","id","path","major","minor","kind":"RDMA","uuid"}]}}]
  * A GPU entry is a device node that belongs to one GPU (card, render node,
  * /dev/nvidiaN): name is the GPU's product name, id its number, slot its PCI
  * address, uuid its UUID.  An infiniband entry is a uverbs node: name is its RDMA
  * device, id the uverbs number, uuid the device's node GUID.  Shared nodes
- * (/dev/kfd, nvidiactl, rdma_cm) are not listed, as in the seed. */
+ * (/dev/kfd, nvidiactl, rdma_cm) are not listed, as in the seed.  path is the
+ * node as the container sees it; major and minor (null when unknown) name the
+ * host's device, which is what the entry was attributed by. */
 #include "pna_autoconf.h"
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
@@ -27,6 +30,14 @@ static const struct pna_gpu *device_gpu(const struct pna_http_view *v,
     return pna_gpu_find(v->gpu->gpus, v->gpu->count, d->gpu_index);
 }
 
+/* What every device entry has: its path in the container and its numbers. */
+static void put_node(json_t *o, const struct pna_container_device *d)
+{
+    json_object_set_new(o, "path", pna_json_text(d->path));
+    json_object_set_new(o, "major", d->has_numbers ? json_integer(d->major) : json_null());
+    json_object_set_new(o, "minor", d->has_numbers ? json_integer(d->minor) : json_null());
+}
+
 static json_t *gpu_device(const struct pna_http_view *v, const struct pna_container_device *d,
                           const struct pna_gpu *g)
 {
@@ -34,7 +45,7 @@ static json_t *gpu_device(const struct pna_http_view *v, const struct pna_contai
     json_t *o = json_object();
     json_object_set_new(o, "name", pna_json_text(g->name));
     json_object_set_new(o, "id", json_integer(pna_http_gpu_number(v->gpu, i)));
-    json_object_set_new(o, "path", pna_json_text(d->path));
+    put_node(o, d);
     json_object_set_new(o, "kind", json_string("GPU"));
     json_object_set_new(o, "uuid", pna_json_text(g->uuid));
     json_object_set_new(o, "serial", pna_json_text(g->serial));
@@ -52,7 +63,7 @@ static json_t *rdma_device(const struct pna_http_view *v, const struct pna_conta
     json_t *o = json_object();
     json_object_set_new(o, "name", pna_json_text(d->rdma_dev));
     json_object_set_new(o, "id", json_integer(d->unit));
-    json_object_set_new(o, "path", pna_json_text(d->path));
+    put_node(o, d);
     json_object_set_new(o, "kind", json_string("RDMA"));
     json_object_set_new(o, "uuid", pna_json_text(guid));
     return o;
