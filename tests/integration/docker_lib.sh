@@ -8,6 +8,7 @@
 #                            DK_TASKS (its containerd's task bundle directory),
 #                            DK_CGROUP (the cgroup parent of its containers).
 #                            Everything it started or created goes at exit.
+#   restart_dockerd          stop it and start it again on the same data
 #   busybox_image NAME       import an image made of busybox-static's binary
 #   debian_base_image NAME   import a Debian 12 minbase image, made with
 #                            debootstrap once and kept in $PNA_TEST_CACHE
@@ -49,14 +50,27 @@ start_dockerd() {
     DK_CGROUP="pna-docker-$$"
     local h
     for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do note_leftover "$h$DK_CGROUP"; done
+    launch_dockerd
+    wait_until 30 $DOCKER version ||
+        skip "dockerd did not start here: $(tail -n 3 "$WORK/dockerd.log" | tr '\n' ' ')"
+}
+
+launch_dockerd() {
     setsid dockerd --data-root "$DK/data" --exec-root "$DK/exec" -H "unix://$DK/docker.sock" \
         --pidfile "$DK/docker.pid" --cgroup-parent "/$DK_CGROUP" \
         --iptables=false --ip-forward=false --ip-masq=false \
-        --bridge=none --storage-driver overlay2 >"$WORK/dockerd.log" 2>&1 &
+        --bridge=none --storage-driver overlay2 >>"$WORK/dockerd.log" 2>&1 &
     DK_PID=$!
     DOCKER="$DOCKER_CLI -H unix://$DK/docker.sock"
-    wait_until 30 $DOCKER version ||
-        skip "dockerd did not start here: $(tail -n 3 "$WORK/dockerd.log" | tr '\n' ' ')"
+}
+
+# restart_dockerd: stop the daemon (its containers stop with it) and start it
+# again on the same data; returns once it answers.
+restart_dockerd() {
+    kill "$DK_PID" 2>/dev/null
+    for _ in $(seq 150); do kill -0 "$DK_PID" 2>/dev/null || break; sleep 0.1; done
+    launch_dockerd
+    wait_until 30 $DOCKER version || fail "dockerd did not come back: $(tail -n 3 "$WORK/dockerd.log")"
 }
 
 stop_dockerd() {
