@@ -34,6 +34,8 @@ IDX=$(str_index "$ID")
 [ "$(snmp_value $CTR_ENTRY.10.$IDX)" = /kubepods.slice/pod-llm/ctr-trainer ] || fail "cgroup path"
 [ "$(snmp_value $CTR_ENTRY.11.$IDX)" = "$(cat "$CG/memory.current")" ] || fail "memory usage != memory.current"
 [ "$(snmp_value $CTR_ENTRY.12.$IDX)" = "$(cat "$CG/memory.max")" ] || fail "memory limit != memory.max"
+ws=$(( $(cat "$CG/memory.current") - $(awk '$1 == "inactive_file" {print $2}' "$CG/memory.stat") ))
+[ "$(snmp_value $CTR_ENTRY.17.$IDX)" = "$ws" ] || fail "working set $(snmp_value $CTR_ENTRY.17.$IDX) != memory.current - inactive_file ($ws)"
 [ "$(snmp_value $CTR_ENTRY.13.$IDX)" = 0 ] || fail "oom kills not 0"
 [ "$(snmp_value $CTR_ENTRY.14.$IDX)" = 1 ] || fail "gpu count not 1"
 [ "$(snmp_value $CTR_ENTRY.15.$IDX)" = 1 ] || fail "rdma count not 1"

@@ -65,7 +65,7 @@ trainer_task() {
         "$s/class/drm/renderD128/device" "$s/class/infiniband_verbs/uverbs0"
     fake_procfs "$p"
     echo "cpu memory pids" > "$s/fs/cgroup/cgroup.controllers"
-    for f in memory.current memory.max memory.events; do
+    for f in memory.current memory.max memory.events memory.stat; do
         cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$CG/$f"
     done
     chmod u+w "$CG"/*
