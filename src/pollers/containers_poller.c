@@ -122,8 +122,10 @@ static int containers_init(void **state, const struct pna_config *cfg, char *err
     }
     st->roots = cfg->roots;
     st->containerd_state = cfg->containerd_state ? cfg->containerd_state : "run/containerd";
+    const char *sock = cfg->docker_socket ? cfg->docker_socket : "run/docker.sock";
+    /* Under the rootfs root, whether the path was written absolute or not. */
     if (pna_path(st->docker_socket, sizeof st->docker_socket, cfg->roots.rootfs, "/%s",
-                 cfg->docker_socket ? cfg->docker_socket : "run/docker.sock") < 0)
+                 sock + strspn(sock, "/")) < 0)
         st->docker_socket[0] = '\0';
     char why[160];
     /* Without a memory hierarchy the rows still come, without memory figures. */

@@ -58,7 +58,8 @@ wait_http
 
 ctr() { snmp_value "$CTR_ENTRY.$1.$(str_index "$2")"; }
 metric_of() { # FAMILY ID: the value of FAMILY for container ID in a fresh /metrics
-    http_body /metrics | awk -v k="$1{container_id=\"$2\"" 'index($0, k) == 1 {print $NF; exit}'
+    http_body /metrics > "$WORK/metrics.txt"
+    awk -v k="$1{container_id=\"$2\"" 'index($0, k) == 1 {print $NF; exit}' "$WORK/metrics.txt"
 }
 inspect() { $DOCKER inspect -f "$1" "$2"; }
 containers_poller() { curl -s "$HTTP_BASE/health" | jq -c '.pollers[] | select(.name == "containers")'; }
