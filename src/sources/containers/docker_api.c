@@ -22,10 +22,18 @@
 
 #define DIRTY_MAX 1024
 
+/* What an inspect said about one container, kept until its state changes or
+ * an event names it.  Only the devices it has are stored: a node runs
+ * thousands of containers, most with none. */
 struct cached {
     char id[80];
     uint8_t listed_state;      /* the list's state when inspected */
-    struct pna_docker_inspect info;
+    int32_t pid;
+    int64_t start_ms;
+    bool has_mem_limit;
+    uint64_t mem_limit_bytes;
+    size_t ndevs;
+    struct pna_container_device *devs;   /* ndevs, owned; NULL when none */
 };
 
 struct pna_docker {
@@ -59,13 +67,20 @@ struct pna_docker *pna_docker_new(const char *socket_path, unsigned timeout_ms)
     return d;
 }
 
+static void free_cache(struct cached *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].devs);
+    free(v);
+}
+
 void pna_docker_free(struct pna_docker *d)
 {
     if (!d)
         return;
     pna_hclient_free(d->http);
     free(d->socket_path);
-    free(d->cache);
+    free_cache(d->cache, d->ncache);
     free(d->dirty);
     pthread_mutex_destroy(&d->dirty_lock);
     free(d);
@@ -98,7 +113,7 @@ uint32_t pna_docker_inspects(const struct pna_docker *d)
     return atomic_load(&d->inspects);
 }
 
-static const struct cached *cache_find(const struct cached *v, size_t n, const char *id)
+static struct cached *cache_find(struct cached *v, size_t n, const char *id)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -175,8 +190,30 @@ static int inspect(struct pna_docker *d, const struct pna_roots *roots,
     return 0;
 }
 
-/* Apply what inspect says to the record from the list. */
-static int apply_inspect(const struct pna_docker_inspect *in, struct pna_container_set *set,
+/* Keep what inspect IN said about ID into N (devices copied to the heap).
+ * Returns 0, or -1 out of memory (N then holds no devices). */
+static int cache_entry(struct cached *n, const char *id, uint8_t state,
+                       const struct pna_docker_inspect *in)
+{
+    memset(n, 0, sizeof *n);
+    pna_strlcpy(n->id, id, sizeof n->id);
+    n->listed_state = state;
+    n->pid = in->pid;
+    n->start_ms = in->start_ms;
+    n->has_mem_limit = in->has_mem_limit;
+    n->mem_limit_bytes = in->mem_limit_bytes;
+    if (!in->ndevs)
+        return 0;
+    n->devs = malloc(in->ndevs * sizeof *n->devs);
+    if (!n->devs)
+        return -1;
+    memcpy(n->devs, in->devs, in->ndevs * sizeof *n->devs);
+    n->ndevs = in->ndevs;
+    return 0;
+}
+
+/* Apply what inspect said (IN) to the record from the list. */
+static int apply_inspect(const struct cached *in, struct pna_container_set *set,
                          struct pna_container *c)
 {
     c->pid = in->pid;
@@ -190,6 +227,45 @@ static int apply_inspect(const struct pna_docker_inspect *in, struct pna_contain
         if (pna_container_set_add_device(set, &in->devs[k]) < 0)
             return -1;
     return 0;
+}
+
+/* The ids events marked since the last poll (*ALL: every one), taken and cleared. */
+static char (*take_dirty(struct pna_docker *d, size_t *n, bool *all))[80]
+{
+    pthread_mutex_lock(&d->dirty_lock);
+    *n = d->ndirty;
+    *all = d->dirty_all;
+    char (*dirty)[80] = *n ? malloc(*n * sizeof *dirty) : NULL;
+    if (dirty)
+        memcpy(dirty, d->dirty, *n * sizeof *dirty);
+    else if (*n)
+        *all = true;
+    d->ndirty = 0;
+    d->dirty_all = false;
+    pthread_mutex_unlock(&d->dirty_lock);
+    return dirty;
+}
+
+/* What is known of SRC for the poll: the cached inspect moved into NEXT when
+ * nothing says it changed, else a new inspect kept there.  NULL when neither
+ * (the inspect failed: the row comes without pid, limit and devices). */
+static const struct cached *known(struct pna_docker *d, const struct pna_roots *roots,
+                                  const struct pna_hclient_target *t,
+                                  const struct pna_container *src, bool fresh_needed,
+                                  struct cached *next)
+{
+    struct cached *old = cache_find(d->cache, d->ncache, src->id);
+    if (old && old->listed_state == src->state && !fresh_needed) {
+        *next = *old;          /* the devices move with it */
+        old->devs = NULL;
+        old->ndevs = 0;
+        return next;
+    }
+    struct pna_docker_inspect info;
+    if (inspect(d, roots, t, src->id, &info) < 0 ||
+        cache_entry(next, src->id, src->state, &info) < 0)
+        return NULL;
+    return next;
 }
 
 int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
@@ -219,36 +295,21 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
         return -1;
     }
 
-    pthread_mutex_lock(&d->dirty_lock);
-    size_t ndirty = d->ndirty;
-    bool all = d->dirty_all;
-    char (*dirty)[80] = ndirty ? malloc(ndirty * sizeof *dirty) : NULL;
-    if (dirty)
-        memcpy(dirty, d->dirty, ndirty * sizeof *dirty);
-    else if (ndirty)
-        all = true;
-    d->ndirty = 0;
-    d->dirty_all = false;
-    pthread_mutex_unlock(&d->dirty_lock);
-
     struct cached *next = listed.count ? calloc(listed.count, sizeof *next) : NULL;
-    size_t nnext = 0;
+    if (listed.count && !next) {
+        snprintf(err, errlen, "out of memory");
+        pna_container_set_free(&listed);
+        return -1;
+    }
+    size_t ndirty, nnext = 0;
+    bool all;
+    char (*dirty)[80] = take_dirty(d, &ndirty, &all);
     for (size_t i = 0; i < listed.count; i++) {
         struct pna_container *src = &listed.rows[i];
-        const struct cached *old = cache_find(d->cache, d->ncache, src->id);
-        struct cached fresh;
-        const struct pna_docker_inspect *info = NULL;
-        if (old && old->listed_state == src->state && !all && !is_dirty(dirty, ndirty, src->id)) {
-            info = &old->info;
-        } else if (inspect(d, roots, &t, src->id, &fresh.info) == 0) {
-            info = &fresh.info;
-        }
-        if (info && next) {
-            struct cached *n = &next[nnext++];
-            pna_strlcpy(n->id, src->id, sizeof n->id);
-            n->listed_state = src->state;
-            n->info = *info;
-        }
+        bool fresh_needed = all || is_dirty(dirty, ndirty, src->id);
+        const struct cached *info = known(d, roots, &t, src, fresh_needed, &next[nnext]);
+        if (info)
+            nnext++;
         struct pna_container *c = pna_container_set_add(set);
         if (!c) {
             snprintf(err, errlen, "out of memory");
@@ -268,8 +329,8 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
     pna_container_set_free(&listed);
     if (next)
         qsort(next, nnext, sizeof *next, cmp_cached);
-    free(d->cache);
+    free_cache(d->cache, d->ncache);
     d->cache = next;
-    d->ncache = next ? nnext : 0;
+    d->ncache = nnext;
     return 0;
 }
