@@ -611,16 +611,19 @@ def containers_dashboard():
                          ("increase(primusContainerOomKillsTotal{%s}%s) > 0" % (I, RI),
                           "{{instance}} all containers")]),
                    bars=True),
-                ts("Memory usage / limit (top 10)", "Containers closest to their memory limit "
-                   "(containers without a limit are not shown).",
-                   both([("topk(10, primus_container_memory_usage_bytes%s / primus_container_memory_limit_bytes%s)"
+                ts("Memory working set / limit (top 10)", "Containers closest to their memory limit, "
+                   "by the working set (usage less reclaimable page cache, what the kubelet evicts by); "
+                   "containers without a limit are not shown.",
+                   both([("topk(10, primus_container_memory_working_set_bytes%s / primus_container_memory_limit_bytes%s)"
                           % (cb, cb), L_CTR_B)],
-                        [("topk(10, primusContainerMemUsage%s / (primusContainerMemLimit%s > 0))"
+                        [("topk(10, primusContainerMemWorkingSet%s / (primusContainerMemLimit%s > 0))"
                           % (cs, cs), L_CTR_S)]),
                    unit="percentunit", lo=0, thresholds=steps("green", None, "orange", 0.9)),
-                ts("Memory usage (top 10)", "Memory charged to the container's cgroup.",
-                   both([("topk(10, primus_container_memory_usage_bytes%s)" % cb, L_CTR_B)],
-                        [("topk(10, primusContainerMemUsage%s)" % cs, L_CTR_S)]),
+                ts("Memory working set (top 10)", "The containers' working set, as kubectl top and "
+                   "docker stats show it; the raw cgroup usage also counts page cache the kernel can "
+                   "reclaim.",
+                   both([("topk(10, primus_container_memory_working_set_bytes%s)" % cb, L_CTR_B)],
+                        [("topk(10, primusContainerMemWorkingSet%s)" % cs, L_CTR_S)]),
                    unit="bytes", lo=0),
                 table("GPU and RDMA devices per pod", "GPUs and RDMA devices in the pods' containers.",
                       both([("sum by (instance, namespace, pod) (primus_container_gpus%s)" % cb, ""),
