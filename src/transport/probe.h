@@ -1,5 +1,5 @@
 /* transport/probe.h -- `primus-node-agent --probe URL`: one GET of a URL, for
- * a container's HEALTHCHECK where the image has no shell or curl.  It uses the
+ * a container's HEALTHCHECK in an image that has no curl or wget.  It uses the
  * HTTP client of the Docker and kubelet sources (system CAs for https) and
  * starts nothing else: no poller, no listening socket, no config file. */
 #ifndef PNA_TRANSPORT_PROBE_H
