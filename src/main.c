@@ -15,6 +15,7 @@
 #include "model/metric_tables.h"
 #include "snmp/agent.h"
 #include "snmp/log_gate.h"
+#include "transport/probe.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -40,6 +41,7 @@ struct cli {
     const char *standalone_addr;
     const char *http_addr;
     const char *pidfile;
+    const char *probe_url;
     struct pna_roots roots;     /* NULL members: not given */
     int foreground;
     int logging_set;
@@ -67,12 +69,17 @@ static void usage(FILE *out)
         "      --rootfs DIR     read host files (os-release, runtimes) under DIR (default /)\n"
         "      --list-metrics   print every served value (MIB object, column, syntax,\n"
         "                       Prometheus family, type, scale, label, JSON member) and exit\n"
+        "      --probe URL      GET URL (e.g. http://127.0.0.1:9101/healthz) and exit: 0 on a\n"
+        "                       2xx answer within 5 s, else 1 and the reason on stderr;\n"
+        "                       starts nothing else and reads no config file (the image's\n"
+        "                       HEALTHCHECK)\n"
         "  -h, --help           this text\n"
         "  -v, --version        version\n\n"
         "Config file tokens are described in docs/configuration.md.\n");
 }
 
-enum { OPT_STANDALONE = 256, OPT_HTTP, OPT_SYSFS, OPT_PROCFS, OPT_DEVFS, OPT_ROOTFS, OPT_LIST_METRICS };
+enum { OPT_STANDALONE = 256, OPT_HTTP, OPT_SYSFS, OPT_PROCFS, OPT_DEVFS, OPT_ROOTFS, OPT_LIST_METRICS,
+       OPT_PROBE };
 
 static const struct option long_options[] = {
     { "standalone", required_argument, NULL, OPT_STANDALONE },
@@ -82,6 +89,7 @@ static const struct option long_options[] = {
     { "devfs", required_argument, NULL, OPT_DEVFS },
     { "rootfs", required_argument, NULL, OPT_ROOTFS },
     { "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
+    { "probe", required_argument, NULL, OPT_PROBE },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -115,6 +123,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
         case OPT_DEVFS: cli->roots.devfs = optarg; break;
         case OPT_ROOTFS: cli->roots.rootfs = optarg; break;
         case OPT_LIST_METRICS: pna_metric_catalogue(stdout); return 1;
+        case OPT_PROBE: cli->probe_url = optarg; break;
         case 'h': usage(stdout); return 1;
         case 'v': printf(APP_NAME " " PACKAGE_VERSION "\n"); return 1;
         default: usage(stderr); return -1;
@@ -166,6 +175,16 @@ static int load_config(struct pna_config *cfg, const struct cli *cli)
         return -1;
     }
     return 0;
+}
+
+/* --probe URL: one GET for a container's HEALTHCHECK; exit status 0 or 1. */
+static int probe(const char *url)
+{
+    char err[768];
+    if (pna_probe(url, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, APP_NAME ": probe %s\n", err);
+    return 1;
 }
 
 static void on_stop_signal(int sig)
@@ -225,6 +244,8 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &cli);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
+    if (cli.probe_url)
+        return probe(cli.probe_url);
     pna_config_defaults(&cfg);
     if (load_config(&cfg, &cli) != 0)
         return 1;
