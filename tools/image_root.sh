@@ -27,6 +27,11 @@ set -eu
 DESTDIR=$1
 mkdir -p "$2"
 ROOT=$(realpath "$2")
+# It writes etc/passwd and etc/group: never into a live system's root.
+if [ "$ROOT" = / ] || [ -n "$(ls -A "$ROOT")" ]; then
+    echo "image_root.sh: $ROOT must be a new, empty directory" >&2
+    exit 2
+fi
 MULTIARCH=$(dirname "$(realpath "$(ldd /bin/cat | awk '/libc\.so/ { print $3 }')")")
 
 # The top-level links of a merged-/usr system (/lib -> usr/lib, ...), as the
