@@ -129,16 +129,21 @@ ok "devices: /dev/pna-zero 1:5; /dev/dri/renderD128 in the container is 226:129,
 # ---- pause, rename, update, restart, stop, start, remove --------------------------------
 $DOCKER pause "$ID" >/dev/null || fail "docker pause"
 wait_field 8 "$ID" 3 5 || fail "paused container not paused(3): $(ctr 8 "$ID")"
+http_body /metrics | grep -F "primus_container_state{container_id=\"$ID\"" | grep -F 'state="paused"' | grep -q ' 1$' ||
+    fail "/metrics does not say paused"
 $DOCKER unpause "$ID" >/dev/null || fail "docker unpause"
 wait_field 8 "$ID" 2 5 || fail "unpaused container not running(2): $(ctr 8 "$ID"); docker: $(inspect '{{.State.Status}}' "$ID"); $(containers_poller)"
 ok "docker pause -> paused(3), unpause -> running(2)"
 $DOCKER rename pna-web pna-web2 || fail "docker rename"
 wait_field 3 "$ID" pna-web2 5 || fail "renamed container still '$(ctr 3 "$ID")'"
-ok "docker rename -> pna-web2"
+http_body /metrics | grep -qF "primus_container_info{container_id=\"$ID\",container=\"pna-web2\"" ||
+    fail "/metrics does not name the container pna-web2"
+ok "docker rename -> pna-web2 (SNMP and /metrics)"
 $DOCKER update -m 128m --memory-swap 128m "$ID" >/dev/null || fail "docker update"
 wait_field 12 "$ID" 134217728 5 || fail "updated limit not served: $(ctr 12 "$ID")"
 [ "$(cat "$CG/$LIMF")" = 134217728 ] || fail "the cgroup does not say 128 MiB"
-ok "docker update -m 128m -> limit 134217728, as $LIMF"
+[ "$(metric_of primus_container_memory_limit_bytes "$ID")" = 134217728 ] || fail "/metrics limit after update"
+ok "docker update -m 128m -> limit 134217728, as $LIMF and /metrics"
 old_pid=$PID old_start=$(ctr 9 "$ID")
 sleep 1   # so the new start time is another second
 $DOCKER restart -t 1 "$ID" >/dev/null || fail "docker restart"
@@ -168,6 +173,7 @@ CHILD=$($RUN --name pna-oom-child -m 32m --memory-swap 32m "$IMAGE" \
 wait_field 8 "$CHILD" 2 10 || fail "pna-oom-child not served"
 wait_until 15 trap_for "$CHILD" pna-oom-child || fail "no primusContainerOomKill trap for pna-oom-child"
 wait_field 13 "$CHILD" 1 5 || fail "pna-oom-child's OomKills is $(ctr 13 "$CHILD"), not 1"
+[ "$(metric_of primus_container_oom_kills_total "$CHILD")" = 1 ] || fail "/metrics OOM kills of pna-oom-child"
 [ "$(inspect '{{.State.Running}}' "$CHILD")" = true ] || fail "pna-oom-child died: its PID 1 was not the one killed"
 ok "child process OOM-killed: one trap, OomKills 1, the container runs on"
 PID1=$($RUN --name pna-oom-pid1 -m 32m --memory-swap 32m "$IMAGE" \
