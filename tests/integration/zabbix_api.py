@@ -7,6 +7,7 @@
     zabbix_api.py URL compare HOSTID TARGET TIMEOUT           every SNMP item == snmpget
     zabbix_api.py URL trigger HOSTID NAME VALUE TIMEOUT       trigger NAME reaches VALUE (1 problem, 0 ok)
     zabbix_api.py URL trap HOSTID NOTIFICATION REGEX TIMEOUT  the notification's trap item got text matching REGEX
+    zabbix_api.py URL show HOSTID REGEX                       name, value, units of the items whose name matches
 
 Only the standard library; SNMP reads by net-snmp's snmpget/snmpbulkwalk
 (v2c, community public).  Exit 1 with a message on failure.
@@ -267,7 +268,16 @@ def cmd_trap(hostid, notification, regex, timeout):
     die("trap item %s has no text matching %s: '%s'" % (notification, regex, it["lastvalue"]))
 
 
+def cmd_show(hostid, regex):
+    """Items whose name matches REGEX: name, value and units, as Latest data lists them."""
+    its = call("item.get", {"hostids": hostid, "output": ["name", "lastvalue", "units", "state", "value_type"],
+                            "sortfield": "name"})
+    for it in its:
+        if re.search(regex, it["name"]) and it["state"] == "0":
+            print("    %-52s %s %s" % (it["name"], it["lastvalue"], it["units"]))
+
+
 if __name__ == "__main__":
     cmds = {"import": cmd_import, "host": cmd_host, "discovered": cmd_discovered, "compare": cmd_compare,
-            "trigger": cmd_trigger, "trap": cmd_trap}
+            "trigger": cmd_trigger, "trap": cmd_trap, "show": cmd_show}
     cmds[sys.argv[2]](*sys.argv[3:])

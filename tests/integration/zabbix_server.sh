@@ -180,7 +180,8 @@ ok "host primus-fixture ($HOSTID) linked to the template, SNMPv2 interface 127.0
 $API "$URL" discovered "$HOSTID" "$TARGET" 120 || fail "discovery"
 ok "discovery done ($(elapsed))"
 $API "$URL" compare "$HOSTID" "$TARGET" 120 || fail "values"
-ok "values checked ($(elapsed))"
+ok "values checked ($(elapsed)); latest data of the T4 and of mlx5_0/1:"
+$API "$URL" show "$HOSTID" "^(GPU [0-9]+ \\[$T4_PCI\\]: (Name|Temperature|Temp slowdown|Power draw|Health|Health reason|Memory used|Utilization)|Port mlx5_0/1: (State|Rate|Rcv data|Rcv data per second|Symbol errors)|Container trainer.*: (Memory usage|State|OOM kills))$"
 
 # ---- 5. faults -------------------------------------------------------------------------------
 PORT_DOWN="RDMA port mlx5_0/1 is down"
