@@ -184,7 +184,16 @@ def cmd_compare(hostid, target, timeout):
     for attempt in range(6):
         before = snmpget(target, [it["snmp_oid"] for it in todo])
         t0 = time.time()
-        fresh = {it["itemid"]: it for it in items_of(hostid, itemids=[it["itemid"] for it in todo])}
+        ids = [it["itemid"] for it in todo]
+        if attempt > 0:
+            # values that move (uptimes, run counts, last-success times):
+            # read them before and after a Zabbix poll of the item
+            end = t0 + 30
+            while time.time() < end:
+                if all(int(it["lastclock"]) > t0 for it in items_of(hostid, itemids=ids, output=["lastclock"])):
+                    break
+                time.sleep(1)
+        fresh = {it["itemid"]: it for it in items_of(hostid, itemids=ids)}
         after = snmpget(target, [it["snmp_oid"] for it in todo])
         retry = []
         for it0 in todo:
@@ -222,8 +231,6 @@ def cmd_compare(hostid, target, timeout):
         if not retry:
             break
         todo = retry
-        # the next poll of these items
-        time.sleep(6)
     if bad:
         die("%d SNMP items differ from snmpget: %s" % (len(bad), "; ".join("%s: %s" % kv for kv in list(bad.items())[:15])))
     deps = [it for it in items_of(hostid) if it["type"] == "18"]
