@@ -13,7 +13,9 @@ PNA_RUN_DEPS="snmpd snmp iproute2 procps"
 PNA_TEST_DEPS="snmptrapd smitools prometheus prometheus-snmp-exporter
   prometheus-node-exporter ethtool curl openssl valgrind libxml2-utils jq
   ansible-core python3-yaml containerd runc busybox-static clang libclang-rt-14-dev
-  docker.io debootstrap debhelper lintian"
+  docker.io debootstrap debhelper lintian
+  postgresql zabbix-server-pgsql zabbix-frontend-php php-cli php-pgsql
+  monitoring-plugins-standard"
 
 # Install the named package sets (build, run, test) with apt-get, as root.
 pna_install_deps() {

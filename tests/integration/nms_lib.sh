@@ -1,0 +1,99 @@
+# nms_lib.sh -- the fixture node the enterprise NMS tests (Zabbix, Nagios
+# check_snmp) poll: a standalone agent (its own SNMP agent, no snmpd) on
+# fixture trees whose every table has rows.  Sourced after lib.sh.
+#
+#   GPUs         the test NVML library answering from three recorded
+#                nvidia-smi files (H100, Tesla T4, A100); $PNA_FAKE_NVML_CTL
+#                moves a GPU's temperature
+#   RDMA         the InfiniBand/RoCE sysfs fixture (mlx5_0 port 1's state file
+#                is $IB_STATE), its congestion counters set
+#   containers   one containerd container of pod ml/llm-0 with a memory limit
+#                and an RDMA device; a recorded kubelet (pods, storage)
+#   node         a copy of this machine's /proc node files, so that CPU and
+#                memory figures hold still between two reads
+#
+# nms_fixture_node [agent.conf lines...] starts it; SNMP v2c community
+# "public" on $TARGET; traps go to 127.0.0.1:$TRAP_PORT.
+
+. "$(dirname "$0")/containers_lib.sh"
+declare -F free_tcp_port >/dev/null || free_tcp_port() {
+    local p
+    for _ in $(seq 50); do
+        p=$(( (RANDOM % 20000) + 10000 ))
+        if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
+    done
+    fail "no free TCP port"
+}
+
+# The Tesla T4 of tesla-t4-nvidia-smi-q-x.xml (40 C, slowdown at 93 C): its bus
+# id as the XML and the test NVML control file write it, and as primusGpuPciBusId
+# (and so the Zabbix macro {#GPU_BUS_ID}) serves it.
+T4_BUS=00000000:00:1E.0
+T4_PCI=0000:00:1e.0
+
+nms_fixture_node() {
+    [ -f "$FAKE_NVML" ] || skip "$FAKE_NVML not built (make check builds it)"
+    local list="" x
+    for x in h100-nvidia-smi-q-x.xml tesla-t4-nvidia-smi-q-x.xml a100-sxm4-80gb-nvidia-smi-q-x.xml; do
+        list="$list${list:+:}$PNA_FIXTURES/nvidia/$x"
+    done
+    export PNA_FAKE_NVML_XML="$list" PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
+    : > "$PNA_FAKE_NVML_CTL"
+    R="$WORK/root" S="$WORK/sys" P="$WORK/proc" D="$WORK/dev"
+    mkdir -p "$S"
+    cp -R "$PNA_FIXTURES/ib-sysfs/procfs/sys/." "$S/"
+    IB_STATE="$S/class/infiniband/mlx5_0/ports/1/state"
+    IB_PORT_INDEX="6.109.108.120.53.95.48.1"   # "mlx5_0", port 1
+    local hwc="$S/class/infiniband/mlx5_0/ports/1/hw_counters"
+    [ -d "$hwc" ] || fail "fixture $hwc missing"
+    echo 40394737 > "$hwc/np_ecn_marked_roce_packets"
+    echo 34569335 > "$hwc/np_cnp_sent"
+    echo 9725873 > "$hwc/rp_cnp_handled"
+    echo 0 > "$hwc/rp_cnp_ignored"
+    local tasks="$R/run/containerd/io.containerd.runtime.v2.task"
+    local id=5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
+    local cg="$S/fs/cgroup/kubepods.slice/pod-llm/ctr-trainer" f
+    mkdir -p "$tasks/k8s.io/$id" "$P/4242" "$cg" "$D" "$R/var/lib/kubelet" "$S/class/infiniband_verbs/uverbs0"
+    fake_procfs "$P"
+    echo "cpu memory pids" > "$S/fs/cgroup/cgroup.controllers"
+    for f in memory.current memory.max memory.events; do cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$cg/$f"; done
+    echo "0::/kubepods.slice/pod-llm/ctr-trainer" > "$P/4242/cgroup"
+    echo 4242 > "$tasks/k8s.io/$id/init.pid"
+    echo mlx5_0 > "$S/class/infiniband_verbs/uverbs0/ibdev"
+    cat > "$tasks/k8s.io/$id/config.json" <<'JSON'
+{"ociVersion":"1.1.0","process":{"args":["python","train.py"],"cwd":"/"},"root":{"path":"rootfs"},
+ "annotations":{"io.kubernetes.cri.container-type":"container",
+   "io.kubernetes.cri.container-name":"trainer","io.kubernetes.cri.sandbox-name":"llm-0",
+   "io.kubernetes.cri.sandbox-namespace":"ml","io.kubernetes.cri.sandbox-uid":"uid-llm-0",
+   "io.kubernetes.cri.image-name":"registry.local/train:1.2"},
+ "linux":{"cgroupsPath":"kubepods-pod.slice:cri-containerd:trainer",
+   "resources":{"memory":{"limit":4294967296}},
+   "devices":[{"path":"/dev/infiniband/uverbs0","type":"c","major":231,"minor":192}]}}
+JSON
+    local k="$WORK/kubelet" kf="$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35" kport
+    mkdir -p "$k/stats"
+    cp "$kf/pods.json" "$k/pods"
+    cp "$kf/stats-summary.json" "$k/stats/summary"
+    for x in 0 1 2; do : > "$D/nvidia$x"; done
+    kport=$(free_tcp_port)
+    python3 -m http.server "$kport" --bind 127.0.0.1 --directory "$k" >"$WORK/kubelet.log" 2>&1 &
+    PIDS+=("$!")
+    wait_for "kubelet stand-in" curl -fsS -o /dev/null "http://127.0.0.1:$kport/pods"
+    {
+        echo "nvmlLibrary $FAKE_NVML"
+        echo "kubeletUrl http://127.0.0.1:$kport"
+        echo "kubeletTokenFile $WORK/no-token"
+        echo "rocommunity public 127.0.0.1"
+        echo "trap2sink 127.0.0.1:$TRAP_PORT public"
+        for x in "$@"; do echo "$x"; done
+    } > "$WORK/agent.conf"
+    $(agent_wrapper) "$PNA_AGENT" -f -Lf "$WORK/agent.log" -c "$WORK/agent.conf" 2>>"$WORK/agent-stderr.log" \
+        --standalone "udp:127.0.0.1:$SNMP_PORT" --rootfs "$R" --sysfs "$S" --procfs "$P" --devfs "$D" &
+    AGENT_PID=$!
+    PIDS+=("$AGENT_PID")
+    wait_agent
+    # every poller has run once: the tables have their rows
+    wait_until 30 sh -c "snmpwalk $V2 -On -Oqv $TARGET $OBJ.4.10.1.9 | grep -qv '^5$' &&
+        ! snmpwalk $V2 -On -Oqv $TARGET $OBJ.4.10.1.9 | grep -qx 5" ||
+        fail "pollers still pending: $(snmp_walk $OBJ.4.10.1.9)"
+}
