@@ -76,6 +76,34 @@ trainer_task() {
     trainer_spec trainer llm-0 /dev/dri/renderD128 > "$TASKS/k8s.io/$ID/config.json"
 }
 
+# rdma_trainer_task ROOT SYS PROC DEV: the fixture nodes' one container (the
+# dashboards' and the NMS tests'): "trainer" of pod ml/llm-0, a running
+# containerd task (pid 4242) with a 4 GiB memory limit (cgroup v2 files from the
+# telegraf fixture) and uverbs0 of mlx5_0.  Sets TASKS, ID and CG.
+rdma_trainer_task() {
+    local r=$1 s=$2 p=$3 d=$4 f
+    TASKS="$r/run/containerd/io.containerd.runtime.v2.task"
+    ID=5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
+    CG="$s/fs/cgroup/kubepods.slice/pod-llm/ctr-trainer"
+    mkdir -p "$TASKS/k8s.io/$ID" "$p/4242" "$CG" "$d" "$r/var/lib/kubelet" "$s/class/infiniband_verbs/uverbs0"
+    fake_procfs "$p"
+    echo "cpu memory pids" > "$s/fs/cgroup/cgroup.controllers"
+    for f in memory.current memory.max memory.events; do cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$CG/$f"; done
+    echo "0::/kubepods.slice/pod-llm/ctr-trainer" > "$p/4242/cgroup"
+    echo 4242 > "$TASKS/k8s.io/$ID/init.pid"
+    echo mlx5_0 > "$s/class/infiniband_verbs/uverbs0/ibdev"
+    cat > "$TASKS/k8s.io/$ID/config.json" <<'JSON'
+{"ociVersion":"1.1.0","process":{"args":["python","train.py"],"cwd":"/"},"root":{"path":"rootfs"},
+ "annotations":{"io.kubernetes.cri.container-type":"container",
+   "io.kubernetes.cri.container-name":"trainer","io.kubernetes.cri.sandbox-name":"llm-0",
+   "io.kubernetes.cri.sandbox-namespace":"ml","io.kubernetes.cri.sandbox-uid":"uid-llm-0",
+   "io.kubernetes.cri.image-name":"registry.local/train:1.2"},
+ "linux":{"cgroupsPath":"kubepods-pod.slice:cri-containerd:trainer",
+   "resources":{"memory":{"limit":4294967296}},
+   "devices":[{"path":"/dev/infiniband/uverbs0","type":"c","major":231,"minor":192}]}}
+JSON
+}
+
 # cri_bundle ID NAME POD NAMESPACE DEVICES-JSON: a containerd task bundle under
 # $TASKS/k8s.io whose config.json is shaped as the CRI plugin writes it:
 # container NAME of pod POD in NAMESPACE, the device nodes DEVICES-JSON.

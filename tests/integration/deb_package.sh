@@ -187,8 +187,10 @@ start_snmpd
 PNA_AGENT=$BIN
 start_agent
 wait_agent
-[ "$(readlink "/proc/$AGENT_PID/exe")" = "$BIN" ] ||
-    fail "the agent runs $(readlink "/proc/$AGENT_PID/exe"), not $BIN"
+# Under PNA_VALGRIND=1 the process is valgrind, running the installed binary.
+exe=$(readlink "/proc/$AGENT_PID/exe")
+[ "$exe" = "$BIN" ] || { case $exe in */valgrind/*) tr '\0' '\n' < "/proc/$AGENT_PID/cmdline" | grep -qx "$BIN" ;; *) false ;; esac; } ||
+    fail "the agent runs $exe ($(tr '\0' ' ' < "/proc/$AGENT_PID/cmdline")), not $BIN"
 [ "$(snmp_value "$OBJ.4.1.0")" = "$version" ] ||
     fail "primusAgentVersion.0 is '$(snmp_value "$OBJ.4.1.0")'"
 [ "$(snmp_value "$OBJ.1.1.0")" = "$(cat /proc/sys/kernel/hostname)" ] ||

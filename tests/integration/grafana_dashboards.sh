@@ -188,26 +188,7 @@ echo 34569335 > "$HWC/np_cnp_sent"
 echo 9725873 > "$HWC/rp_cnp_handled"
 echo 0 > "$HWC/rp_cnp_ignored"
 # one containerd container of a Kubernetes pod, with a memory limit and an RDMA device
-TASKS="$R/run/containerd/io.containerd.runtime.v2.task"
-ID=5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
-CG="$S/fs/cgroup/kubepods.slice/pod-llm/ctr-trainer"
-mkdir -p "$TASKS/k8s.io/$ID" "$P/4242" "$CG" "$D" "$R/var/lib/kubelet" "$S/class/infiniband_verbs/uverbs0"
-fake_procfs "$P"
-echo "cpu memory pids" > "$S/fs/cgroup/cgroup.controllers"
-for f in memory.current memory.max memory.events; do cp "$PNA_FIXTURES/cgroup/telegraf-v2/$f" "$CG/$f"; done
-echo "0::/kubepods.slice/pod-llm/ctr-trainer" > "$P/4242/cgroup"
-echo 4242 > "$TASKS/k8s.io/$ID/init.pid"
-echo mlx5_0 > "$S/class/infiniband_verbs/uverbs0/ibdev"
-cat > "$TASKS/k8s.io/$ID/config.json" <<'JSON'
-{"ociVersion":"1.1.0","process":{"args":["python","train.py"],"cwd":"/"},"root":{"path":"rootfs"},
- "annotations":{"io.kubernetes.cri.container-type":"container",
-   "io.kubernetes.cri.container-name":"trainer","io.kubernetes.cri.sandbox-name":"llm-0",
-   "io.kubernetes.cri.sandbox-namespace":"ml","io.kubernetes.cri.sandbox-uid":"uid-llm-0",
-   "io.kubernetes.cri.image-name":"registry.local/train:1.2"},
- "linux":{"cgroupsPath":"kubepods-pod.slice:cri-containerd:trainer",
-   "resources":{"memory":{"limit":4294967296}},
-   "devices":[{"path":"/dev/infiniband/uverbs0","type":"c","major":231,"minor":192}]}}
-JSON
+rdma_trainer_task "$R" "$S" "$P" "$D"
 # the kubelet: Python's http.server with a recorded /pods and /stats/summary;
 # three GPU device nodes make the node's allocatable GPUs
 K="$WORK/kubelet"
