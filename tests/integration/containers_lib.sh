@@ -76,6 +76,31 @@ trainer_task() {
     trainer_spec trainer llm-0 /dev/dri/renderD128 > "$TASKS/k8s.io/$ID/config.json"
 }
 
+# fixture_node_trees: what the fixture nodes (dashboards, NMS tests) serve, in
+# $WORK: the test NVML library answering from three recorded nvidia-smi files
+# (H100, Tesla T4, A100; exports PNA_FAKE_NVML_XML and an empty
+# PNA_FAKE_NVML_CTL), the InfiniBand/RoCE sysfs tree with mlx5_0 port 1 given
+# the seed write-up's congestion counters, and rdma_trainer_task's container.
+# Sets R, S, P and D (the roots) and TASKS, ID, CG.
+fixture_node_trees() {
+    local list="" x hwc
+    for x in h100-nvidia-smi-q-x.xml tesla-t4-nvidia-smi-q-x.xml a100-sxm4-80gb-nvidia-smi-q-x.xml; do
+        list="$list${list:+:}$PNA_FIXTURES/nvidia/$x"
+    done
+    export PNA_FAKE_NVML_XML="$list" PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
+    : > "$PNA_FAKE_NVML_CTL"
+    R="$WORK/root" S="$WORK/sys" P="$WORK/proc" D="$WORK/dev"
+    mkdir -p "$S"
+    cp -R "$PNA_FIXTURES/ib-sysfs/procfs/sys/." "$S/"
+    hwc="$S/class/infiniband/mlx5_0/ports/1/hw_counters"
+    [ -d "$hwc" ] || fail "fixture $hwc missing"
+    echo 40394737 > "$hwc/np_ecn_marked_roce_packets"
+    echo 34569335 > "$hwc/np_cnp_sent"
+    echo 9725873 > "$hwc/rp_cnp_handled"
+    echo 0 > "$hwc/rp_cnp_ignored"
+    rdma_trainer_task "$R" "$S" "$P" "$D"
+}
+
 # rdma_trainer_task ROOT SYS PROC DEV: the fixture nodes' one container (the
 # dashboards' and the NMS tests'): "trainer" of pod ml/llm-0, a running
 # containerd task (pid 4242) with a 4 GiB memory limit (cgroup v2 files from the

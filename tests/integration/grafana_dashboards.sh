@@ -169,26 +169,10 @@ sort -u -o "$WORK/names-snmp.txt" "$WORK/names-snmp.txt"
 # ---- the agent on fixture trees, with the HTTP bridge -------------------------------------
 [ -f "$FAKE_NVML" ] || skip "$FAKE_NVML not built (make check builds it)"
 . "$(dirname "$0")/containers_lib.sh"
-# GPUs: the test NVML library answering from three recorded nvidia-smi files.
-list=""
-for x in h100-nvidia-smi-q-x.xml tesla-t4-nvidia-smi-q-x.xml a100-sxm4-80gb-nvidia-smi-q-x.xml; do
-    list="$list${list:+:}$PNA_FIXTURES/nvidia/$x"
-done
-export PNA_FAKE_NVML_XML="$list" PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
-: > "$PNA_FAKE_NVML_CTL"
-# sysfs: the InfiniBand/RoCE fixture tree, its mlx5 port given the congestion
-# counters of the seed write-up (mlx5 names), a cgroup v2 tree and a uverbs node.
-R="$WORK/root" S="$WORK/sys" P="$WORK/proc" D="$WORK/dev"
-mkdir -p "$S"
-cp -R "$PNA_FIXTURES/ib-sysfs/procfs/sys/." "$S/"
-HWC="$S/class/infiniband/mlx5_0/ports/1/hw_counters"
-[ -d "$HWC" ] || fail "fixture $HWC missing"
-echo 40394737 > "$HWC/np_ecn_marked_roce_packets"
-echo 34569335 > "$HWC/np_cnp_sent"
-echo 9725873 > "$HWC/rp_cnp_handled"
-echo 0 > "$HWC/rp_cnp_ignored"
-# one containerd container of a Kubernetes pod, with a memory limit and an RDMA device
-rdma_trainer_task "$R" "$S" "$P" "$D"
+# GPUs (test NVML), the InfiniBand/RoCE sysfs fixture with congestion
+# counters, and one containerd container of a Kubernetes pod with a memory
+# limit and an RDMA device.
+fixture_node_trees
 # the kubelet: Python's http.server with a recorded /pods and /stats/summary;
 # three GPU device nodes make the node's allocatable GPUs
 K="$WORK/kubelet"

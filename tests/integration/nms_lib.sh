@@ -33,24 +33,10 @@ T4_PCI=0000:00:1e.0
 
 nms_fixture_node() {
     [ -f "$FAKE_NVML" ] || skip "$FAKE_NVML not built (make check builds it)"
-    local list="" x
-    for x in h100-nvidia-smi-q-x.xml tesla-t4-nvidia-smi-q-x.xml a100-sxm4-80gb-nvidia-smi-q-x.xml; do
-        list="$list${list:+:}$PNA_FIXTURES/nvidia/$x"
-    done
-    export PNA_FAKE_NVML_XML="$list" PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
-    : > "$PNA_FAKE_NVML_CTL"
-    R="$WORK/root" S="$WORK/sys" P="$WORK/proc" D="$WORK/dev"
-    mkdir -p "$S"
-    cp -R "$PNA_FIXTURES/ib-sysfs/procfs/sys/." "$S/"
+    local x
+    fixture_node_trees
     IB_STATE="$S/class/infiniband/mlx5_0/ports/1/state"
     IB_PORT_INDEX="6.109.108.120.53.95.48.1"   # "mlx5_0", port 1
-    local hwc="$S/class/infiniband/mlx5_0/ports/1/hw_counters"
-    [ -d "$hwc" ] || fail "fixture $hwc missing"
-    echo 40394737 > "$hwc/np_ecn_marked_roce_packets"
-    echo 34569335 > "$hwc/np_cnp_sent"
-    echo 9725873 > "$hwc/rp_cnp_handled"
-    echo 0 > "$hwc/rp_cnp_ignored"
-    rdma_trainer_task "$R" "$S" "$P" "$D"
     local k="$WORK/kubelet" kf="$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35" kport
     mkdir -p "$k/stats"
     cp "$kf/pods.json" "$k/pods"
