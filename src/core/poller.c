@@ -12,6 +12,7 @@
 #include "core/poller.h"
 #include "core/config.h"
 #include "core/events.h"
+#include "core/health.h"
 #include "core/log.h"
 #include "util/fileio.h"
 
@@ -63,7 +64,7 @@ static void post_poller_event(struct poller *p, enum pna_event_type type)
 
 static bool is_failing(const struct poller *p)
 {
-    return p->info.status == PNA_POLLER_FAILING || p->info.status == PNA_POLLER_TIMED_OUT;
+    return pna_poller_failing(&p->info);
 }
 
 /* Called with p->lock held. */
