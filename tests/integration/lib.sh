@@ -17,7 +17,8 @@ export MIBS=
 TEST_NAME=$(basename "$0" .sh)
 
 skip() { echo "SKIP: $TEST_NAME: $*"; exit 77; }
-fail() { echo "FAIL: $TEST_NAME: $*"; dump_logs; exit 1; }
+# The reason twice: before the logs, and after them for readers of the tail.
+fail() { echo "FAIL: $TEST_NAME: $*"; dump_logs; echo "FAIL: $TEST_NAME: $*"; exit 1; }
 ok() { echo "ok - $*"; }
 
 for tool in snmpd snmpget snmpwalk snmpbulkwalk snmptrapd; do

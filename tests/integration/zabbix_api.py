@@ -167,6 +167,32 @@ def same(it, want, got):
     return abs(g - want) <= 1e-9 * max(1.0, abs(want)) + (1e-6 if it["value_type"] == "0" else 0)
 
 
+def judge(it, samples):
+    """"ok", "absent" (no such instance for snmpget, unsupported in Zabbix),
+    or why Zabbix's value of item IT is none of the SNMP SAMPLES (each
+    {oid: (type, value)}, in time order) nor between two consecutive ones."""
+    oid = it["snmp_oid"]
+    if any(oid not in s for s in samples):
+        return "no SNMP answer for %s" % oid
+    want = [expected(it, *s[oid]) for s in samples]
+    if all(w is None for w in want):
+        if it["state"] == "1":
+            return "absent"
+        return "snmpget: no such instance, Zabbix: state %s value '%s'" % (it["state"], it["lastvalue"])
+    if it["state"] == "1":
+        return "unsupported in Zabbix (%s), snmpget %s" % (it["error"], samples[0][oid])
+    if any(w is not None and same(it, w, it["lastvalue"]) for w in want):
+        return "ok"
+    if it["value_type"] in ("0", "3"):
+        # a value that moves (uptime, poll durations): Zabbix read it between
+        # two samples if it lies between them
+        g = float(it["lastvalue"])
+        for a, b in zip(want, want[1:]):
+            if a is not None and b is not None and min(a, b) - 1e-6 <= g <= max(a, b) + 1e-6:
+                return "ok"
+    return "Zabbix '%s', snmpget %s" % (it["lastvalue"], " then ".join(str(w) for w in want))
+
+
 def cmd_compare(hostid, target, timeout):
     deadline = time.time() + float(timeout)
     # wait until every SNMP item has been polled once (a value, or unsupported)
@@ -182,52 +208,35 @@ def cmd_compare(hostid, target, timeout):
     checked = absent = 0
     todo = items
     for attempt in range(6):
-        before = snmpget(target, [it["snmp_oid"] for it in todo])
+        oids = [it["snmp_oid"] for it in todo]
+        samples = [snmpget(target, oids)]
         t0 = time.time()
         ids = [it["itemid"] for it in todo]
         if attempt > 0:
-            # values that move (uptimes, run counts, last-success times):
-            # read them before and after a Zabbix poll of the item
+            # values that move (uptimes, run counts, data ages that fall back
+            # to 0 at each poll): sample them every second until Zabbix has
+            # polled each item again, so that what Zabbix read is among them
             end = t0 + 30
             while time.time() < end:
                 if all(int(it["lastclock"]) > t0 for it in items_of(hostid, itemids=ids, output=["lastclock"])):
                     break
+                samples.append(snmpget(target, oids))
                 time.sleep(1)
         fresh = {it["itemid"]: it for it in items_of(hostid, itemids=ids)}
-        after = snmpget(target, [it["snmp_oid"] for it in todo])
+        samples.append(snmpget(target, oids))
         retry = []
         for it0 in todo:
-            it = fresh[it0["itemid"]]
-            oid = it["snmp_oid"]
-            if oid not in before or oid not in after:
-                retry.append(it)
-                bad[it["key_"]] = "no SNMP answer for %s" % oid
-                continue
-            w1, w2 = expected(it, *before[oid]), expected(it, *after[oid])
-            if w1 is None and w2 is None:
-                if it["state"] == "1":
-                    absent += 1
-                    bad.pop(it["key_"], None)
-                    continue
-                retry.append(it)
-                bad[it["key_"]] = "snmpget: no such instance, Zabbix: state %s value '%s'" % (it["state"], it["lastvalue"])
-                continue
-            if it["state"] == "1":
-                retry.append(it)
-                bad[it["key_"]] = "unsupported in Zabbix (%s), snmpget %s" % (it["error"], before[oid])
-                continue
-            ok = same(it, w1, it["lastvalue"]) or (w2 is not None and same(it, w2, it["lastvalue"]))
-            if not ok and it["value_type"] in ("0", "3") and w1 is not None and w2 is not None:
-                # a value that moves (uptime, poll durations): Zabbix read it
-                # between the two snmpgets if it lies between them
-                g = float(it["lastvalue"])
-                ok = min(w1, w2) - 1e-6 <= g <= max(w1, w2) + 1e-6
-            if ok:
+            verdict = judge(fresh[it0["itemid"]], samples)
+            key = it0["key_"]
+            if verdict == "ok":
                 checked += 1
-                bad.pop(it["key_"], None)
+                bad.pop(key, None)
+            elif verdict == "absent":
+                absent += 1
+                bad.pop(key, None)
             else:
-                retry.append(it)
-                bad[it["key_"]] = "Zabbix '%s', snmpget %s then %s" % (it["lastvalue"], w1, w2)
+                retry.append(fresh[it0["itemid"]])
+                bad[key] = verdict
         if not retry:
             break
         todo = retry

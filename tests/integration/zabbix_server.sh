@@ -41,7 +41,10 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 TEMPLATE="$top_srcdir/etc/zabbix/primus-node-agent.yaml"
 TRAPHANDLE="$top_srcdir/etc/zabbix/zabbix_traphandle.sh"
-API="$PY $top_srcdir/tests/integration/zabbix_api.py"
+# zabbix_api.py; its last complaint also goes to $WORK/api-error.txt, so that
+# the failure message can say why
+api() { $PY "$top_srcdir/tests/integration/zabbix_api.py" "$@" 2> >(tee "$WORK/api-error.txt" >&2); }
+why() { tail -1 "$WORK/api-error.txt" 2>/dev/null; }
 . "$(dirname "$0")/nms_lib.sh"
 
 # ---- the fixture node: a standalone agent, its traps to our snmptrapd ---------------------
@@ -170,37 +173,37 @@ PIDS+=("$!")
 wait_until 10 grep -q "NET-SNMP version" "$WORK/snmptrapd.log" || fail "snmptrapd did not start"
 
 # ---- 1. import, 2. host -----------------------------------------------------------------------
-$API "$URL" import "$TEMPLATE" || fail "import"
-HOSTID=$($API "$URL" host primus-fixture 127.0.0.1 "$SNMP_PORT" \
+api "$URL" import "$TEMPLATE" || fail "import: $(why)"
+HOSTID=$(api "$URL" host primus-fixture 127.0.0.1 "$SNMP_PORT" \
     '{$PRIMUS.INTERVAL}=5s' '{$PRIMUS.INTERVAL.SLOW}=10s' '{$PRIMUS.LLD.INTERVAL}=10s' \
-    '{$PRIMUS.IB.PORT.DOWN.FOR}=10s' '{$PRIMUS.GPU.THERMAL.FOR}=10s') || fail "host.create: $HOSTID"
+    '{$PRIMUS.IB.PORT.DOWN.FOR}=10s' '{$PRIMUS.GPU.THERMAL.FOR}=10s') || fail "host.create: $HOSTID: $(why)"
 ok "host primus-fixture ($HOSTID) linked to the template, SNMPv2 interface 127.0.0.1:$SNMP_PORT ($(elapsed))"
 
 # ---- 3. discovery, 4. values ---------------------------------------------------------------
-$API "$URL" discovered "$HOSTID" "$TARGET" 120 || fail "discovery"
+api "$URL" discovered "$HOSTID" "$TARGET" 240 || fail "discovery: $(why)"
 ok "discovery done ($(elapsed))"
-$API "$URL" compare "$HOSTID" "$TARGET" 120 || fail "values"
+api "$URL" compare "$HOSTID" "$TARGET" 180 || fail "values: $(why)"
 ok "values checked ($(elapsed)); latest data of the T4 and of mlx5_0/1:"
-$API "$URL" show "$HOSTID" "^(GPU [0-9]+ \\[$T4_PCI\\]: (Name|Temperature|Temp slowdown|Power draw|Health|Health reason|Memory used|Utilization)|Port mlx5_0/1: (State|Rate|Rcv data|Rcv data per second|Symbol errors)|Container trainer.*: (Memory usage|State|OOM kills))$"
+api "$URL" show "$HOSTID" "^(GPU [0-9]+ \\[$T4_PCI\\]: (Name|Temperature|Temp slowdown|Power draw|Health|Health reason|Memory used|Utilization)|Port mlx5_0/1: (State|Rate|Rcv data|Rcv data per second|Symbol errors)|Container trainer.*: (Memory usage|State|OOM kills))$"
 
 # ---- 5. faults -------------------------------------------------------------------------------
 PORT_DOWN="RDMA port mlx5_0/1 is down"
 THERMAL="GPU $T4_PCI is above its slowdown temperature"
-$API "$URL" trigger "$HOSTID" "$PORT_DOWN" 0 30 || fail "$PORT_DOWN: not OK on the healthy node"
-$API "$URL" trigger "$HOSTID" "$THERMAL" 0 30 || fail "$THERMAL: not OK on the healthy node"
+api "$URL" trigger "$HOSTID" "$PORT_DOWN" 0 30 || fail "$PORT_DOWN: not OK on the healthy node: $(why)"
+api "$URL" trigger "$HOSTID" "$THERMAL" 0 30 || fail "$THERMAL: not OK on the healthy node: $(why)"
 ok "port and thermal triggers OK on the healthy node"
 printf '1: DOWN\n' > "$IB_STATE"
 echo "set $T4_BUS temp 97" >> "$PNA_FAKE_NVML_CTL"
-$API "$URL" trigger "$HOSTID" "$PORT_DOWN" 1 90 || fail "port down"
+api "$URL" trigger "$HOSTID" "$PORT_DOWN" 1 90 || fail "port down: $(why)"
 ok "'$PORT_DOWN' fires ($(elapsed))"
-$API "$URL" trigger "$HOSTID" "$THERMAL" 1 90 || fail "thermal"
+api "$URL" trigger "$HOSTID" "$THERMAL" 1 90 || fail "thermal: $(why)"
 ok "'$THERMAL' fires ($(elapsed))"
-$API "$URL" trap "$HOSTID" primusIbPortDown 'mlx5_0' 30 || fail "primusIbPortDown trap"
-$API "$URL" trap "$HOSTID" primusGpuThermal "$T4_PCI" 30 || fail "primusGpuThermal trap"
+api "$URL" trap "$HOSTID" primusIbPortDown 'mlx5_0' 30 || fail "primusIbPortDown trap: $(why)"
+api "$URL" trap "$HOSTID" primusGpuThermal "$T4_PCI" 30 || fail "primusGpuThermal trap: $(why)"
 printf '4: ACTIVE\n' > "$IB_STATE"
 sed -i "/^set $T4_BUS temp/d" "$PNA_FAKE_NVML_CTL"
 echo "set $T4_BUS temp 40" >> "$PNA_FAKE_NVML_CTL"
-$API "$URL" trigger "$HOSTID" "$PORT_DOWN" 0 60 || fail "port up again"
-$API "$URL" trigger "$HOSTID" "$THERMAL" 0 60 || fail "temperature back"
+api "$URL" trigger "$HOSTID" "$PORT_DOWN" 0 60 || fail "port up again: $(why)"
+api "$URL" trigger "$HOSTID" "$THERMAL" 0 60 || fail "temperature back: $(why)"
 ok "both triggers resolve when the port is ACTIVE and the GPU at 40 C again ($(elapsed))"
 echo "PASS: $TEST_NAME ($(elapsed))"
