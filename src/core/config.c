@@ -51,6 +51,7 @@ void pna_config_defaults(struct pna_config *cfg)
     cfg->docker_socket = "run/docker.sock";
     cfg->cgroup_root = "fs/cgroup";
     cfg->kubelet_url = "";
+    cfg->podres_socket = "var/lib/kubelet/pod-resources/kubelet.sock";
     cfg->kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
     cfg->kubelet_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
     cfg->kubelet_root = "var/lib/kubelet";
@@ -204,6 +205,7 @@ static const struct token simple_tokens[] = {
     { "dockerSocket", K_STR, OFF(docker_socket), 0, 0 },
     { "cgroupRoot", K_STR, OFF(cgroup_root), 0, 0 },
     { "kubeletUrl", K_STR, OFF(kubelet_url), 0, 0 },
+    { "podResourcesSocket", K_STR, OFF(podres_socket), 0, 0 },
     { "kubeletTokenFile", K_STR, OFF(kubelet_token_file), 0, 0 },
     { "kubeletCaFile", K_STR, OFF(kubelet_ca_file), 0, 0 },
     { "kubeletInsecure", K_BOOL, OFF(kubelet_insecure), 0, 0 },

@@ -3,6 +3,7 @@
  * the same while a container lives (see model/containers.h). */
 #include "pna_autoconf.h"
 #include "model/containers.h"
+#include "model/row_index.h"
 #include "model/storage.h"
 #include "util/array.h"
 
@@ -223,8 +224,8 @@ const struct pna_container *pna_container_holding_gpu(const struct pna_container
     return first_holder(set, pna_container_holds_gpu, gpu_index, count);
 }
 
-static bool holds_cap(const struct pna_container_set *set, const struct pna_container *c,
-                      uint32_t cap)
+bool pna_container_holds_cap(const struct pna_container_set *set, const struct pna_container *c,
+                             uint32_t cap)
 {
     for (uint32_t k = 0; k < c->dev_count; k++) {
         const struct pna_container_device *d = &set->devs[c->dev_first + k];
@@ -237,7 +238,7 @@ static bool holds_cap(const struct pna_container_set *set, const struct pna_cont
 const struct pna_container *pna_container_holding_cap(const struct pna_container_set *set,
                                                       uint32_t cap, uint32_t *count)
 {
-    return first_holder(set, holds_cap, cap, count);
+    return first_holder(set, pna_container_holds_cap, cap, count);
 }
 
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
@@ -258,92 +259,10 @@ const struct pna_container *pna_container_of_device(const struct pna_container_s
     return NULL;
 }
 
-/* FNV-1a, 32 bits, folded into 1..2^31-1 (SNMP index values must be > 0). */
-static uint32_t index_hash(uint8_t salt, const char *s)
-{
-    uint32_t h = 2166136261u;
-    h = (h ^ salt) * 16777619u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    h &= 0x7fffffffu;
-    return h ? h : 1;
-}
-
-/* A small open-addressing set of the indexes already handed out in one pass. */
-struct used_set {
-    uint32_t *slots;
-    size_t mask;
-};
-
-static int used_init(struct used_set *u, size_t n)
-{
-    size_t cap = 16;
-    while (cap < n * 2)
-        cap *= 2;
-    u->slots = calloc(cap, sizeof *u->slots);
-    u->mask = cap - 1;
-    return u->slots ? 0 : -1;
-}
-
-static bool used_has(const struct used_set *u, uint32_t v)
-{
-    for (size_t i = v & u->mask;; i = (i + 1) & u->mask) {
-        if (u->slots[i] == 0)
-            return false;
-        if (u->slots[i] == v)
-            return true;
-    }
-}
-
-static void used_put(struct used_set *u, uint32_t v)
-{
-    size_t i = v & u->mask;
-    while (u->slots[i] != 0 && u->slots[i] != v)
-        i = (i + 1) & u->mask;
-    u->slots[i] = v;
-}
-
-static uint32_t next_index(uint32_t v)
-{
-    return v >= 0x7fffffffu ? 1 : v + 1;
-}
-
-/* Shared by containers and pods: OLD[i] is the index a row had before (0 new),
- * KEY(i) the identity hashed for new rows.  Writes OUT[i]. */
-static void assign(size_t n, const uint32_t *old, uint32_t *out,
-                   uint32_t (*key)(const void *ctx, size_t i), const void *ctx)
-{
-    struct used_set u;
-    if (used_init(&u, n) < 0) {
-        /* No memory for the probe table: fall back to positions, still unique. */
-        for (size_t i = 0; i < n; i++)
-            out[i] = (uint32_t)i + 1;
-        return;
-    }
-    /* Living rows keep their index first, so a newcomer can never take it. */
-    for (size_t i = 0; i < n; i++) {
-        out[i] = 0;
-        if (old[i] && !used_has(&u, old[i])) {
-            out[i] = old[i];
-            used_put(&u, old[i]);
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (out[i])
-            continue;
-        uint32_t v = key(ctx, i);
-        while (used_has(&u, v))
-            v = next_index(v);
-        out[i] = v;
-        used_put(&u, v);
-    }
-    free(u.slots);
-}
-
 static uint32_t container_key(const void *ctx, size_t i)
 {
     const struct pna_container_set *set = ctx;
-    return index_hash(set->rows[i].runtime, set->rows[i].id);
+    return pna_row_index_hash(set->rows[i].runtime, set->rows[i].id);
 }
 
 void pna_container_set_assign_indexes(struct pna_container_set *set,
@@ -361,7 +280,7 @@ void pna_container_set_assign_indexes(struct pna_container_set *set,
         const struct pna_container *p = pna_container_set_find(prev, set->rows[i].id);
         old[i] = p ? p->index : 0;
     }
-    assign(set->count, old, old + set->count, container_key, set);
+    pna_row_index_assign(set->count, old, old + set->count, container_key, set);
     for (size_t i = 0; i < set->count; i++)
         set->rows[i].index = old[set->count + i];
     free(old);
@@ -448,7 +367,7 @@ void pna_pod_set_sort(struct pna_pod_set *set)
 static uint32_t pod_key(const void *ctx, size_t i)
 {
     const struct pna_pod_set *set = ctx;
-    return index_hash(0, set->rows[i].uid[0] ? set->rows[i].uid : set->rows[i].name);
+    return pna_row_index_hash(0, set->rows[i].uid[0] ? set->rows[i].uid : set->rows[i].name);
 }
 
 void pna_pod_set_assign_indexes(struct pna_pod_set *set, const struct pna_pod_set *prev)
@@ -471,7 +390,7 @@ void pna_pod_set_assign_indexes(struct pna_pod_set *set, const struct pna_pod_se
                 break;
             }
     }
-    assign(set->count, old, old + set->count, pod_key, set);
+    pna_row_index_assign(set->count, old, old + set->count, pod_key, set);
     for (size_t i = 0; i < set->count; i++)
         set->rows[i].index = old[set->count + i];
     free(old);

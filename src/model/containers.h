@@ -196,6 +196,10 @@ const struct pna_container *pna_container_holding_cap(const struct pna_container
 bool pna_container_holds_gpu(const struct pna_container_set *set, const struct pna_container *c,
                              uint32_t gpu_index);
 
+/* Whether container C was given /dev/nvidia-caps/nvidia-capCAP. */
+bool pna_container_holds_cap(const struct pna_container_set *set, const struct pna_container *c,
+                             uint32_t cap);
+
 /* The container whose devices include device row DEV (binary search). */
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
                                                     size_t dev);

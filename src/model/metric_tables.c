@@ -32,6 +32,7 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_storage_metrics,
     &pna_pod_metrics,
     &pna_k8s_metrics,
+    &pna_podres_metrics,
     NULL,
 };
 

@@ -43,6 +43,8 @@ extern const struct pna_metric_table pna_container_device_metrics; /* primusCont
 extern const struct pna_metric_table pna_storage_metrics;    /* primusStorage */
 extern const struct pna_metric_table pna_pod_metrics;        /* primusPodStorageTable */
 extern const struct pna_metric_table pna_k8s_metrics;        /* primusKubernetes */
+/* podres_metrics.c */
+extern const struct pna_metric_table pna_podres_metrics;     /* primusPodResourceTable */
 
 /* The IB port rows, shared by primusIbPortTable and primusRoceCongTable. */
 size_t pna_ib_port_rows(const struct pna_view *v);

@@ -84,6 +84,8 @@
 #define PNA_OID_CONTAINER_DEVICE_ENTRY               PNA_OID_CONTAINER_DEVICE_TABLE, 1 /* primusContainerDeviceEntry */
 #define PNA_OID_POD_STORAGE_TABLE                    PNA_OID_STORAGE, 10 /* primusPodStorageTable */
 #define PNA_OID_POD_STORAGE_ENTRY                    PNA_OID_POD_STORAGE_TABLE, 1 /* primusPodStorageEntry */
+#define PNA_OID_POD_RESOURCE_TABLE                   PNA_OID_KUBERNETES, 10 /* primusPodResourceTable */
+#define PNA_OID_POD_RESOURCE_ENTRY                   PNA_OID_POD_RESOURCE_TABLE, 1 /* primusPodResourceEntry */
 
 /* Scalars of primusNotifyObjects (Notification varbinds). */
 enum pna_mib_sc_notify_objects { /* in primusNotifyObjects */
@@ -173,6 +175,11 @@ enum pna_mib_col_container_device_entry { /* in primusContainerDeviceEntry */
 /* The index of primusPodStorageTable: INDEX { primusPodUid }. */
 enum pna_mib_col_pod_storage_entry { /* in primusPodStorageEntry */
     PNA_COL_POD_UID = 1,                         /* primusPodUid */
+};
+
+/* The index of primusPodResourceTable: INDEX { primusPodResourceIndex }. */
+enum pna_mib_col_pod_resource_entry { /* in primusPodResourceEntry */
+    PNA_COL_POD_RESOURCE_INDEX = 1,              /* primusPodResourceIndex */
 };
 
 /* Notifications: snmpTrapOID.0 is PNA_OID_NOTIFICATIONS, <number>. */
@@ -322,6 +329,16 @@ enum pna_mib_container_device_kind { /* values of primusContainerDeviceKind */
     PNA_CONTAINER_DEVICE_KIND_GPU = 1,       /* gpu */
     PNA_CONTAINER_DEVICE_KIND_RDMA = 2,      /* rdma */
     PNA_CONTAINER_DEVICE_KIND_OTHER = 3,     /* other */
+};
+enum pna_mib_pod_resource_kind { /* values of primusPodResourceKind */
+    PNA_POD_RESOURCE_KIND_GPU = 1,           /* gpu */
+    PNA_POD_RESOURCE_KIND_MIG = 2,           /* mig */
+    PNA_POD_RESOURCE_KIND_RDMA = 3,          /* rdma */
+    PNA_POD_RESOURCE_KIND_OTHER = 4,         /* other */
+};
+enum pna_mib_k8s_gpu_allocatable_source { /* values of primusK8sGpuAllocatableSource */
+    PNA_K8S_GPU_ALLOCATABLE_SOURCE_POD_RESOURCES = 1, /* podResources */
+    PNA_K8S_GPU_ALLOCATABLE_SOURCE_DEVICE_NODES = 2,  /* deviceNodes */
 };
 enum pna_mib_storage_source { /* values of primusStorageSource */
     PNA_STORAGE_SOURCE_KUBELET = 1,          /* kubelet */

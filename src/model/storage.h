@@ -110,6 +110,9 @@ void pna_node_storage_finish(struct pna_node_storage *s);
  * stopped answering loses its snapshot after staleAfter (the poller core drops
  * it), so no age limit of its own applies.  Either snapshot may be NULL;
  * returns NULL when neither has data. */
+/* Turn GPUs allocated and allocatable into the allocation scalars. */
+void pna_k8s_gpu_compute(struct pna_k8s_gpu *g, uint32_t allocated, uint32_t total);
+
 const struct pna_node_storage *pna_node_storage_pick(const struct pna_kubelet_snap *kubelet,
                                                      const struct pna_storage_snap *storage);
 

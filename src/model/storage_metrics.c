@@ -10,9 +10,11 @@
 
 #include "model/metric.h"
 #include "model/oids.h"
+#include "model/podres.h"
 #include "model/storage.h"
 
 #define U32 PNA_SYNTAX_UNSIGNED
+#define INT PNA_SYNTAX_INTEGER
 #define C64 PNA_SYNTAX_COUNTER64
 #define TEXT PNA_SYNTAX_TEXT
 #define GAUGE PNA_FAMILY_GAUGE
@@ -221,25 +223,58 @@ static const struct pna_kubelet_snap *k8s_of(const struct pna_row *r)
     return r->rec;
 }
 
-/* GPUs on the node, counted from its device nodes; none (0) without any. */
+/* GPUs the kubelet can allocate: its pod-resources API's count where that
+ * answered GetAllocatableResources, else the node's GPU device nodes. */
+static void gpu_allocation(const struct pna_row *r, struct pna_k8s_gpu *g, int *source)
+{
+    const struct pna_kubelet_snap *k = k8s_of(r);
+    const struct pna_podres_snap *ps = pna_view_snap(r->view, PNA_DOM_PODRES);
+    if (ps && ps->has_allocatable) {
+        pna_k8s_gpu_compute(g, k->gpu.allocated, pna_podres_gpus_allocatable(ps));
+        *source = PNA_K8S_GPU_ALLOCATABLE_SOURCE_POD_RESOURCES;
+    } else {
+        *g = k->gpu;
+        *source = PNA_K8S_GPU_ALLOCATABLE_SOURCE_DEVICE_NODES;
+    }
+}
+
+/* None (0) without any GPU. */
 static void get_allocatable(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_k8s_gpu *g = &k8s_of(r)->gpu;
-    if (g->valid)
-        pna_value_u64(out, g->total);
+    struct pna_k8s_gpu g;
+    int source;
+    gpu_allocation(r, &g, &source);
+    if (g.valid)
+        pna_value_u64(out, g.total);
     else
         pna_value_none(out);
+}
+
+static void get_allocatable_source(const struct pna_row *r, struct pna_value *out)
+{
+    struct pna_k8s_gpu g;
+    int source;
+    gpu_allocation(r, &g, &source);
+    pna_value_i64(out, source);
 }
 
 /* Hundredths of a percent; none (0) when the node has no GPU. */
 static void get_alloc_rate(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_k8s_gpu *g = &k8s_of(r)->gpu;
-    if (g->valid)
-        pna_value_u64(out, g->rate_x100);
+    struct pna_k8s_gpu g;
+    int source;
+    gpu_allocation(r, &g, &source);
+    if (g.valid)
+        pna_value_u64(out, g.rate_x100);
     else
         pna_value_none(out);
 }
+
+static const char *const allocatable_source_names[] = {
+    [PNA_K8S_GPU_ALLOCATABLE_SOURCE_POD_RESOURCES] = "podResources",
+    [PNA_K8S_GPU_ALLOCATABLE_SOURCE_DEVICE_NODES] = "deviceNodes",
+};
+static const struct pna_enum allocatable_source_enum = PNA_ENUM(allocatable_source_names);
 
 static void get_pods_running(const struct pna_row *r, struct pna_value *out)
 {
@@ -255,7 +290,8 @@ static const struct pna_metric k8s_metrics[] = {
       .field = PNA_FIELD(struct pna_kubelet_snap, node_name), .label = "node" },
     { .column = 2, .object = "primusK8sGpuAllocatable", .syntax = U32,
       .get = get_allocatable, .family = "primus_k8s_gpus_allocatable", .type = GAUGE,
-      .help = "GPUs on the node, counted from its device nodes" },
+      .help = "GPUs the kubelet can allocate: its pod-resources API's allocatable devices, else "
+              "the node's GPU device nodes (primus_k8s_gpus_allocatable_source says which)" },
     { .column = 3, .object = "primusK8sGpuAllocated", .syntax = U32,
       .field = PNA_FIELD(struct pna_kubelet_snap, gpu.allocated), .family = "primus_k8s_gpus_allocated",
       .type = GAUGE, .help = "GPUs requested by the node's running pods" },
@@ -265,13 +301,17 @@ static const struct pna_metric k8s_metrics[] = {
     { .column = 5, .object = "primusK8sPodCount", .syntax = U32,
       .get = get_pods_running, .family = "primus_k8s_pods_running", .type = GAUGE,
       .help = "Running pods on the node" },
+    { .column = 6, .object = "primusK8sGpuAllocatableSource", .syntax = INT,
+      .get = get_allocatable_source, .enums = &allocatable_source_enum,
+      .family = "primus_k8s_gpus_allocatable_source", .type = PNA_FAMILY_STATE, .label = "source",
+      .help = "Where primus_k8s_gpus_allocatable comes from (podResources, deviceNodes); always 1" },
 };
 
 const struct pna_metric_table pna_k8s_metrics = {
     .object = "primusKubernetes",
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_KUBELET,
-    .view = PNA_VIEW_DOMAIN(PNA_DOM_KUBELET),
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_KUBELET) | PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
     .metrics = k8s_metrics,
     .count = sizeof k8s_metrics / sizeof k8s_metrics[0],
     .rows = kubelet_rows,

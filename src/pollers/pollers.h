@@ -20,6 +20,7 @@ extern const struct pna_poller_ops pna_pfc_poller;        /* index 4, PNA_DOM_PF
 extern const struct pna_poller_ops pna_containers_poller; /* index 5, PNA_DOM_CONTAINERS */
 extern const struct pna_poller_ops pna_kubelet_poller;    /* index 6, PNA_DOM_KUBELET */
 extern const struct pna_poller_ops pna_storage_poller;    /* index 7, PNA_DOM_STORAGE */
+extern const struct pna_poller_ops pna_podres_poller;     /* index 8, PNA_DOM_PODRES */
 
 /* Tests: the libibmad / libibverbs tables the next ib init() uses (NULL: not
  * used), and ANY_ROOTS to use them on a sysfs tree that is not the host's

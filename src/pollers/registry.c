@@ -13,6 +13,7 @@ const struct pna_poller_ops *const pna_poller_registry[] = {
     &pna_containers_poller,
     &pna_kubelet_poller,
     &pna_storage_poller,
+    &pna_podres_poller,
 };
 
 const size_t pna_poller_registry_len =

@@ -11,6 +11,7 @@
 #include "model/containers.h"
 #include "model/metric_tables.h"
 #include "model/oids.h"
+#include "model/podres.h"
 #include "model/storage.h"
 
 /* The model's name limits are the MIB's index SIZEs. */
@@ -38,6 +39,14 @@ static size_t device_index(const struct pna_row *row, oid *idx)
     return n + pna_index_put_string(idx + n, PNA_MAX_INDEX_LEN - n, d->path);
 }
 
+/* primusPodResourceIndex */
+static size_t podres_index(const struct pna_row *row, oid *idx)
+{
+    const struct pna_podres_row *r = row->rec;
+    idx[0] = r->index;
+    return 1;
+}
+
 /* primusPodUid */
 static size_t pod_index(const struct pna_row *row, oid *idx)
 {
@@ -51,6 +60,7 @@ static const oid device_table_oid[] = { PNA_OID_CONTAINER_DEVICE_TABLE };
 static const oid storage_oid[] = { PNA_OID_STORAGE };
 static const oid pod_table_oid[] = { PNA_OID_POD_STORAGE_TABLE };
 static const oid k8s_oid[] = { PNA_OID_KUBERNETES };
+static const oid podres_table_oid[] = { PNA_OID_POD_RESOURCE_TABLE };
 
 const struct pna_scalar_def pna_container_scalars = {
     &pna_container_scalar_metrics, containers_oid, OID_LENGTH(containers_oid),
@@ -71,4 +81,7 @@ const struct pna_table_def pna_pod_storage_table = {
 };
 const struct pna_scalar_def pna_kubernetes_scalars = {
     &pna_k8s_metrics, k8s_oid, OID_LENGTH(k8s_oid),
+};
+const struct pna_table_def pna_podres_table = {
+    &pna_podres_metrics, podres_table_oid, OID_LENGTH(podres_table_oid), false, podres_index,
 };

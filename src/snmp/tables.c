@@ -13,7 +13,7 @@ const struct pna_table_def *const pna_snmp_tables[] = {
     &pna_poller_table, &pna_event_table, &pna_gpu_table, &pna_gpu_link_table, &pna_gpu_proc_table, &pna_gpu_mig_table, &pna_rdma_device_table,
     &pna_ib_port_table, &pna_roce_cong_table, &pna_hw_counter_table, &pna_pause_table,
     &pna_pfc_table, &pna_ethtool_counter_table, &pna_container_table,
-    &pna_container_device_table, &pna_pod_storage_table, NULL,
+    &pna_container_device_table, &pna_pod_storage_table, &pna_podres_table, NULL,
 };
 
 int pna_snmp_tables_register(void)

@@ -29,7 +29,7 @@ extern const struct pna_table_def pna_pause_table, pna_pfc_table, pna_ethtool_co
 extern const struct pna_scalar_def pna_container_scalars, pna_storage_scalars,
     pna_kubernetes_scalars;
 extern const struct pna_table_def pna_container_table, pna_container_device_table,
-    pna_pod_storage_table;
+    pna_pod_storage_table, pna_podres_table;
 
 /* All of them, NULL-terminated (tables.c). */
 extern const struct pna_scalar_def *const pna_snmp_scalars[];

@@ -8,6 +8,7 @@
  * the primus families. */
 #include "pna_autoconf.h"
 #include "http/render/compat.h"
+#include "model/holders.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,15 +96,15 @@ void pna_compat_holder(const struct pna_http_view *v, const struct pna_row *row,
     pna_compat_text(row, "primusGpuHolderNamespace", ns, sizeof ns);
     if (!pod[0])
         return;   /* as the exporters: pod labels only for a GPU a pod holds */
-    /* The holder descriptors name the container the model's join finds
-     * first; its name is a column of that container's own row.  The GPU's
-     * index is the row's identity (primusGpuIndex, the table's index). */
-    const struct pna_gpu *g = row->rec;
-    uint32_t count;
-    const struct pna_container *c =
-        v->containers ? pna_container_holding_gpu(&v->containers->set, g->index, &count) : NULL;
-    if (c)
-        container_name(v, c, name, sizeof name);
+    /* The holder descriptors name the holder model/holders.h finds first;
+     * its container name is a column of that container's own row when the
+     * agent sees one, else the name the kubelet gave. */
+    struct pna_holder h;
+    pna_gpu_holder(&v->base, row->rec, &h);
+    if (h.record)
+        container_name(v, h.record, name, sizeof name);
+    else
+        snprintf(name, sizeof name, "%s", h.container_name);
     pna_compat_put(out, "container", name);
     pna_compat_put(out, "namespace", ns);
     pna_compat_put(out, "pod", pod);

@@ -12,6 +12,7 @@
  * uuid.  A figure the GPU does not offer is absent, as in the MIB, never 0. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
+#include "model/holders.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -148,33 +149,41 @@ static void split_family(struct pna_prom *p, const struct pna_http_view *v, cons
     }
 }
 
-/* One series per container holding a GPU, shared GPUs included: the view's
- * containers joined with its GPU rows, as primusGpuHolderCount counts them. */
+/* One series per holder of a GPU (model/holders.h: the kubelet's
+ * assignments, then the containers given its device node), shared GPUs
+ * included, as primusGpuHolderCount counts them. */
+struct holder_series {
+    struct pna_prom *p;
+    const struct pna_http_view *v;
+    const struct pna_row *row;
+};
+
+static void holder_series(const struct pna_holder *h, void *arg)
+{
+    const struct holder_series *hs = arg;
+    struct pna_row_labels rl = { .n = 0 };
+    gpu_labels(hs->v, hs->row, &rl);
+    rl.l[rl.n++] = (struct pna_prom_label){ "container_id", h->container_id };
+    rl.l[rl.n++] = (struct pna_prom_label){ "container", h->container_name };
+    rl.l[rl.n++] = (struct pna_prom_label){ "pod", h->pod };
+    rl.l[rl.n++] = (struct pna_prom_label){ "namespace", h->pod_namespace };
+    pna_prom_u64(hs->p, rl.l, rl.n, 1);
+}
+
 static void holders(struct pna_prom *p, const struct pna_http_view *v)
 {
     const struct pna_metric_table *t = &pna_gpu_metrics;
     pna_prom_family(p, "primus_gpu_holder_info", PNA_PROM_GAUGE,
-                    "A container (and pod) holding the GPU: one series per container that has one "
-                    "of its device nodes; always 1 (primusContainerDeviceGpu; their number is "
-                    "primusGpuHolderCount, the lowest container id primusGpuHolderContainer).");
-    const struct pna_container_set *set = v->containers ? &v->containers->set : NULL;
-    for (size_t i = 0; set && i < t->rows(&v->base); i++) {
+                    "A container (and pod) holding the GPU: one series per container the kubelet "
+                    "gave it (pod-resources; container_id empty when its runtime record is not "
+                    "seen) or that has one of its device nodes; always 1 (their number is "
+                    "primusGpuHolderCount).");
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
         if (!pna_http_row(t, v, i, &row))
             continue;
-        const struct pna_gpu *g = row.rec;
-        for (size_t k = 0; k < set->count; k++) {
-            const struct pna_container *c = &set->rows[k];
-            if (!pna_container_holds_gpu(set, c, g->index))
-                continue;
-            struct pna_row_labels rl = { .n = 0 };
-            gpu_labels(v, &row, &rl);
-            rl.l[rl.n++] = (struct pna_prom_label){ "container_id", c->id };
-            rl.l[rl.n++] = (struct pna_prom_label){ "container", c->name };
-            rl.l[rl.n++] = (struct pna_prom_label){ "pod", c->pod_name };
-            rl.l[rl.n++] = (struct pna_prom_label){ "namespace", c->pod_namespace };
-            pna_prom_u64(p, rl.l, rl.n, 1);
-        }
+        struct holder_series hs = { p, v, &row };
+        pna_gpu_holders_each(&v->base, row.rec, holder_series, &hs);
     }
 }
 

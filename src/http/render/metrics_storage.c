@@ -7,7 +7,10 @@
 #include "http/render/render.h"
 
 #include "model/metric_tables.h"
+#include "model/podres.h"
 #include "model/storage.h"
+
+#include <stdio.h>
 
 /* pod_uid, pod, namespace */
 static void pod_labels(const struct pna_http_view *v, const struct pna_row *row,
@@ -30,6 +33,17 @@ static void seed_pod_labels(const struct pna_http_view *v, const struct pna_row 
     out->l[1] = (struct pna_prom_label){ "pod", pod->name };
     out->l[2] = (struct pna_prom_label){ "node", v->node_name };
     out->n = 3;
+}
+
+/* pod_resource_index: primusPodResourceIndex, the row's identity */
+static void pod_resource_labels(const struct pna_http_view *v, const struct pna_row *row,
+                                struct pna_row_labels *out)
+{
+    (void)v;
+    const struct pna_podres_row *r = row->rec;
+    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)r->index);
+    out->l[0] = (struct pna_prom_label){ "pod_resource_index", out->buf };
+    out->n = 1;
 }
 
 static const struct pna_seed storage_seeds[] = {
@@ -55,6 +69,7 @@ static const struct pna_seed k8s_seed = {
 
 void pna_metrics_storage(struct pna_prom *p, const struct pna_http_view *v)
 {
+    pna_prom_table(p, v, &pna_podres_metrics, pod_resource_labels);
     pna_prom_table(p, v, &pna_storage_metrics, NULL);
     pna_prom_seeds(p, v, &pna_storage_metrics, storage_seeds,
                    sizeof storage_seeds / sizeof storage_seeds[0], pna_prom_node_label);

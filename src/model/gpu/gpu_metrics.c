@@ -9,6 +9,7 @@
 #include "model/metric_tables.h"
 
 #include "model/containers.h"
+#include "model/holders.h"
 #include "model/gpu/gpu.h"
 #include "model/metric.h"
 #include "model/oids.h"
@@ -125,41 +126,34 @@ static void get_pci_device_id(const struct pna_row *r, struct pna_value *out)
         pna_value_printf(out, "%04x:%04x", g->pci_vendor_id, g->pci_device_id);
 }
 
-/* The containers holding the GPU, from the view's containers snapshot; the
- * one with the lowest id is named (the MIB's "empty when none" strings). */
-static const struct pna_container *holder(const struct pna_row *r, uint32_t *count)
-{
-    const struct pna_containers_snap *cs = pna_view_snap(r->view, PNA_DOM_CONTAINERS);
-    *count = 0;
-    return cs ? pna_container_holding_gpu(&cs->set, gpu_of(r)->index, count) : NULL;
-}
-
+/* The GPU's holders (model/holders.h): the kubelet's assignments first, then
+ * the containers given its device node. */
 static void get_holder_container(const struct pna_row *r, struct pna_value *out)
 {
-    uint32_t n;
-    const struct pna_container *c = holder(r, &n);
-    pna_value_text(out, c ? c->id : "");
+    struct pna_holder h;
+    pna_gpu_holder(r->view, gpu_of(r), &h);
+    pna_value_text(out, h.container_id);
 }
 
 static void get_holder_pod(const struct pna_row *r, struct pna_value *out)
 {
-    uint32_t n;
-    const struct pna_container *c = holder(r, &n);
-    pna_value_text(out, c ? c->pod_name : "");
+    struct pna_holder h;
+    pna_gpu_holder(r->view, gpu_of(r), &h);
+    pna_value_text(out, h.pod);
 }
 
 static void get_holder_namespace(const struct pna_row *r, struct pna_value *out)
 {
-    uint32_t n;
-    const struct pna_container *c = holder(r, &n);
-    pna_value_text(out, c ? c->pod_namespace : "");
+    struct pna_holder h;
+    pna_gpu_holder(r->view, gpu_of(r), &h);
+    pna_value_text(out, h.pod_namespace);
 }
 
 static void get_holder_count(const struct pna_row *r, struct pna_value *out)
 {
-    uint32_t n;
-    holder(r, &n);
-    pna_value_u64(out, n);
+    struct pna_holder h;
+    pna_gpu_holder(r->view, gpu_of(r), &h);
+    pna_value_u64(out, h.count);
 }
 
 static void get_retired_pages(const struct pna_row *r, struct pna_value *out)
@@ -484,7 +478,8 @@ const struct pna_metric_table pna_gpu_metrics = {
     .object = "primusGpuTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
-    .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
     .metrics = gpu_metrics,
     .count = sizeof gpu_metrics / sizeof gpu_metrics[0],
     .rows = gpu_rows,

@@ -3,13 +3,12 @@
  * (see metric.h, gpu.h).
  *
  * A row's record is the MIG device; its owner is the GPU.  The holder columns
- * join the device's access capability (/dev/nvidia-caps/nvidia-capN) with
- * the containers snapshot of the same view: the container given that node,
- * the lowest id first when several are. */
+ * are model/holders.h's: the kubelet's assignment of the MIG UUID, else the
+ * container given the device's access capability (/dev/nvidia-caps/nvidia-capN). */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
-#include "model/containers.h"
+#include "model/holders.h"
 #include "model/gpu/gpu.h"
 #include "model/metric.h"
 #include "model/oids.h"
@@ -46,29 +45,27 @@ static void get_cap_device(const struct pna_row *r, struct pna_value *out)
         pna_value_printf(out, "/dev/nvidia-caps/nvidia-cap%u", (unsigned)m->cap_minor);
 }
 
-static const struct pna_container *holder(const struct pna_row *r)
-{
-    const struct pna_containers_snap *cs = pna_view_snap(r->view, PNA_DOM_CONTAINERS);
-    const struct pna_gpu_mig *m = mig_of(r);
-    return cs && m->has_cap ? pna_container_holding_cap(&cs->set, m->cap_minor, NULL) : NULL;
-}
-
+/* The MIG device's holders (model/holders.h): the kubelet's assignment of
+ * its MIG UUID first, then the containers given its capability node. */
 static void get_container(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_container *c = holder(r);
-    pna_value_text(out, c ? c->id : "");
+    struct pna_holder h;
+    pna_mig_holder(r->view, mig_of(r), &h);
+    pna_value_text(out, h.container_id);
 }
 
 static void get_pod(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_container *c = holder(r);
-    pna_value_text(out, c ? c->pod_name : "");
+    struct pna_holder h;
+    pna_mig_holder(r->view, mig_of(r), &h);
+    pna_value_text(out, h.pod);
 }
 
 static void get_namespace(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_container *c = holder(r);
-    pna_value_text(out, c ? c->pod_namespace : "");
+    struct pna_holder h;
+    pna_mig_holder(r->view, mig_of(r), &h);
+    pna_value_text(out, h.pod_namespace);
 }
 
 #define U32 PNA_SYNTAX_UNSIGNED
@@ -120,7 +117,8 @@ const struct pna_metric_table pna_gpu_mig_metrics = {
     .object = "primusGpuMigTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
-    .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
     .metrics = mig_metrics,
     .count = sizeof mig_metrics / sizeof mig_metrics[0],
     .rows = mig_rows,

@@ -306,18 +306,6 @@ int pna_kubelet_parse_summary(const char *text, size_t len, struct pna_pod_set *
     return 0;
 }
 
-void pna_k8s_gpu_compute(struct pna_k8s_gpu *g, uint32_t allocated, uint32_t total)
-{
-    memset(g, 0, sizeof *g);
-    g->allocated = allocated;
-    g->total = total;
-    if (total == 0)
-        return;    /* no GPUs: the rate is absent, not 0 % */
-    g->valid = true;
-    uint64_t r = ((uint64_t)allocated * 10000 + total / 2) / total;
-    g->rate_x100 = r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
-}
-
 /* ---- fetching -------------------------------------------------------------------------- */
 
 static bool file_exists(const char *p)

@@ -64,7 +64,4 @@ struct pna_kubelet_result {
 int pna_kubelet_fetch(struct pna_hclient *http, const struct pna_kubelet_opts *o,
                       struct pna_kubelet_result *result, char *err, size_t errlen);
 
-/* Turn GPUs allocated and on the node into the allocation scalar. */
-void pna_k8s_gpu_compute(struct pna_k8s_gpu *g, uint32_t allocated, uint32_t total);
-
 #endif

@@ -1,0 +1,167 @@
+/* model/podres.c -- the pod-resources rows: what an id names, row order and
+ * indexes (see podres.h). */
+#include "pna_autoconf.h"
+#include "model/podres.h"
+#include "model/row_index.h"
+#include "util/array.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct pna_podres_row *pna_podres_add(struct pna_podres_snap *s)
+{
+    if (PNA_ARRAY_RESERVE(s->rows, s->cap, s->count + 1) != 0)
+        return NULL;
+    struct pna_podres_row *r = &s->rows[s->count++];
+    memset(r, 0, sizeof *r);
+    r->numa_node = -1;
+    return r;
+}
+
+bool pna_podres_has_assigned(const struct pna_podres_snap *s, const char *resource,
+                             const char *id)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (s->rows[i].assigned && strcmp(s->rows[i].id, id) == 0 &&
+            strcmp(s->rows[i].resource, resource) == 0)
+            return true;
+    return false;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* NVIDIA's device plugin names a share of a GPU (time-slicing, MPS) by the
+ * GPU's UUID and a replica number: "GPU-<uuid>::<n>". */
+static void gpu_key_of(const char *id, char *key, size_t cap)
+{
+    const char *sep = strstr(id, "::");
+    size_t n = sep ? (size_t)(sep - id) : strlen(id);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(key, id, n);
+    key[n] = '\0';
+}
+
+static void classify(struct pna_podres_row *r)
+{
+    r->gpu_key[0] = '\0';
+    if (starts_with(r->id, "MIG-") || starts_with(r->resource, "nvidia.com/mig-")) {
+        r->kind = PNA_POD_RESOURCE_KIND_MIG;
+        gpu_key_of(r->id, r->gpu_key, sizeof r->gpu_key);
+    } else if (r->rdma_dev[0]) {
+        r->kind = PNA_POD_RESOURCE_KIND_RDMA;
+    } else if (starts_with(r->id, "GPU-") || starts_with(r->resource, "nvidia.com/gpu") ||
+               starts_with(r->resource, "amd.com/gpu")) {
+        r->kind = PNA_POD_RESOURCE_KIND_GPU;
+        gpu_key_of(r->id, r->gpu_key, sizeof r->gpu_key);
+    } else if (strstr(r->resource, "rdma") || strstr(r->resource, "hca")) {
+        r->kind = PNA_POD_RESOURCE_KIND_RDMA;   /* a shared-device slot: names no one device */
+    } else {
+        r->kind = PNA_POD_RESOURCE_KIND_OTHER;
+    }
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct pna_podres_row *x = a, *y = b;
+    int c;
+    if ((c = strcmp(x->pod_namespace, y->pod_namespace)) || (c = strcmp(x->pod_name, y->pod_name)) ||
+        (c = strcmp(x->container, y->container)) || (c = strcmp(x->resource, y->resource)))
+        return c;
+    return strcmp(x->id, y->id);
+}
+
+
+/* The identity hashed for a new row's index. */
+static uint32_t row_key(const void *ctx, size_t i)
+{
+    const struct pna_podres_row *r = &((const struct pna_podres_snap *)ctx)->rows[i];
+    char buf[sizeof r->pod_namespace + sizeof r->pod_name + sizeof r->container +
+             sizeof r->resource + sizeof r->id + 5];
+    size_t n = 0;
+    const char *parts[] = { r->pod_namespace, r->pod_name, r->container, r->resource, r->id };
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        size_t len = strlen(parts[k]);
+        memcpy(buf + n, parts[k], len);
+        n += len;
+        buf[n++] = '/';
+    }
+    buf[n - 1] = '\0';
+    return pna_row_index_hash(0, buf);
+}
+
+int pna_podres_finish(struct pna_podres_snap *s, const struct pna_podres_snap *prev)
+{
+    for (size_t i = 0; i < s->count; i++)
+        classify(&s->rows[i]);
+    if (s->count > 1)
+        qsort(s->rows, s->count, sizeof *s->rows, cmp_rows);
+    if (!s->count)
+        return 0;
+    uint32_t *old = calloc(s->count * 2, sizeof *old);
+    if (!old)
+        return -1;
+    /* Both sorted the same way: one merge walk finds each row's old index. */
+    for (size_t i = 0, j = 0; prev && i < s->count && j < prev->count;) {
+        int c = cmp_rows(&s->rows[i], &prev->rows[j]);
+        if (c == 0)
+            old[i++] = prev->rows[j++].index;
+        else if (c < 0)
+            i++;
+        else
+            j++;
+    }
+    pna_row_index_assign(s->count, old, old + s->count, row_key, s);
+    for (size_t i = 0; i < s->count; i++)
+        s->rows[i].index = old[s->count + i];
+    free(old);
+    return 0;
+}
+
+/* "0000:3b:00.0" and "3b:00.0" name the GPU whose canonical bus id is
+ * "0000:3b:00.0", whatever the case of the hex digits. */
+static bool same_pci(const char *key, const char *pci_bus_id)
+{
+    if (!pci_bus_id[0])
+        return false;
+    if (strcasecmp(key, pci_bus_id) == 0)
+        return true;
+    return strlen(pci_bus_id) > 5 && strcasecmp(key, pci_bus_id + 5) == 0;
+}
+
+bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci_bus_id)
+{
+    if (!gpu_key[0])
+        return false;
+    return (uuid[0] && strcmp(gpu_key, uuid) == 0) || same_pci(gpu_key, pci_bus_id);
+}
+
+uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s)
+{
+    /* A device several containers hold (an init container's, reused) is one
+     * row per holder: count each allocatable id once. */
+    uint32_t n = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const struct pna_podres_row *r = &s->rows[i];
+        if (!r->allocatable || (r->kind != PNA_POD_RESOURCE_KIND_GPU && r->kind != PNA_POD_RESOURCE_KIND_MIG))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->rows[j].allocatable && strcmp(s->rows[j].id, r->id) == 0 &&
+                   strcmp(s->rows[j].resource, r->resource) == 0;
+        n += !seen;
+    }
+    return n;
+}
+
+void pna_podres_snap_free(struct pna_podres_snap *s)
+{
+    if (!s)
+        return;
+    free(s->rows);
+    free(s);
+}

@@ -1,0 +1,140 @@
+/* model/podres_metrics.c -- primusPodResourceTable: the kubelet's device
+ * assignments (model/podres.h), one descriptor per value.  The GPU and MIG
+ * columns join the row's id with the GPU snapshot of the same view. */
+#include "pna_autoconf.h"
+#include "model/metric_tables.h"
+
+#include <string.h>
+
+#include "model/gpu/gpu.h"
+#include "model/metric.h"
+#include "model/oids.h"
+#include "model/podres.h"
+
+static const struct pna_podres_snap *podres_snap(const struct pna_view *v)
+{
+    return pna_view_snap(v, PNA_DOM_PODRES);
+}
+
+static size_t podres_rows(const struct pna_view *v)
+{
+    return podres_snap(v) ? podres_snap(v)->count : 0;
+}
+
+static bool podres_row(const struct pna_view *v, size_t i, struct pna_row *out)
+{
+    out->rec = &podres_snap(v)->rows[i];
+    return true;
+}
+
+static const struct pna_podres_row *row_of(const struct pna_row *r)
+{
+    return r->rec;
+}
+
+static const char *const kind_names[] = {
+    [PNA_POD_RESOURCE_KIND_GPU] = "gpu", [PNA_POD_RESOURCE_KIND_MIG] = "mig",
+    [PNA_POD_RESOURCE_KIND_RDMA] = "rdma", [PNA_POD_RESOURCE_KIND_OTHER] = "other",
+};
+static const struct pna_enum kind_enum = PNA_ENUM(kind_names);
+
+/* The MIG device of primusGpuMigTable the row's MIG UUID names, or NULL. */
+static const struct pna_gpu_mig *mig_of(const struct pna_row *r)
+{
+    const struct pna_gpu_snap *gs = pna_view_snap(r->view, PNA_DOM_GPU);
+    const struct pna_podres_row *p = row_of(r);
+    if (!gs || p->kind != PNA_POD_RESOURCE_KIND_MIG)
+        return NULL;
+    for (size_t i = 0; i < gs->mig_count; i++)
+        if (gs->migs[i].uuid[0] && strcmp(gs->migs[i].uuid, p->gpu_key) == 0)
+            return &gs->migs[i];
+    return NULL;
+}
+
+/* primusGpuIndex of the GPU the id names (a MIG device's GPU); 0 none. */
+static void get_gpu_index(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu_snap *gs = pna_view_snap(r->view, PNA_DOM_GPU);
+    const struct pna_podres_row *p = row_of(r);
+    const struct pna_gpu_mig *m = mig_of(r);
+    uint32_t index = m ? m->gpu_index : 0;
+    for (size_t i = 0; gs && !index && p->kind == PNA_POD_RESOURCE_KIND_GPU && i < gs->count; i++)
+        if (pna_podres_names_gpu(p->gpu_key, gs->gpus[i].uuid, gs->gpus[i].pci_bus_id))
+            index = gs->gpus[i].index;
+    pna_value_u64(out, index);
+}
+
+/* The same GPU as its PCI address, for the info series; "" none. */
+static void get_gpu_pci(const struct pna_row *r, struct pna_value *out)
+{
+    struct pna_value index;
+    get_gpu_index(r, &index);
+    const struct pna_gpu_snap *gs = pna_view_snap(r->view, PNA_DOM_GPU);
+    const struct pna_gpu *g = gs && index.u ? pna_gpu_find(gs->gpus, gs->count, (uint32_t)index.u) : NULL;
+    pna_value_text(out, g ? g->pci_bus_id : "");
+}
+
+static void get_mig_gpu_instance(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu_mig *m = mig_of(r);
+    if (m)
+        pna_value_u64(out, m->gpu_instance);
+}
+
+static void get_mig_compute_instance(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_gpu_mig *m = mig_of(r);
+    if (m)
+        pna_value_u64(out, m->compute_instance);
+}
+
+#define U32 PNA_SYNTAX_UNSIGNED
+#define INT PNA_SYNTAX_INTEGER
+#define TEXT PNA_SYNTAX_TEXT
+#define ROW(member) PNA_FIELD(struct pna_podres_row, member)
+
+static const struct pna_metric podres_metrics[] = {
+    { .column = 2, .object = "primusPodResourceName", .syntax = TEXT, .field = ROW(resource),
+      .label = "resource", .json = "resource" },
+    { .column = 3, .object = "primusPodResourceDeviceId", .syntax = TEXT, .field = ROW(id),
+      .label = "device_id", .json = "device_id" },
+    { .column = 4, .object = "primusPodResourceNamespace", .syntax = TEXT,
+      .field = ROW(pod_namespace), .label = "namespace", .json = "namespace" },
+    { .column = 5, .object = "primusPodResourcePod", .syntax = TEXT, .field = ROW(pod_name),
+      .label = "pod", .json = "pod" },
+    { .column = 6, .object = "primusPodResourceContainer", .syntax = TEXT, .field = ROW(container),
+      .label = "container", .json = "container" },
+    { .column = 7, .object = "primusPodResourceNumaNode", .syntax = INT, .field = ROW(numa_node),
+      .max = 65535, .label = "numa_node", .json = "numa_node" },
+    { .column = 8, .object = "primusPodResourceAllocatable", .syntax = PNA_SYNTAX_TRUTH,
+      .field = ROW(allocatable), .flags = PNA_METRIC_JSON_BOOL,
+      .family = "primus_pod_resource_allocatable", .type = PNA_FAMILY_GAUGE, .json = "allocatable",
+      .help = "1 when the kubelet lists the device among its allocatable devices" },
+    { .column = 9, .object = "primusPodResourceKind", .syntax = INT, .field = ROW(kind),
+      .enums = &kind_enum, .label = "kind", .json = "kind" },
+    { .column = 10, .object = "primusPodResourceGpuIndex", .syntax = U32, .get = get_gpu_index,
+      .json = "gpu_index" },
+    { .get = get_gpu_pci, .label = "gpu_pci_bus_id" },
+    { .column = 11, .object = "primusPodResourceMigGpuInstance", .syntax = U32,
+      .get = get_mig_gpu_instance, .label = "mig_gpu_instance", .json = "mig_gpu_instance" },
+    { .column = 12, .object = "primusPodResourceMigComputeInstance", .syntax = U32,
+      .get = get_mig_compute_instance, .label = "mig_compute_instance",
+      .json = "mig_compute_instance" },
+    { .column = 13, .object = "primusPodResourceRdmaDevice", .syntax = TEXT, .field = ROW(rdma_dev),
+      .label = "rdma_device", .json = "rdma_device" },
+};
+
+const struct pna_metric_table pna_podres_metrics = {
+    .object = "primusPodResourceTable",
+    .kind = PNA_TABLE_ROWS,
+    .domain = PNA_DOM_PODRES,
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_GPU),
+    .metrics = podres_metrics,
+    .count = sizeof podres_metrics / sizeof podres_metrics[0],
+    .rows = podres_rows,
+    .row = podres_row,
+    .info_family = "primus_pod_resource_info",
+    .info_help = "One series per device id the kubelet assigned to a container or can allocate "
+                 "(pod-resources API): resource, device id, pod, container, NUMA node, whether "
+                 "allocatable, what it names (kind, MIG instance, RDMA device); always 1",
+};
