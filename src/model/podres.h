@@ -64,4 +64,7 @@ uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s);
 
 void pna_podres_snap_free(struct pna_podres_snap *s);
 
+/* primusPodResourceKind's label of KIND ("gpu", "mig", "rdma", "other"). */
+const char *pna_podres_kind_name(uint8_t kind);
+
 #endif

@@ -38,6 +38,11 @@ static const char *const kind_names[] = {
 };
 static const struct pna_enum kind_enum = PNA_ENUM(kind_names);
 
+const char *pna_podres_kind_name(uint8_t kind)
+{
+    return kind < kind_enum.count && kind_names[kind] ? kind_names[kind] : "other";
+}
+
 /* The MIG device of primusGpuMigTable the row's MIG UUID names, or NULL. */
 static const struct pna_gpu_mig *mig_of(const struct pna_row *r)
 {

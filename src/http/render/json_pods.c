@@ -11,14 +11,22 @@
  * device, id the uverbs number, uuid the device's node GUID.  Shared nodes
  * (/dev/kfd, nvidiactl, rdma_cm) are not listed, as in the seed.  path is the
  * node as the container sees it; major and minor (null when unknown) name the
- * host's device, which is what the entry was attributed by. */
+ * host's device, which is what the entry was attributed by.
+ *
+ * Beyond the seed: "container" (its name in the pod) and "pod_resources", the
+ * device ids the kubelet assigned it (primusPodResourceTable:
+ * [{"resource","device_id","kind","numa_node"}]); a container the kubelet
+ * assigned devices to but whose runtime record the agent does not see is an
+ * entry of its own with an empty id and no device nodes. */
 #include "pna_autoconf.h"
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
 #include "model/ib.h"
+#include "model/podres.h"
 #include "http/render/render.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The GPU row a container's device node belongs to (the PCI key the source
  * resolved), or NULL: a shared node such as /dev/kfd, or no such GPU row. */
@@ -69,8 +77,80 @@ static json_t *rdma_device(const struct pna_http_view *v, const struct pna_conta
     return o;
 }
 
+static bool same_holder(const struct pna_podres_row *r, const char *ns, const char *pod,
+                        const char *container)
+{
+    return r->assigned && strcmp(r->pod_namespace, ns) == 0 && strcmp(r->pod_name, pod) == 0 &&
+           strcmp(r->container, container) == 0;
+}
+
+/* The device ids the kubelet assigned to container CONTAINER of pod NS/POD. */
+static json_t *pod_resources(const struct pna_podres_snap *ps, const char *ns, const char *pod,
+                             const char *container)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; ps && pod[0] && i < ps->count; i++) {
+        const struct pna_podres_row *r = &ps->rows[i];
+        if (!same_holder(r, ns, pod, container))
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "resource", pna_json_text(r->resource));
+        json_object_set_new(o, "device_id", pna_json_text(r->id));
+        json_object_set_new(o, "kind", json_string(pna_podres_kind_name(r->kind)));
+        json_object_set_new(o, "numa_node", r->numa_node >= 0 ? json_integer(r->numa_node) : json_null());
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+static json_t *pod_entry(const char *id, const char *container, const char *pod, const char *ns,
+                         const char *uid, json_t *devices, json_t *podres)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "id", pna_json_text(id));
+    json_object_set_new(o, "container", pna_json_text(container));
+    json_object_set_new(o, "pod_name", pna_json_text(pod));
+    json_object_set_new(o, "pod_namespace", pna_json_text(ns));
+    json_object_set_new(o, "pod_uuid", pna_json_text(uid));
+    json_object_set_new(o, "devices", devices);
+    json_object_set_new(o, "pod_resources", podres);
+    return o;
+}
+
+/* Whether SET has a runtime record of the container pod-resources row R names. */
+static bool has_record(const struct pna_container_set *set, const struct pna_podres_row *r)
+{
+    for (size_t i = 0; set && i < set->count; i++)
+        if (same_holder(r, set->rows[i].pod_namespace, set->rows[i].pod_name, set->rows[i].name))
+            return true;
+    return false;
+}
+
+/* An entry per container the kubelet assigned devices to and the agent sees
+ * no runtime record of (rows are sorted by namespace, pod, container). */
+static void kubelet_only_entries(json_t *list, const struct pna_podres_snap *ps,
+                                 const struct pna_container_set *set)
+{
+    const struct pna_podres_row *last = NULL;
+    for (size_t i = 0; ps && i < ps->count; i++) {
+        const struct pna_podres_row *r = &ps->rows[i];
+        if (!r->assigned || (last && same_holder(last, r->pod_namespace, r->pod_name, r->container)))
+            continue;
+        last = r;
+        if (has_record(set, r))
+            continue;
+        json_t *devices = json_object();
+        json_object_set_new(devices, "gpu", json_array());
+        json_object_set_new(devices, "infiniband", json_array());
+        json_array_append_new(list, pod_entry("", r->container, r->pod_name, r->pod_namespace, "",
+                                              devices, pod_resources(ps, r->pod_namespace,
+                                                                     r->pod_name, r->container)));
+    }
+}
+
 struct pna_json_reply pna_json_pods(const struct pna_http_view *v)
 {
+    const struct pna_podres_snap *ps = pna_view_snap(&v->base, PNA_DOM_PODRES);
     json_t *list = json_array();
     const struct pna_container_set *set = v->containers ? &v->containers->set : NULL;
     for (size_t i = 0; set && i < set->count; i++) {
@@ -88,14 +168,11 @@ struct pna_json_reply pna_json_pods(const struct pna_http_view *v)
         json_t *devices = json_object();
         json_object_set_new(devices, "gpu", gpus);
         json_object_set_new(devices, "infiniband", ib);
-        json_t *o = json_object();
-        json_object_set_new(o, "id", pna_json_text(c->id));
-        json_object_set_new(o, "pod_name", pna_json_text(c->pod_name));
-        json_object_set_new(o, "pod_namespace", pna_json_text(c->pod_namespace));
-        json_object_set_new(o, "pod_uuid", pna_json_text(c->pod_uid));
-        json_object_set_new(o, "devices", devices);
-        json_array_append_new(list, o);
+        json_array_append_new(list, pod_entry(c->id, c->name, c->pod_name, c->pod_namespace,
+                                              c->pod_uid, devices,
+                                              pod_resources(ps, c->pod_namespace, c->pod_name, c->name)));
     }
+    kubelet_only_entries(list, ps, set);
     struct pna_json_reply r = { 200, list };
     return r;
 }
