@@ -35,6 +35,7 @@
 struct pna_grpc_client {
     CURL *h;
     int last_status;                 /* grpc-status of the last call; -1 none */
+    bool fresh_connection;           /* a connection per call (libcurl < 8.0.0) */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -64,6 +65,15 @@ struct pna_grpc_client *pna_grpc_client_new(void)
         return NULL;
     }
     c->last_status = -1;
+    /* libcurl 7.88.x (Debian 12's 7.88.1 included) fails the second request
+     * on a reused prior-knowledge HTTP/2 connection with "Error in the HTTP2
+     * framing layer": it stacks a second HTTP/2 filter on the connection
+     * (curl issue 10634, fixed in 8.0.0).  Seen here on the second call of
+     * pna_podres_fetch().  A new connection per call avoids it; on a unix
+     * socket that costs a connect(2) and the HTTP/2 preface, about nothing
+     * at one poll every few seconds.  Decided on the libcurl loaded at run
+     * time, not the headers built against. */
+    c->fresh_connection = v->version_num < 0x080000;
     return c;
 }
 
@@ -330,6 +340,10 @@ int pna_grpc_unary(struct pna_grpc_client *c, const char *socket_path, const cha
     curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
 #endif
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    if (c->fresh_connection) {
+        curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
+    }
     /* Both deadlines are the call's: a connect on a unix socket either
      * succeeds at once or fails at once, unless the kubelet's accept backlog
      * is full, and then the whole call's deadline is the right bound. */
