@@ -4,7 +4,8 @@
 # Building the agent.
 PNA_BUILD_DEPS="build-essential autoconf automake pkg-config
   libsnmp-dev libjansson-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev
-  libibverbs-dev libibmad-dev libibumad-dev librocm-smi-dev"
+  libibverbs-dev libibmad-dev libibumad-dev librocm-smi-dev
+  libprotobuf-c-dev protobuf-c-compiler"
 
 # Running it next to snmpd (the demo).
 PNA_RUN_DEPS="snmpd snmp iproute2 procps"
@@ -15,7 +16,8 @@ PNA_TEST_DEPS="snmptrapd smitools prometheus prometheus-snmp-exporter
   ansible-core python3-yaml containerd runc busybox-static clang libclang-rt-14-dev
   docker.io debootstrap debhelper lintian
   postgresql zabbix-server-pgsql zabbix-frontend-php php-cli php-pgsql
-  monitoring-plugins-standard"
+  monitoring-plugins-standard
+  python3-grpcio python3-grpc-tools python3-protobuf"
 
 # Install the named package sets (build, run, test) with apt-get, as root.
 pna_install_deps() {

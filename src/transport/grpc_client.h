@@ -35,4 +35,13 @@ int pna_grpc_unary(struct pna_grpc_client *c, const char *socket_path, const cha
                    const uint8_t *req, size_t req_len, unsigned timeout_ms, size_t max_bytes,
                    uint8_t **resp, size_t *resp_len, char *err, size_t errlen);
 
+/* The grpc-status the server sent in the last call of C (0 OK, 12
+ * UNIMPLEMENTED, ...), or -1 when that call got none (it failed before or
+ * without one: connect, timeout, malformed frame, HTTP error). */
+int pna_grpc_last_status(const struct pna_grpc_client *c);
+#define PNA_GRPC_UNIMPLEMENTED 12
+
+/* "UNIMPLEMENTED" for 12; names for 0..16, "unknown code" otherwise. */
+const char *pna_grpc_status_name(int status);
+
 #endif
