@@ -84,6 +84,7 @@ static int add_spec_devices(const json_t *devices, struct pna_container_set *set
         pna_copy_display(dev.path, path, sizeof dev.path);
         dev.type = jtype(d);
         dev.has_numbers = jnum(d, "major", &dev.major) && jnum(d, "minor", &dev.minor);
+        dev.source = PNA_DEVS_SPEC_DEVICE;
         pna_devmap_classify(&dev);
         if (pna_container_set_add_device(set, &dev) < 0)
             return -1;
@@ -122,6 +123,7 @@ static int add_allowed_devices(const json_t *rules, const struct pna_roots *root
         if (!jnum(r, "major", &dev.major) || !jnum(r, "minor", &dev.minor))
             continue;   /* a wildcard rule grants a class, not a device */
         dev.has_numbers = true;
+        dev.source = PNA_DEVS_CGROUP;
         if (already_listed(set, dev.type, dev.major, dev.minor))
             continue;
         if (roots &&
