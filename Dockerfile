@@ -28,7 +28,7 @@ FROM ${DEBIAN_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential autoconf automake pkg-config \
-      libsnmp-dev libjansson-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev \
+      libsnmp-dev libjansson-dev libyaml-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev \
       libibverbs-dev ibverbs-providers libibmad-dev libibumad-dev librocm-smi-dev \
       libprotobuf-c-dev protobuf-c-compiler \
       ca-certificates \

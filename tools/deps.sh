@@ -3,7 +3,7 @@
 
 # Building the agent.
 PNA_BUILD_DEPS="build-essential autoconf automake pkg-config
-  libsnmp-dev libjansson-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev
+  libsnmp-dev libjansson-dev libyaml-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev
   libibverbs-dev libibmad-dev libibumad-dev librocm-smi-dev
   libprotobuf-c-dev protobuf-c-compiler"
 

@@ -180,6 +180,13 @@ TABLES = {
         name="Container {#CONTAINER_SHORT_ID} device {#DEVICE_PATH}",
         index=[("CONTAINER_ID", "s"), ("DEVICE_PATH", "s")], columns={"DEVICE_KIND": "primusContainerDeviceKind"},
         component="containers"),
+    "primusPodResourceTable": dict(
+        rule="Pod resources", prefix="primusPodResource",
+        name="Device {#RESOURCE} {#DEVICE_ID} [{#NAMESPACE}/{#POD}]",
+        index=[("POD_RESOURCE_INDEX", "n")],
+        columns={"RESOURCE": "primusPodResourceName", "DEVICE_ID": "primusPodResourceDeviceId",
+                 "POD": "primusPodResourcePod", "NAMESPACE": "primusPodResourceNamespace"},
+        lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="kubernetes"),
     "primusPodStorageTable": dict(
         rule="Pod storage", prefix="primusPod", name="Pod {#NAMESPACE}/{#POD}",
         index=[("POD_UID", "s")], columns={"POD": "primusPodName", "NAMESPACE": "primusPodNamespace"},
@@ -215,6 +222,7 @@ EXCLUDED = {
     "primusContainerId": "INDEX, not-accessible: {#CONTAINER_ID}",
     "primusContainerDevicePath": "INDEX, not-accessible: {#DEVICE_PATH}",
     "primusPodUid": "INDEX, not-accessible: {#POD_UID}",
+    "primusPodResourceIndex": "INDEX, not-accessible: {#POD_RESOURCE_INDEX}",
     # accessible-for-notify: only in notifications, so in the trap items' text
     "primusNotifyRdmaDevice": "accessible-for-notify: in the text of the primusIbPortDown/Up trap items",
     "primusNotifyIbPort": "accessible-for-notify: in the text of the primusIbPortDown/Up trap items",

@@ -66,6 +66,21 @@ static bool same_numbers(const struct pna_container_device *a, const struct pna_
            (a->type == b->type || !a->type || !b->type);
 }
 
+/* KEEP and D are one device found twice: KEEP takes D's source when that
+ * ranks higher, and D's numbers when KEEP has none. */
+static void absorb_device(struct pna_container_device *keep,
+                                        const struct pna_container_device *d)
+{
+    if (pna_dev_source_rank(d->source) > pna_dev_source_rank(keep->source))
+        keep->source = d->source;
+    if (!keep->has_numbers && d->has_numbers) {
+        keep->has_numbers = true;
+        keep->type = d->type;
+        keep->major = d->major;
+        keep->minor = d->minor;
+    }
+}
+
 int pna_container_set_add_device(struct pna_container_set *set,
                                  const struct pna_container_device *dev)
 {
@@ -85,8 +100,10 @@ int pna_container_set_add_device(struct pna_container_set *set,
         const struct pna_container_device *o = &set->devs[c->dev_first + i];
         /* Listed twice (spec and allow-list, the runtime twice, or one node
          * under two paths): one device. */
-        if (strcmp(o->path, d.path) == 0 || same_numbers(o, &d))
+        if (strcmp(o->path, d.path) == 0 || same_numbers(o, &d)) {
+            absorb_device(&set->devs[c->dev_first + i], &d);
             return 0;
+        }
     }
     if (c->dev_count >= PNA_CONTAINER_MAX_DEVICES) {
         set->devices_dropped++;
@@ -436,14 +453,15 @@ static bool same_device(const struct pna_container_device *a, const struct pna_c
     return strcmp(a->path, b->path) == 0;
 }
 
-/* Whether D is among the devices OUT has already given its last row. */
-static bool has_device(const struct pna_container_set *out, const struct pna_container_device *d)
+/* D among the devices OUT has already given its last row, or NULL. */
+static struct pna_container_device *has_device(struct pna_container_set *out,
+                                               const struct pna_container_device *d)
 {
     const struct pna_container *c = &out->rows[out->count - 1];
     for (uint32_t k = 0; k < c->dev_count; k++)
         if (same_device(&out->devs[c->dev_first + k], d))
-            return true;
-    return false;
+            return &out->devs[c->dev_first + k];
+    return NULL;
 }
 
 /* The devices of rows [FIRST, END) of SET (one container seen by several
@@ -459,8 +477,14 @@ static int merge_devices(struct pna_container_set *out, const struct pna_contain
         const struct pna_container *r = &set->rows[k];
         for (uint32_t d = 0; d < r->dev_count; d++) {
             const struct pna_container_device *dev = &set->devs[r->dev_first + d];
-            if (!has_device(out, dev) && pna_container_set_add_device(out, dev) < 0)
+            struct pna_container_device *have = has_device(out, dev);
+            if (have) {
+                /* Docker's DeviceRequests name a GPU the task's spec lists too. */
+                if (pna_dev_source_rank(dev->source) > pna_dev_source_rank(have->source))
+                    have->source = dev->source;
+            } else if (pna_container_set_add_device(out, dev) < 0) {
                 return -1;
+            }
         }
     }
     return 0;

@@ -56,6 +56,41 @@ enum pna_dev_family {
                              capability (added last: the values above are kept) */
 };
 
+/* primusContainerDeviceSource: how the agent learned that a container holds
+ * a device.  A device found through several sources is one row; the row
+ * names the source of highest precedence:
+ *
+ *   podResources > cdi > nvidiaRuntimeEnv > dockerRequest > specDevice > cgroup
+ *
+ * The kubelet's allocation is the scheduler's truth; a CDI name and
+ * NVIDIA_VISIBLE_DEVICES say which GPU was asked for, where linux.devices
+ * only shows what the runtime wrote; the allow-list is the least specific
+ * (runtimes put long default lists there).  Among sources of equal rank the
+ * first one found stays.  pna_dev_source_rank() is this order. */
+enum pna_dev_source {
+    PNA_DEVS_NONE = 0,             /* not set (a producer's bug; served as specDevice) */
+    PNA_DEVS_SPEC_DEVICE = 1,      /* the OCI spec's linux.devices (Docker: HostConfig.Devices) */
+    PNA_DEVS_CGROUP = 2,           /* the cgroup device allow-list (linux.resources.devices) */
+    PNA_DEVS_DOCKER_REQUEST = 3,   /* Docker's HostConfig.DeviceRequests (--gpus) */
+    PNA_DEVS_POD_RESOURCES = 4,    /* the kubelet pod-resources API */
+    PNA_DEVS_CDI = 5,              /* a CDI device named by a cdi.k8s.io/ annotation */
+    PNA_DEVS_NVIDIA_ENV = 6,       /* NVIDIA_VISIBLE_DEVICES in the spec's process.env */
+};
+
+/* The precedence of SOURCE (enum pna_dev_source): higher wins. */
+static inline int pna_dev_source_rank(uint8_t source)
+{
+    switch (source) {
+    case PNA_DEVS_POD_RESOURCES: return 6;
+    case PNA_DEVS_CDI: return 5;
+    case PNA_DEVS_NVIDIA_ENV: return 4;
+    case PNA_DEVS_DOCKER_REQUEST: return 3;
+    case PNA_DEVS_SPEC_DEVICE: return 2;
+    case PNA_DEVS_CGROUP: return 1;
+    default: return 0;
+    }
+}
+
 #define PNA_CONTAINER_MAX_DEVICES 256   /* per container; more are dropped and counted */
 
 /* A container ID is 1..76 characters: containerd's identifier limit, and the
@@ -73,6 +108,8 @@ enum pna_dev_family {
 struct pna_container_device {
     uint8_t kind;          /* enum pna_dev_kind */
     uint8_t family;        /* enum pna_dev_family */
+    uint8_t source;        /* enum pna_dev_source: how it was found (the highest
+                              ranked source when several found it) */
     char type;             /* 'c' char, 'b' block, 'u' unbuffered, 'p' fifo, 0 unknown */
     bool has_numbers;      /* major/minor known */
     uint32_t major, minor;
@@ -151,7 +188,9 @@ struct pna_container *pna_container_set_add(struct pna_container_set *set);
  * PNA_CONTAINER_DEVICE_NAME_MAX characters is replaced by the device's numbers
  * ("/dev/char/MAJ:MIN"); without numbers such a device cannot be named and is
  * dropped.  A device the record already has (same name, or same type and
- * numbers under another path) is not added twice.  Returns 0, 1 when dropped
+ * numbers under another path) is not added twice: the row kept has the
+ * source of higher precedence (pna_dev_source_rank; the first one on a tie)
+ * and the numbers, when only the new one has them.  Returns 0, 1 when dropped
  * (bound or no name; counted in devices_dropped), -1 when out of memory. */
 int pna_container_set_add_device(struct pna_container_set *set,
                                  const struct pna_container_device *dev);

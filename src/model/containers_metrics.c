@@ -297,6 +297,36 @@ static void get_gpu_pci(const struct pna_row *r, struct pna_value *out)
         pna_value_text(out, "");
 }
 
+static const char *const source_names[] = {
+    [PNA_CONTAINER_DEVICE_SOURCE_SPEC_DEVICE] = "specDevice",
+    [PNA_CONTAINER_DEVICE_SOURCE_CGROUP] = "cgroup",
+    [PNA_CONTAINER_DEVICE_SOURCE_DOCKER_REQUEST] = "dockerRequest",
+    [PNA_CONTAINER_DEVICE_SOURCE_POD_RESOURCES] = "podResources",
+    [PNA_CONTAINER_DEVICE_SOURCE_CDI] = "cdi",
+    [PNA_CONTAINER_DEVICE_SOURCE_NVIDIA_RUNTIME_ENV] = "nvidiaRuntimeEnv",
+};
+static const struct pna_enum source_enum = PNA_ENUM(source_names);
+
+/* How the device was found (the model's precedence already chose one). */
+static void get_source(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_container_device *d = r->rec;
+    switch (d->source) {
+    case PNA_DEVS_CGROUP: pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_CGROUP); return;
+    case PNA_DEVS_DOCKER_REQUEST:
+        pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_DOCKER_REQUEST);
+        return;
+    case PNA_DEVS_POD_RESOURCES:
+        pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_POD_RESOURCES);
+        return;
+    case PNA_DEVS_CDI: pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_CDI); return;
+    case PNA_DEVS_NVIDIA_ENV:
+        pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_NVIDIA_RUNTIME_ENV);
+        return;
+    }
+    pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_SPEC_DEVICE);
+}
+
 #define DEVICE(member) PNA_FIELD(struct pna_container_device, member)
 #define DEVICE_IF(member, has) PNA_FIELD_IF(struct pna_container_device, member, has)
 
@@ -312,6 +342,8 @@ static const struct pna_metric device_metrics[] = {
     { .get = get_gpu_pci, .label = "gpu_pci_bus_id" },
     { .column = 6, .object = "primusContainerDeviceRdma", .syntax = TEXT, .field = DEVICE(rdma_dev),
       .label = "rdma_device" },
+    { .column = 7, .object = "primusContainerDeviceSource", .syntax = INT, .get = get_source,
+      .enums = &source_enum, .label = "source" },
 };
 
 const struct pna_metric_table pna_container_device_metrics = {
@@ -325,6 +357,6 @@ const struct pna_metric_table pna_container_device_metrics = {
     .row = device_row,
     .info_family = "primus_container_device_info",
     .info_help = "One series per container and device node it holds: path, kind (gpu, rdma, "
-                 "other), major and minor numbers, and the GPU (PCI address) or RDMA device it "
-                 "belongs to; always 1",
+                 "other), major and minor numbers, the GPU (PCI address) or RDMA device it "
+                 "belongs to, and the source it was found through; always 1",
 };

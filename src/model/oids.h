@@ -340,6 +340,14 @@ enum pna_mib_k8s_gpu_allocatable_source { /* values of primusK8sGpuAllocatableSo
     PNA_K8S_GPU_ALLOCATABLE_SOURCE_POD_RESOURCES = 1, /* podResources */
     PNA_K8S_GPU_ALLOCATABLE_SOURCE_DEVICE_NODES = 2,  /* deviceNodes */
 };
+enum pna_mib_container_device_source { /* values of primusContainerDeviceSource */
+    PNA_CONTAINER_DEVICE_SOURCE_SPEC_DEVICE = 1,        /* specDevice */
+    PNA_CONTAINER_DEVICE_SOURCE_CGROUP = 2,             /* cgroup */
+    PNA_CONTAINER_DEVICE_SOURCE_DOCKER_REQUEST = 3,     /* dockerRequest */
+    PNA_CONTAINER_DEVICE_SOURCE_POD_RESOURCES = 4,      /* podResources */
+    PNA_CONTAINER_DEVICE_SOURCE_CDI = 5,                /* cdi */
+    PNA_CONTAINER_DEVICE_SOURCE_NVIDIA_RUNTIME_ENV = 6, /* nvidiaRuntimeEnv */
+};
 enum pna_mib_storage_source { /* values of primusStorageSource */
     PNA_STORAGE_SOURCE_KUBELET = 1,          /* kubelet */
     PNA_STORAGE_SOURCE_STATVFS = 2,          /* statvfs */

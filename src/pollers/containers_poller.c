@@ -13,6 +13,7 @@
 #include "core/events.h"
 #include "core/roots.h"
 #include "model/containers.h"
+#include "sources/containers/cdi.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
 #include "sources/containers/devmap.h"
@@ -37,6 +38,7 @@ struct containers_state {
     const char *containerd_state;
     char docker_socket[512];
     struct pna_cgroup_env cg;
+    struct pna_cdi_registry *cdi;   /* the node's CDI specs, cached by mtime */
     struct pna_oom_watch *watch;
     struct pna_docker *docker;
     struct pna_docker_events *events;
@@ -132,6 +134,7 @@ static int containers_init(void **state, const struct pna_config *cfg, char *err
     if (pna_cgroup_detect(&cfg->roots, cfg->cgroup_root, &st->cg, why, sizeof why) < 0)
         st->cg.mode = PNA_CG_NONE;
     st->watch = pna_oom_watch_new(&st->cg, on_oom, on_change, st, why, sizeof why);
+    st->cdi = pna_cdi_registry_new();   /* NULL (out of memory): no CDI device resolves */
     *state = st;
     return 0;
 }
@@ -228,7 +231,9 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     pna_container_set_init(&s->set);
     struct pna_containerd_stats cs;
     char why[160];
-    int rc = pna_containerd_scan(&st->roots, st->containerd_state, &st->cg, &s->set, &cs,
+    if (st->cdi)
+        pna_cdi_registry_refresh(st->cdi, &st->roots);
+    int rc = pna_containerd_scan(&st->roots, st->containerd_state, &st->cg, st->cdi, &s->set, &cs,
                                  why, sizeof why);
     if (rc < 0) {
         snprintf(err, errlen, "containerd: %s", why);
@@ -247,6 +252,13 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     if (!partial[0] && cs.bad_specs)
         snprintf(partial, sizeof partial, "containerd: %u bad spec(s), last: %s", cs.bad_specs,
                  cs.last_error);
+    const char *cdi_why;
+    unsigned cdi_bad = st->cdi ? pna_cdi_registry_error(st->cdi, &cdi_why) : 0;
+    /* A malformed CDI spec is skipped, the others still used: said once
+     * (the poller logs a partial error when it changes). */
+    if (!partial[0] && cdi_bad)
+        snprintf(partial, sizeof partial, "%u malformed CDI spec(s), skipped: %s", cdi_bad,
+                 cdi_why);
     if (pna_container_set_sort(&s->set) < 0 || pna_container_set_merge_runtimes(&s->set) < 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -279,6 +291,7 @@ static void containers_fini(void *state)
     pna_docker_events_stop(st->events);
     pna_oom_watch_free(st->watch);
     pna_docker_free(st->docker);
+    pna_cdi_registry_free(st->cdi);
     free(st);
 }
 

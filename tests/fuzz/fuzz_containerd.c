@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pna_cgroup_detect(roots, "fs/cgroup", &env, err, sizeof err) != 0)
         env.mode = PNA_CG_NONE;
     pna_container_set_init(&set);
-    if (pna_containerd_scan(roots, "run/containerd", &env, &set, &stats, err, sizeof err) == 0) {
+    if (pna_containerd_scan(roots, "run/containerd", &env, NULL, &set, &stats, err, sizeof err) == 0) {
         size_t n = 0;
         char **dirs = pna_containerd_watch_dirs(roots, "run/containerd", &n);
         pna_containerd_free_dirs(dirs, n);

@@ -21,9 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pna_oci_info info;
     char err[256], cg[256];
     pna_container_set_init(&set);
-    if (pna_oci_parse((const char *)data, size, "task-b", roots, &set, &info, err, sizeof err) == 0)
+    if (pna_oci_parse((const char *)data, size, "task-b", roots, NULL, &set, &info, err, sizeof err) == 0)
         pna_cgroup_path_from_spec(info.cgroups_path, cg, sizeof cg);
-    pna_oci_parse((const char *)data, size, "task-a", NULL, &set, &info, err, sizeof err);
+    pna_oci_parse((const char *)data, size, "task-a", NULL, NULL, &set, &info, err, sizeof err);
     if (pna_container_set_sort(&set) == 0 && pna_container_set_merge_runtimes(&set) == 0) {
         pna_container_set_assign_indexes(&set, NULL);
         pna_container_set_count_devices(&set);

@@ -97,7 +97,7 @@ static int scan(struct pna_container_set *set, struct pna_containerd_stats *st,
     struct pna_roots roots = { sysfs, procfs, sysfs, rootfs };
     char err[160];
     pna_container_set_clear(set);
-    int rc = pna_containerd_scan(&roots, "run/containerd", cg, set, st, err, sizeof err);
+    int rc = pna_containerd_scan(&roots, "run/containerd", cg, NULL, set, st, err, sizeof err);
     if (rc == 0)
         pna_container_set_sort(set);
     return rc;
@@ -463,7 +463,7 @@ static void test_paused(void)
     struct pna_container_set set;
     pna_container_set_init(&set);
     struct pna_containerd_stats st;
-    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, NULL, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
     CHECK_INT(set.count, 2);
     CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_PAUSED);
@@ -471,7 +471,7 @@ static void test_paused(void)
     CHECK_INT(row(&set, "p2")->state, PNA_CSTATE_EXITED);
     tt_write(base, "sys/fs/cgroup/default/p1/cgroup.events", "populated 1\nfrozen 0\n");
     pna_container_set_clear(&set);
-    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, NULL, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
     CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_RUNNING);
 
@@ -484,12 +484,12 @@ static void test_paused(void)
     CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &cg, err, sizeof err), 0);
     CHECK_INT(cg.mode, PNA_CG_V1);
     pna_container_set_clear(&set);
-    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, NULL, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
     CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_PAUSED);
     tt_write(sys, "fs/cgroup/freezer/default/p1/freezer.state", "THAWED\n");
     pna_container_set_clear(&set);
-    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, &set, &st, err, sizeof err), 0);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", &cg, NULL, &set, &st, err, sizeof err), 0);
     pna_container_set_sort(&set);
     CHECK_INT(row(&set, "p1")->state, PNA_CSTATE_RUNNING);
     pna_container_set_free(&set);

@@ -285,7 +285,7 @@ static void test_containerd_long_id(void)
     pna_container_set_init(&set);
     struct pna_containerd_stats st;
     char err[160];
-    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", NULL, &set, &st, err, sizeof err), 0);
+    CHECK_INT(pna_containerd_scan(&roots, "run/containerd", NULL, NULL, &set, &st, err, sizeof err), 0);
     CHECK_INT(set.count, 1);
     CHECK_STR(set.rows[0].id, rep('g', 76));
     CHECK_INT(st.bad_specs, 1);

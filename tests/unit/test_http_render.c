@@ -881,7 +881,7 @@ static void test_containers_storage(void)
                      "state=\"stopped\""), "1");
     char dev[1024];
     snprintf(dev, sizeof dev, "%s,path=\"/dev/dri/renderD128\",kind=\"gpu\",major=\"226\",minor=\"128\","
-             "gpu_pci_bus_id=\"%s\",rdma_device=\"\"", id, g.list.gpus[0].pci_bus_id);
+             "gpu_pci_bus_id=\"%s\",rdma_device=\"\",source=\"specDevice\"", id, g.list.gpus[0].pci_bus_id);
     CHECK_STR(sample(t, "primus_container_device_info", dev), "1");
     snprintf(dev, sizeof dev, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\",container_id=\"%s\","
              "container=\"trainer\",pod=\"llm-train-0\",namespace=\"ml\"",

@@ -28,7 +28,7 @@ static void test_reference_example(void)
     pna_container_set_init(&set);
     struct pna_oci_info info;
     char err[160] = "";
-    CHECK_INT(pna_oci_parse(text, len, "myContainer", NULL, &set, &info, err, sizeof err), 0);
+    CHECK_INT(pna_oci_parse(text, len, "myContainer", NULL, NULL, &set, &info, err, sizeof err), 0);
     CHECK_INT(set.count, 1);
     const struct pna_container *c = last(&set);
     CHECK_STR(c->id, "myContainer");
@@ -118,7 +118,7 @@ static void test_cri_container(void)
     struct pna_oci_info info;
     char err[160] = "";
     const char *id = "5f4a1c2b9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b";
-    CHECK_INT(pna_oci_parse(text, strlen(text), id, &roots, &set, &info, err, sizeof err), 0);
+    CHECK_INT(pna_oci_parse(text, strlen(text), id, &roots, NULL, &set, &info, err, sizeof err), 0);
     const struct pna_container *c = last(&set);
     CHECK_STR(c->id, id);
     CHECK_STR(c->name, "trainer");
@@ -154,7 +154,7 @@ static void test_cri_container(void)
 
     /* The pod's sandbox is flagged so the scan can leave it out. */
     text = cri_spec("sandbox");
-    CHECK_INT(pna_oci_parse(text, strlen(text), "sb1", &roots, &set, &info, err, sizeof err), 0);
+    CHECK_INT(pna_oci_parse(text, strlen(text), "sb1", &roots, NULL, &set, &info, err, sizeof err), 0);
     CHECK(info.sandbox);
     free(text);
     pna_container_set_free(&set);
@@ -166,7 +166,7 @@ static void expect_error(const char *what, const char *text, size_t len)
     pna_container_set_init(&set);
     struct pna_oci_info info;
     char err[160] = "";
-    int rc = pna_oci_parse(text, len, "bad", NULL, &set, &info, err, sizeof err);
+    int rc = pna_oci_parse(text, len, "bad", NULL, NULL, &set, &info, err, sizeof err);
     if (rc != -1)
         fprintf(stderr, "case %s: rc %d\n", what, rc);
     CHECK_INT(rc, -1);
@@ -208,7 +208,7 @@ static void test_malformed(void)
         pna_container_set_init(&set);
         struct pna_oci_info info;
         char err[160] = "";
-        CHECK_INT(pna_oci_parse(odd[i], strlen(odd[i]), "odd", NULL, &set, &info, err, sizeof err), 0);
+        CHECK_INT(pna_oci_parse(odd[i], strlen(odd[i]), "odd", NULL, NULL, &set, &info, err, sizeof err), 0);
         CHECK_INT(set.count, 1);
         CHECK(!info.has_mem_limit);
         CHECK_STR(set.rows[0].name, "odd");
@@ -237,7 +237,7 @@ static void test_device_bound(void)
     pna_container_set_init(&set);
     struct pna_oci_info info;
     char err[160];
-    CHECK_INT(pna_oci_parse(text, strlen(text), "priv", NULL, &set, &info, err, sizeof err), 0);
+    CHECK_INT(pna_oci_parse(text, strlen(text), "priv", NULL, NULL, &set, &info, err, sizeof err), 0);
     CHECK_INT(set.rows[0].dev_count, PNA_CONTAINER_MAX_DEVICES);
     CHECK_U64(set.devices_dropped, 300 - PNA_CONTAINER_MAX_DEVICES);
     free(text);

@@ -107,7 +107,7 @@ static void note_error(struct pna_containerd_stats *st, const char *msg)
 }
 
 static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
-                        const char *nsdir, const char *ns, const char *id,
+                        const struct pna_cdi_registry *cdi, const char *nsdir, const char *ns, const char *id,
                         struct pna_container_set *set, struct pna_containerd_stats *st)
 {
     char bundle[1024], spec[1100], err[400];
@@ -133,12 +133,13 @@ static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_e
         return;
     }
     struct pna_oci_info info;
-    rc = pna_oci_parse(text, len, id, roots, set, &info, err, sizeof err);
+    rc = pna_oci_parse(text, len, id, roots, cdi, set, &info, err, sizeof err);
     free(text);
     if (rc < 0) {
         note_error(st, err);
         return;
     }
+    st->unresolved += info.unresolved;
     if (info.sandbox) {
         pna_container_set_drop_last(set);
         st->sandboxes++;
@@ -152,7 +153,8 @@ static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_e
 }
 
 int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
-                        const struct pna_cgroup_env *cg, struct pna_container_set *set,
+                        const struct pna_cgroup_env *cg, const struct pna_cdi_registry *cdi,
+                        struct pna_container_set *set,
                         struct pna_containerd_stats *stats, char *err, size_t errlen)
 {
     char base[512];
@@ -182,7 +184,7 @@ int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
         while ((b = readdir(d)) != NULL && stats->bundles < PNA_CONTAINERD_MAX_BUNDLES) {
             if (skip_entry(b) || !is_dir_at(nsdir, b->d_name))
                 continue;
-            scan_bundle(roots, cg, nsdir, ns->d_name, b->d_name, set, stats);
+            scan_bundle(roots, cg, cdi, nsdir, ns->d_name, b->d_name, set, stats);
         }
         closedir(d);
     }

@@ -17,6 +17,7 @@
 
 struct pna_roots;
 struct pna_cgroup_env;
+struct pna_cdi_registry;
 
 #define PNA_CONTAINERD_TASK_DIR "io.containerd.runtime.v2.task"
 #define PNA_CONTAINERD_MAX_BUNDLES 65536
@@ -26,16 +27,19 @@ struct pna_containerd_stats {
     unsigned added;          /* records appended */
     unsigned sandboxes;      /* skipped pod sandboxes */
     unsigned bad_specs;      /* unreadable or malformed config.json */
+    unsigned unresolved;     /* devices named by CDI or NVIDIA_VISIBLE_DEVICES that
+                                nothing on the node resolved (pna_oci_info) */
     char last_error[160];
 };
 
 /* Scan ROOTS->rootfs/STATE_REL/io.containerd.runtime.v2.task and append one
  * record per task to SET (cgroup figures read through CG, which may be NULL or
- * mode NONE).  Returns 0, 1 when the directory does not exist (containerd not
+ * mode NONE; CDI device names resolved through CDI, which may be NULL).  Returns 0, 1 when the directory does not exist (containerd not
  * on this node), or -1 with ERR when it cannot be read.  A bad bundle is
  * skipped and counted in STATS, never fatal. */
 int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
-                        const struct pna_cgroup_env *cg, struct pna_container_set *set,
+                        const struct pna_cgroup_env *cg, const struct pna_cdi_registry *cdi,
+                        struct pna_container_set *set,
                         struct pna_containerd_stats *stats, char *err, size_t errlen);
 
 /* The directories whose entries change as tasks come and go: the task

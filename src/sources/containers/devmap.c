@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Fixed major numbers from the kernel's devices.txt; the others a GPU or RDMA
@@ -249,6 +251,74 @@ static uint32_t nvidia_gpu(const struct pna_roots *roots, int32_t minor)
     }
     closedir(d);
     return key;
+}
+
+static int cmp_nvidia(const void *a, const void *b)
+{
+    uint32_t x = ((const struct pna_nvidia_gpu *)a)->pci_key;
+    uint32_t y = ((const struct pna_nvidia_gpu *)b)->pci_key;
+    return x < y ? -1 : x > y;
+}
+
+size_t pna_devmap_nvidia_gpus(const struct pna_roots *roots, struct pna_nvidia_gpu *out,
+                              size_t cap)
+{
+    char dir[512];
+    if (pna_path(dir, sizeof dir, roots->procfs, "/driver/nvidia/gpus") < 0)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while (n < cap && (e = readdir(d)) != NULL) {
+        char path[1024], text[4096];
+        uint32_t key = e->d_name[0] == '.' ? 0 : pci_key_of(e->d_name);
+        if (!key ||
+            snprintf(path, sizeof path, "%s/%s/information", dir, e->d_name) >= (int)sizeof path ||
+            pna_read_text(path, text, sizeof text) < 0)
+            continue;
+        struct pna_nvidia_gpu *g = &out[n++];
+        memset(g, 0, sizeof *g);
+        g->pci_key = key;
+        g->minor = -1;
+        const char *p = strstr(text, "Device Minor:");
+        if (p) {
+            long m = strtol(p + 13, NULL, 10);
+            if (m >= 0 && m < 254)
+                g->minor = (int32_t)m;
+        }
+        p = strstr(text, "GPU UUID:");
+        if (p) {
+            p += 9;
+            p += strspn(p, " \t");
+            size_t len = strcspn(p, " \t\r\n");
+            if (len < sizeof g->uuid) {
+                memcpy(g->uuid, p, len);
+                g->uuid[len] = '\0';
+            }
+        }
+    }
+    closedir(d);
+    qsort(out, n, sizeof *out, cmp_nvidia);
+    return n;
+}
+
+bool pna_devmap_host_numbers(const struct pna_roots *roots, const char *host_path,
+                             struct pna_container_device *dev)
+{
+    char node[512];
+    struct stat st;
+    if (!roots || strncmp(host_path, "/dev/", 5) != 0 || strstr(host_path, "/../") ||
+        pna_path(node, sizeof node, roots->devfs, "/%s", host_path + 5) < 0 ||
+        stat(node, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+        return false;
+    dev->type = S_ISBLK(st.st_mode) ? 'b' : 'c';
+    dev->has_numbers = true;
+    dev->major = major(st.st_rdev);
+    dev->minor = minor(st.st_rdev);
+    pna_devmap_classify(dev);
+    return true;
 }
 
 static void rdma_name(const struct pna_roots *roots, const char *cls, const char *node,

@@ -37,6 +37,26 @@ int pna_devmap_resolve(const struct pna_roots *roots, char type, uint32_t major,
  * Shared nodes (kfd, nvidiactl, rdma_cm) belong to no single device. */
 void pna_devmap_owners(const struct pna_roots *roots, struct pna_container_set *set);
 
+/* One NVIDIA GPU as the driver lists it under procfs driver/nvidia/gpus/<PCI>/. */
+struct pna_nvidia_gpu {
+    uint32_t pci_key;      /* primusGpuIndex */
+    int32_t minor;         /* "Device Minor:": /dev/nvidiaN; -1 unknown */
+    char uuid[64];         /* "GPU UUID:" ("GPU-..."); empty unknown */
+};
+
+/* The node's NVIDIA GPUs from procfs driver/nvidia/gpus/<PCI>/information,
+ * sorted by PCI address: the order NVML (and so CUDA_VISIBLE_DEVICES and
+ * NVIDIA_VISIBLE_DEVICES indexes) enumerates them.  Returns how many (at most
+ * CAP). */
+size_t pna_devmap_nvidia_gpus(const struct pna_roots *roots, struct pna_nvidia_gpu *out,
+                              size_t cap);
+
+/* Fill DEV's type and numbers from the device node HOST_PATH ("/dev/...")
+ * under ROOTS->devfs when it is a character or block device, then classify
+ * DEV again; false (DEV untouched) when it is not. */
+bool pna_devmap_host_numbers(const struct pna_roots *roots, const char *host_path,
+                             struct pna_container_device *dev);
+
 /* GPUs present on the node, counted from device nodes under ROOTS->devfs:
  * /dev/nvidiaN when there are any, else /dev/dri/renderD* (one per GPU,
  * also for AMD). */

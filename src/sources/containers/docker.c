@@ -108,7 +108,7 @@ int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set
 }
 
 static void add_inspect_device(struct pna_docker_inspect *out, pna_docker_host_paths *hosts,
-                               const char *path, const char *host_path)
+                               const char *path, const char *host_path, uint8_t source)
 {
     if (!path || !*path || out->ndevs >= PNA_DOCKER_INSPECT_DEVS)
         return;
@@ -118,6 +118,7 @@ static void add_inspect_device(struct pna_docker_inspect *out, pna_docker_host_p
     memset(d, 0, sizeof *d);
     pna_copy_display(d->path, path, sizeof d->path);
     d->type = 'c';
+    d->source = source;
     pna_devmap_classify(d);
 }
 
@@ -135,7 +136,7 @@ static void add_gpu_requests(const json_t *reqs, struct pna_docker_inspect *out,
             if (!id || !*id || strlen(id) > 4 || strspn(id, "0123456789") != strlen(id))
                 continue;
             snprintf(path, sizeof path, "/dev/nvidia%s", id);
-            add_inspect_device(out, hosts, path, NULL);
+            add_inspect_device(out, hosts, path, NULL, PNA_DEVS_DOCKER_REQUEST);
         }
     }
 }
@@ -171,7 +172,7 @@ int pna_docker_parse_inspect(const char *text, size_t len, struct pna_docker_ins
     json_t *d;
     json_array_foreach(json_object_get(hc, "Devices"), i, d) {
         const char *in = jstr(d, "PathInContainer"), *host = jstr(d, "PathOnHost");
-        add_inspect_device(out, hosts, in && *in ? in : host, host);
+        add_inspect_device(out, hosts, in && *in ? in : host, host, PNA_DEVS_SPEC_DEVICE);
     }
     add_gpu_requests(json_object_get(hc, "DeviceRequests"), out, hosts);
     json_decref(root);

@@ -3,6 +3,7 @@
  * read). */
 #include "pna_autoconf.h"
 #include "sources/containers/oci_spec.h"
+#include "sources/containers/cdi.h"
 #include "sources/containers/devmap.h"
 #include "core/roots.h"
 
@@ -17,6 +18,13 @@
 #define CRI_NAMESPACE "io.kubernetes.cri.sandbox-namespace"
 #define CRI_POD_UID "io.kubernetes.cri.sandbox-uid"
 #define CRI_IMAGE "io.kubernetes.cri.image-name"
+
+/* The CDI annotation format: key "cdi.k8s.io/<anything>", value a comma list
+ * of fully qualified device names ("nvidia.com/gpu=0,nvidia.com/gpu=1"). */
+#define CDI_ANNOTATION_PREFIX "cdi.k8s.io/"
+#define NVIDIA_ENV "NVIDIA_VISIBLE_DEVICES="
+#define NVIDIA_MAJOR 195
+#define MAX_NVIDIA_GPUS 64
 
 static const char *jstr(const json_t *obj, const char *key)
 {
@@ -84,6 +92,7 @@ static int add_spec_devices(const json_t *devices, struct pna_container_set *set
         pna_copy_display(dev.path, path, sizeof dev.path);
         dev.type = jtype(d);
         dev.has_numbers = jnum(d, "major", &dev.major) && jnum(d, "minor", &dev.minor);
+        dev.source = PNA_DEVS_SPEC_DEVICE;
         pna_devmap_classify(&dev);
         if (pna_container_set_add_device(set, &dev) < 0)
             return -1;
@@ -122,6 +131,7 @@ static int add_allowed_devices(const json_t *rules, const struct pna_roots *root
         if (!jnum(r, "major", &dev.major) || !jnum(r, "minor", &dev.minor))
             continue;   /* a wildcard rule grants a class, not a device */
         dev.has_numbers = true;
+        dev.source = PNA_DEVS_CGROUP;
         if (already_listed(set, dev.type, dev.major, dev.minor))
             continue;
         if (roots &&
@@ -139,9 +149,165 @@ static int add_allowed_devices(const json_t *rules, const struct pna_roots *root
     return 0;
 }
 
+/* Calls FN on each comma-separated item of LIST, blanks around it dropped;
+ * stops at the first negative return. */
+static int each_item(const char *list, int (*fn)(const char *item, void *arg), void *arg)
+{
+    char item[256];
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        const char *b = list, *e = list + n;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e > b && (size_t)(e - b) < sizeof item) {
+            memcpy(item, b, (size_t)(e - b));
+            item[e - b] = '\0';
+            int rc = fn(item, arg);
+            if (rc < 0)
+                return rc;
+        }
+        list += n + (list[n] == ',');
+    }
+    return 0;
+}
+
+struct cdi_ctx {
+    const struct pna_roots *roots;
+    const struct pna_cdi_registry *cdi;
+    struct pna_container_set *set;
+    struct pna_oci_info *info;
+};
+
+static int add_cdi_device(const char *name, void *arg)
+{
+    struct cdi_ctx *x = arg;
+    const struct pna_cdi_node *nodes[PNA_CDI_MAX_NODES];
+    int n = pna_cdi_resolve(x->cdi, name, nodes, PNA_CDI_MAX_NODES);
+    if (n < 0) {
+        x->info->unresolved++;
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        const struct pna_cdi_node *cn = nodes[i];
+        struct pna_container_device dev = { 0 };
+        pna_copy_display(dev.path, cn->path, sizeof dev.path);
+        dev.type = cn->type;
+        dev.has_numbers = cn->has_numbers;
+        dev.major = cn->major;
+        dev.minor = cn->minor;
+        dev.source = PNA_DEVS_CDI;
+        pna_devmap_classify(&dev);
+        /* No numbers in the spec: the runtime takes them from the host's
+         * node, and so does the agent. */
+        if (!dev.has_numbers)
+            pna_devmap_host_numbers(x->roots, cn->host_path[0] ? cn->host_path : cn->path, &dev);
+        if (pna_container_set_add_device(x->set, &dev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The CDI devices the cdi.k8s.io/ annotations name. */
+static int add_cdi_devices(const json_t *ann, const struct pna_roots *roots,
+                           const struct pna_cdi_registry *cdi, struct pna_container_set *set,
+                           struct pna_oci_info *info)
+{
+    struct cdi_ctx x = { roots, cdi, set, info };
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)ann, key, v) {
+        if (strncmp(key, CDI_ANNOTATION_PREFIX, strlen(CDI_ANNOTATION_PREFIX)) != 0 ||
+            !json_is_string(v))
+            continue;
+        if (each_item(json_string_value(v), add_cdi_device, &x) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+struct nvidia_ctx {
+    const struct pna_nvidia_gpu *gpus;
+    size_t ngpus;
+    bool want[MAX_NVIDIA_GPUS];
+    unsigned unresolved;
+};
+
+static int pick_nvidia_gpu(const char *item, void *arg)
+{
+    struct nvidia_ctx *x = arg;
+    if (strspn(item, "0123456789") == strlen(item) && strlen(item) <= 4) {
+        unsigned long i = strtoul(item, NULL, 10);
+        if (i < x->ngpus)
+            x->want[i] = true;
+        else
+            x->unresolved++;
+        return 0;
+    }
+    if (strncmp(item, "GPU-", 4) == 0) {
+        for (size_t i = 0; i < x->ngpus; i++)
+            if (strcmp(x->gpus[i].uuid, item) == 0) {
+                x->want[i] = true;
+                return 0;
+            }
+    }
+    /* An unknown GPU UUID; a MIG UUID (no MIG UUID to capability map yet);
+     * or a form this agent does not know ("0:1"). */
+    x->unresolved++;
+    return 0;
+}
+
+/* NVIDIA_VISIBLE_DEVICES from process.env (see oci_spec.h).  The value is
+ * looked at here and nowhere else. */
+static int add_nvidia_env(const json_t *env, const struct pna_roots *roots,
+                          struct pna_container_set *set, struct pna_oci_info *info)
+{
+    const char *value = NULL;
+    size_t i;
+    json_t *e;
+    json_array_foreach(env, i, e) {
+        const char *s = json_string_value(e);
+        /* As the runtime's own reading: the last entry wins. */
+        if (s && strncmp(s, NVIDIA_ENV, strlen(NVIDIA_ENV)) == 0)
+            value = s + strlen(NVIDIA_ENV);
+    }
+    if (!value || !*value || strcmp(value, "none") == 0 || strcmp(value, "void") == 0)
+        return 0;
+    struct pna_nvidia_gpu gpus[MAX_NVIDIA_GPUS];
+    struct nvidia_ctx x = { .gpus = gpus };
+    x.ngpus = pna_devmap_nvidia_gpus(roots, gpus, MAX_NVIDIA_GPUS);
+    if (strcmp(value, "all") == 0) {
+        for (size_t k = 0; k < x.ngpus; k++)
+            x.want[k] = true;
+    } else {
+        each_item(value, pick_nvidia_gpu, &x);
+    }
+    info->unresolved += x.unresolved;
+    for (size_t k = 0; k < x.ngpus; k++) {
+        if (!x.want[k])
+            continue;
+        if (gpus[k].minor < 0) {
+            info->unresolved++;
+            continue;
+        }
+        struct pna_container_device dev = { 0 };
+        snprintf(dev.path, sizeof dev.path, "/dev/nvidia%d", gpus[k].minor);
+        dev.type = 'c';
+        dev.has_numbers = true;
+        dev.major = NVIDIA_MAJOR;
+        dev.minor = (uint32_t)gpus[k].minor;
+        dev.source = PNA_DEVS_NVIDIA_ENV;
+        pna_devmap_classify(&dev);
+        if (pna_container_set_add_device(set, &dev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna_roots *roots,
-                  struct pna_container_set *set, struct pna_oci_info *info,
-                  char *err, size_t errlen)
+                  const struct pna_cdi_registry *cdi, struct pna_container_set *set,
+                  struct pna_oci_info *info, char *err, size_t errlen)
 {
     memset(info, 0, sizeof *info);
     if (len > PNA_OCI_MAX_BYTES) {
@@ -181,7 +347,10 @@ int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna
         c->mem_limit_bytes = info->mem_limit_bytes;
     }
     if (add_spec_devices(json_object_get(linux_, "devices"), set) < 0 ||
-        add_allowed_devices(json_object_get(resources, "devices"), roots, set) < 0) {
+        add_allowed_devices(json_object_get(resources, "devices"), roots, set) < 0 ||
+        (json_is_object(ann) && add_cdi_devices(ann, roots, cdi, set, info) < 0) ||
+        (roots && add_nvidia_env(json_object_get(json_object_get(root, "process"), "env"), roots,
+                                 set, info) < 0)) {
         pna_container_set_drop_last(set);
         snprintf(err, errlen, "out of memory");
         json_decref(root);

@@ -2,9 +2,14 @@
  * config.json) turned into a container record.
  *
  * Only these are read: the io.kubernetes.cri.* annotations that name the
- * container, its pod and image; linux.cgroupsPath; the memory limit; and the
- * device nodes of linux.devices and linux.resources.devices.  The environment,
- * arguments and every other annotation are never looked at. */
+ * container, its pod and image; the cdi.k8s.io/ annotations (CDI device
+ * names, resolved through the node's CDI specs: cdi.h); linux.cgroupsPath;
+ * the memory limit; the device nodes of linux.devices and
+ * linux.resources.devices; and, in process.env, the one entry
+ * NVIDIA_VISIBLE_DEVICES=.  That entry's value is only turned into the GPUs
+ * it names: it is never stored, logged or exported, and no other variable of
+ * the environment is read.  Arguments and every other annotation are never
+ * looked at. */
 #ifndef PNA_SOURCES_OCI_SPEC_H
 #define PNA_SOURCES_OCI_SPEC_H
 
@@ -15,6 +20,7 @@
 #include "model/containers.h"
 
 struct pna_roots;
+struct pna_cdi_registry;
 
 #define PNA_OCI_MAX_BYTES (4u << 20)   /* a spec larger than this is refused */
 
@@ -23,14 +29,25 @@ struct pna_oci_info {
     bool has_mem_limit;
     uint64_t mem_limit_bytes;    /* linux.resources.memory.limit */
     char cgroups_path[256];      /* linux.cgroupsPath as written */
+    unsigned unresolved;         /* devices named (a CDI name, an NVIDIA_VISIBLE_DEVICES
+                                    index or UUID, a MIG UUID) that no spec or GPU of
+                                    the node resolved: not listed */
 };
 
 /* Parse TEXT (LEN bytes) for the container ID and append one record to SET,
  * with its devices.  ROOTS (may be NULL) resolves allow-list entries that have
- * numbers but no path through sysfs.  Returns 0, or -1 with one line in ERR
- * and nothing appended. */
+ * numbers but no path through sysfs, and NVIDIA_VISIBLE_DEVICES through
+ * procfs driver/nvidia/gpus (without ROOTS it is not read).  CDI (may be
+ * NULL: no CDI device resolves) holds the node's CDI specs.  Returns 0, or
+ * -1 with one line in ERR and nothing appended.
+ *
+ * NVIDIA_VISIBLE_DEVICES, as the NVIDIA container runtime reads it: "all"
+ * every NVIDIA GPU of the node; "none", "void" or empty none; else a comma
+ * list of GPU indexes (NVML's order: PCI address), GPU UUIDs ("GPU-...") and
+ * MIG UUIDs ("MIG-...", counted as unresolved: nothing maps them to a
+ * capability yet).  Each GPU becomes /dev/nvidiaN (N its "Device Minor"). */
 int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna_roots *roots,
-                  struct pna_container_set *set, struct pna_oci_info *info,
-                  char *err, size_t errlen);
+                  const struct pna_cdi_registry *cdi, struct pna_container_set *set,
+                  struct pna_oci_info *info, char *err, size_t errlen);
 
 #endif
