@@ -423,12 +423,25 @@ def amd_kfd():
         (t + "proc/7002/pasid", b"32770\n")]))
 
 
+def cdi():
+    # a real spec nvidia-ctk wrote (tests/fixtures/cdi/, SOURCES.md), and the
+    # same shape as JSON, written here from the CDI specification's format
+    for p in sorted(glob.glob(os.path.join(FX, "cdi", "*.yaml"))):
+        put("cdi", os.path.basename(p)[:-len(".yaml")], open(p, "rb").read())
+    put("cdi", "spec-json", json.dumps({
+        "cdiVersion": "0.6.0", "kind": "vendor.com/device",
+        "devices": [{"name": "myDevice", "containerEdits": {"deviceNodes": [
+            {"path": "/dev/card1", "hostPath": "/dev/dri/card1", "type": "c", "major": 226, "minor": 1}]}},
+            {"name": "all", "containerEdits": {"deviceNodes": [{"path": "/dev/card1"}]}}],
+        "containerEdits": {"deviceNodes": [{"path": "/dev/vendorctl"}]}}, indent=1))
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map, mig_caps, amd_kfd):
+               config, dri_map, mig_caps, amd_kfd, cdi):
         fn()
 
 
