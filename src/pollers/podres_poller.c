@@ -89,10 +89,10 @@ static void resolve_rdma(const struct pna_roots *roots, struct pna_podres_row *r
     if (strchr(r->id, '/') || strstr(r->id, "..") || !r->id[0])
         return;
     char dir[600];
-    if (pna_path(dir, sizeof dir, roots->sysfs, "bus/pci/devices/%s/infiniband", r->id) == 0 &&
+    if (pna_path(dir, sizeof dir, roots->sysfs, "/bus/pci/devices/%s/infiniband", r->id) == 0 &&
         first_entry(dir, r->rdma_dev, sizeof r->rdma_dev))
         return;
-    if (pna_path(dir, sizeof dir, roots->sysfs, "class/net/%s/device/infiniband", r->id) == 0)
+    if (pna_path(dir, sizeof dir, roots->sysfs, "/class/net/%s/device/infiniband", r->id) == 0)
         first_entry(dir, r->rdma_dev, sizeof r->rdma_dev);
 }
 
