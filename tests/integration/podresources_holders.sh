@@ -237,6 +237,18 @@ wait_until 20 rows_are "$WORK/want-rows" ||
 [ "$(status_of)" = 1 ] || fail "podresources poller '$(status_of)': $(error_of)"
 ok "primusPodResourceTable and primus_pod_resource_info: the 10 rows the server said, GPUs, MIG, VFs, unknown resource"
 
+# snmptable renders it with the MIB (where the IETF base MIBs exist): the
+# table as an operator sees it, one line per row.
+if [ -n "$PNA_IETF_MIBDIR" ] && [ -f "$PNA_IETF_MIBDIR/SNMPv2-SMI.txt" ] && command -v snmptable >/dev/null; then
+    MIBDIRS="+$PNA_IETF_MIBDIR:$PNA_MIBDIR" MIBS="+PRIMUS-NODE-MIB" \
+        snmptable $V2 -Cb -Cw 150 "$TARGET" PRIMUS-NODE-MIB::primusPodResourceTable > "$WORK/snmptable" 2>&1
+    cat "$WORK/snmptable"
+    grep -q ' Name .* DeviceId ' "$WORK/snmptable" || fail "snmptable printed no header: $(head -3 "$WORK/snmptable")"
+    [ "$(grep -c ' nvidia.com/\| intel.com/\| example.com/' "$WORK/snmptable")" -ge 10 ] ||
+        fail "snmptable shows fewer than 10 rows: $(cat "$WORK/snmptable")"
+    ok "snmptable primusPodResourceTable renders the 10 rows"
+fi
+
 # ---- holders ------------------------------------------------------------------------------------
 gpu() { snmp_value "$GPU_ENTRY.$1.$2"; }
 holder_is() {  # GPU-INDEX CONTAINER-ID POD NAMESPACE COUNT
