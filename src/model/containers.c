@@ -527,3 +527,42 @@ int pna_container_set_merge_runtimes(struct pna_container_set *set)
     *set = out;
     return 0;
 }
+
+/* ---- devices found after the scan ------------------------------------------------ */
+
+/* Sources read after the runtimes (the kubelet's pod-resources) add devices
+ * to rows in the middle of the set.  Rather than shift the device array,
+ * copy the set row by row into a new one, each row followed by its extra
+ * devices while it is the last row: pna_container_set_add_device then merges
+ * them with what the row already has. */
+int pna_container_set_add_devices(struct pna_container_set *set,
+                                  const struct pna_container_extra *extra, size_t n)
+{
+    if (!n)
+        return 0;
+    struct pna_container_set out;
+    pna_container_set_init(&out);
+    size_t e = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        const struct pna_container *r = &set->rows[i];
+        struct pna_container *c = pna_container_set_add(&out);
+        if (!c || PNA_ARRAY_RESERVE(out.devs, out.dev_cap, out.dev_count + r->dev_count) != 0)
+            goto oom;
+        *c = *r;
+        c->dev_first = (uint32_t)out.dev_count;
+        if (r->dev_count)
+            memcpy(out.devs + out.dev_count, set->devs + r->dev_first,
+                   r->dev_count * sizeof *out.devs);
+        out.dev_count += r->dev_count;
+        for (; e < n && extra[e].row == i; e++)
+            if (pna_container_set_add_device(&out, &extra[e].dev) < 0)
+                goto oom;
+    }
+    out.devices_dropped += set->devices_dropped;
+    pna_container_set_free(set);
+    *set = out;
+    return 0;
+oom:
+    pna_container_set_free(&out);
+    return -1;
+}

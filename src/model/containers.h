@@ -206,6 +206,20 @@ int pna_container_set_sort(struct pna_container_set *set);
  * with the task's devices, pid and cgroup.  Returns 0 or -1 (out of memory). */
 int pna_container_set_merge_runtimes(struct pna_container_set *set);
 
+/* One device to give row ROW of a set (pna_container_set_add_devices). */
+struct pna_container_extra {
+    size_t row;
+    struct pna_container_device dev;
+};
+
+/* Give rows of SET the devices EXTRA[0..N) (ascending row), each as
+ * pna_container_set_add_device would give it to that row: a device the row
+ * already has stays one row, with the source of higher precedence.  A row's
+ * devices are contiguous, so the device array is rebuilt.  Returns 0, or -1
+ * (out of memory; SET unchanged). */
+int pna_container_set_add_devices(struct pna_container_set *set,
+                                  const struct pna_container_extra *extra, size_t n);
+
 /* Binary search in a sorted set; NULL when absent. */
 const struct pna_container *pna_container_set_find(const struct pna_container_set *set,
                                                    const char *id);

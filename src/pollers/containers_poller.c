@@ -13,12 +13,15 @@
 #include "core/events.h"
 #include "core/roots.h"
 #include "model/containers.h"
+#include "model/gpu/gpu.h"
+#include "model/podres.h"
 #include "sources/containers/cdi.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
 #include "sources/containers/devmap.h"
 #include "sources/containers/docker.h"
 #include "sources/containers/docker_api.h"
+#include "sources/containers/podres_devices.h"
 #include "util/fileio.h"
 #include "watchers/docker_events.h"
 #include "watchers/oom_watch.h"
@@ -221,7 +224,6 @@ static int containers_collect(void *state, const struct pna_snap *prev,
                               const struct pna_poller_inputs *in, struct pna_snap **out,
                               char *err, size_t errlen)
 {
-    (void)in; /* reads no other domain */
     struct containers_state *st = state;
     struct pna_containers_snap *s = calloc(1, sizeof *s);
     if (!s) {
@@ -263,6 +265,15 @@ static int containers_collect(void *state, const struct pna_snap *prev,
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    /* The kubelet's assignments: after the merge, so a Docker container's
+     * pod names (its labels) are on its one row. */
+    const struct pna_podres_snap *pr =
+        (const struct pna_podres_snap *)pna_poller_input(in, PNA_DOM_PODRES);
+    const struct pna_gpu_snap *gs = (const struct pna_gpu_snap *)pna_poller_input(in, PNA_DOM_GPU);
+    if (pna_podres_devices_apply(&st->roots, pr, gs, &s->set) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     pna_devmap_owners(&st->roots, &s->set);
     const struct pna_containers_snap *p = (const struct pna_containers_snap *)prev;
     pna_container_set_assign_indexes(&s->set, p ? &p->set : NULL);
@@ -299,6 +310,8 @@ const struct pna_poller_ops pna_containers_poller = {
     .name = "containers",
     .index = CONTAINERS_INDEX,
     .domain = PNA_DOM_CONTAINERS,
+    /* the kubelet's device assignments; the GPU snapshot's MIG UUIDs */
+    .inputs = PNA_DOM_BIT(PNA_DOM_PODRES) | PNA_DOM_BIT(PNA_DOM_GPU),
     .default_interval_ms = 10000,
     /* A first poll on a node with thousands of Docker containers inspects
      * each one once (about a millisecond apiece). */

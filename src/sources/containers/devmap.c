@@ -400,3 +400,60 @@ void pna_devmap_owners(const struct pna_roots *roots, struct pna_container_set *
     }
     pna_container_set_count_devices(set);
 }
+
+/* ---- the other way: the node of a device --------------------------------------------- */
+
+/* The first entry of directory DIR named PREFIX<digits> for which
+ * MATCH(dir, name, ctx) holds (MATCH NULL: any); its number, or -1. */
+static int32_t find_numbered(const char *dir, const char *prefix,
+                             bool (*match)(const char *dir, const char *name, const void *ctx),
+                             const void *ctx)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int32_t found = -1;
+    struct dirent *e;
+    while (found < 0 && (e = readdir(d)) != NULL) {
+        int32_t n = numbered(e->d_name, prefix);
+        if (n >= 0 && (!match || match(dir, e->d_name, ctx)))
+            found = n;
+    }
+    closedir(d);
+    return found;
+}
+
+static bool names_ibdev(const char *dir, const char *node, const void *ibdev)
+{
+    char path[1024], name[64];
+    if (snprintf(path, sizeof path, "%s/%s/ibdev", dir, node) >= (int)sizeof path ||
+        pna_read_text(path, name, sizeof name) < 0)
+        return false;
+    return strcmp(name, ibdev) == 0;
+}
+
+int32_t pna_devmap_uverbs_of(const struct pna_roots *roots, const char *ibdev)
+{
+    char dir[512];
+    if (!ibdev[0] || pna_path(dir, sizeof dir, roots->sysfs, "/class/infiniband_verbs") < 0)
+        return -1;
+    return find_numbered(dir, "uverbs", names_ibdev, ibdev);
+}
+
+int32_t pna_devmap_render_of_pci(const struct pna_roots *roots, const char *pci)
+{
+    char addr[32], dir[512];
+    uint32_t key = pci_key_of(pci);
+    if (!key) {   /* no domain: the one every GPU of a plain PCI node is in */
+        snprintf(addr, sizeof addr, "0000:%.20s", pci);
+        key = pci_key_of(addr);
+    }
+    if (!key)
+        return -1;
+    /* sysfs names the device by its canonical, lower-case address. */
+    snprintf(addr, sizeof addr, "%04x:%02x:%02x.%x", key >> 16, (key >> 8) & 0xff,
+             (key >> 3) & 0x1f, key & 7);
+    if (pna_path(dir, sizeof dir, roots->sysfs, "/bus/pci/devices/%s/drm", addr) < 0)
+        return -1;
+    return find_numbered(dir, "renderD", NULL, NULL);
+}

@@ -57,6 +57,15 @@ size_t pna_devmap_nvidia_gpus(const struct pna_roots *roots, struct pna_nvidia_g
 bool pna_devmap_host_numbers(const struct pna_roots *roots, const char *host_path,
                              struct pna_container_device *dev);
 
+/* The N of /dev/infiniband/uverbsN that opens RDMA device IBDEV ("mlx5_0"):
+ * the uverbs node whose sysfs class/infiniband_verbs/<node>/ibdev names it;
+ * -1 none. */
+int32_t pna_devmap_uverbs_of(const struct pna_roots *roots, const char *ibdev);
+
+/* The N of /dev/dri/renderDN of the GPU at PCI address PCI ("0000:c1:00.0",
+ * "c1:00.0", any case): sysfs bus/pci/devices/<PCI>/drm/renderDN; -1 none. */
+int32_t pna_devmap_render_of_pci(const struct pna_roots *roots, const char *pci);
+
 /* GPUs present on the node, counted from device nodes under ROOTS->devfs:
  * /dev/nvidiaN when there are any, else /dev/dri/renderD* (one per GPU,
  * also for AMD). */

@@ -13,4 +13,10 @@
  * missing or unreadable file leaves every row without one. */
 void pna_gpu_mig_caps(const struct pna_roots *roots, struct pna_gpu_list *list);
 
+/* The N of the access capability /dev/nvidia-caps/nvidia-capN of compute
+ * instance CI of GPU instance GI on the GPU with minor number GPU_MINOR, from
+ * the same file; -1 when it lists none. */
+int32_t pna_gpu_mig_cap_of(const struct pna_roots *roots, uint32_t gpu_minor, uint32_t gi,
+                           uint32_t ci);
+
 #endif
