@@ -10,7 +10,7 @@
 
 #include "model/metric.h"
 #include "model/oids.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "model/storage.h"
 
 #define U32 PNA_SYNTAX_UNSIGNED

@@ -14,7 +14,7 @@
 #include "core/roots.h"
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "sources/containers/cdi.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"

@@ -6,7 +6,7 @@
  * last good rows still served. */
 #include "pna_autoconf.h"
 #include "core/config.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "pollers/pollers.h"
 #include "util/fileio.h"
 

@@ -11,7 +11,7 @@
 #include "model/containers.h"
 #include "model/metric_tables.h"
 #include "model/oids.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "model/storage.h"
 
 /* The model's name limits are the MIB's index SIZEs. */

@@ -20,9 +20,10 @@
 #include "pna_autoconf.h"
 #include "transport/grpc_client.h"
 
+#include "transport/curl_global.h"
+
 #include <curl/curl.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,20 +39,9 @@ struct pna_grpc_client {
     bool fresh_connection;           /* a connection per call (libcurl < 8.0.0) */
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-/* curl_global_init() is not safe to run from two threads at once (and
- * http_client.c may run it too: libcurl counts the calls). */
-static void global_init(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 struct pna_grpc_client *pna_grpc_client_new(void)
 {
-    pthread_once(&curl_once, global_init);
-    if (curl_init_rc != CURLE_OK)
+    if (!pna_curl_global_init())
         return NULL;
     const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
     if (!v || !(v->features & CURL_VERSION_HTTP2))

@@ -3,9 +3,10 @@
 #include "pna_autoconf.h"
 #include "transport/http_client.h"
 
+#include "transport/curl_global.h"
+
 #include <curl/curl.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,19 +19,9 @@ struct pna_hclient {
     CURL *h;
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-/* curl_global_init() is not safe to run from two threads at once. */
-static void global_init(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 struct pna_hclient *pna_hclient_new(void)
 {
-    pthread_once(&curl_once, global_init);
-    if (curl_init_rc != CURLE_OK)
+    if (!pna_curl_global_init())
         return NULL;
     struct pna_hclient *c = calloc(1, sizeof *c);
     if (!c)

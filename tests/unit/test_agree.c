@@ -36,7 +36,7 @@
 #include "model/ib.h"
 #include "model/metric_tables.h"
 #include "model/oids.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "pollers/pollers.h"
 #include "snmp/tables.h"
 #include "sources/pfc/ethtool.h"

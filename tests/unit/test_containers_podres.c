@@ -11,7 +11,7 @@
 #include "sources/containers/devmap.h"
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "core/roots.h"
 #include "containers_testutil.h"
 

@@ -8,7 +8,7 @@
  * the primus families. */
 #include "pna_autoconf.h"
 #include "http/render/compat.h"
-#include "model/holders.h"
+#include "model/kubernetes/holders.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -96,7 +96,7 @@ void pna_compat_holder(const struct pna_http_view *v, const struct pna_row *row,
     pna_compat_text(row, "primusGpuHolderNamespace", ns, sizeof ns);
     if (!pod[0])
         return;   /* as the exporters: pod labels only for a GPU a pod holds */
-    /* The holder descriptors name the holder model/holders.h finds first;
+    /* The holder descriptors name the holder model/kubernetes/holders.h finds first;
      * its container name is a column of that container's own row when the
      * agent sees one, else the name the kubelet gave. */
     struct pna_holder h;

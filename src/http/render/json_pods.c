@@ -22,7 +22,7 @@
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
 #include "model/ib.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "http/render/render.h"
 
 #include <stdio.h>

@@ -12,7 +12,7 @@
  * uuid.  A figure the GPU does not offer is absent, as in the MIB, never 0. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
-#include "model/holders.h"
+#include "model/kubernetes/holders.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -149,7 +149,7 @@ static void split_family(struct pna_prom *p, const struct pna_http_view *v, cons
     }
 }
 
-/* One series per holder of a GPU (model/holders.h: the kubelet's
+/* One series per holder of a GPU (model/kubernetes/holders.h: the kubelet's
  * assignments, then the containers given its device node), shared GPUs
  * included, as primusGpuHolderCount counts them. */
 struct holder_series {

@@ -7,7 +7,7 @@
 #include "http/render/render.h"
 
 #include "model/metric_tables.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "model/storage.h"
 
 #include <stdio.h>

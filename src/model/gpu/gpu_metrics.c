@@ -9,7 +9,7 @@
 #include "model/metric_tables.h"
 
 #include "model/containers.h"
-#include "model/holders.h"
+#include "model/kubernetes/holders.h"
 #include "model/gpu/gpu.h"
 #include "model/metric.h"
 #include "model/oids.h"
@@ -126,7 +126,7 @@ static void get_pci_device_id(const struct pna_row *r, struct pna_value *out)
         pna_value_printf(out, "%04x:%04x", g->pci_vendor_id, g->pci_device_id);
 }
 
-/* The GPU's holders (model/holders.h): the kubelet's assignments first, then
+/* The GPU's holders (model/kubernetes/holders.h): the kubelet's assignments first, then
  * the containers given its device node. */
 static void get_holder_container(const struct pna_row *r, struct pna_value *out)
 {

@@ -3,12 +3,12 @@
  * (see metric.h, gpu.h).
  *
  * A row's record is the MIG device; its owner is the GPU.  The holder columns
- * are model/holders.h's: the kubelet's assignment of the MIG UUID, else the
+ * are model/kubernetes/holders.h's: the kubelet's assignment of the MIG UUID, else the
  * container given the device's access capability (/dev/nvidia-caps/nvidia-capN). */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
-#include "model/holders.h"
+#include "model/kubernetes/holders.h"
 #include "model/gpu/gpu.h"
 #include "model/metric.h"
 #include "model/oids.h"
@@ -45,7 +45,7 @@ static void get_cap_device(const struct pna_row *r, struct pna_value *out)
         pna_value_printf(out, "/dev/nvidia-caps/nvidia-cap%u", (unsigned)m->cap_minor);
 }
 
-/* The MIG device's holders (model/holders.h): the kubelet's assignment of
+/* The MIG device's holders (model/kubernetes/holders.h): the kubelet's assignment of
  * its MIG UUID first, then the containers given its capability node. */
 static void get_container(const struct pna_row *r, struct pna_value *out)
 {

@@ -228,29 +228,16 @@ static uint32_t drm_gpu(const struct pna_roots *roots, const char *node)
     return pci_key_of(base ? base + 1 : target);
 }
 
-/* NVIDIA: the driver lists each GPU's minor number under /proc/driver/nvidia. */
+/* NVIDIA: the GPU whose "Device Minor" (driver/nvidia/gpus/<PCI>/information)
+ * is MINOR; 0 none. */
 static uint32_t nvidia_gpu(const struct pna_roots *roots, int32_t minor)
 {
-    char dir[512];
-    if (pna_path(dir, sizeof dir, roots->procfs, "/driver/nvidia/gpus") < 0)
-        return 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    uint32_t key = 0;
-    struct dirent *e;
-    while (!key && (e = readdir(d)) != NULL) {
-        char path[1024], text[4096];
-        if (e->d_name[0] == '.' ||
-            snprintf(path, sizeof path, "%s/%s/information", dir, e->d_name) >= (int)sizeof path ||
-            pna_read_text(path, text, sizeof text) < 0)
-            continue;
-        const char *p = strstr(text, "Device Minor:");
-        if (p && strtol(p + 13, NULL, 10) == minor)
-            key = pci_key_of(e->d_name);
-    }
-    closedir(d);
-    return key;
+    struct pna_nvidia_gpu gpus[PNA_DEVMAP_MAX_NVIDIA_GPUS];
+    size_t n = pna_devmap_nvidia_gpus(roots, gpus, PNA_DEVMAP_MAX_NVIDIA_GPUS);
+    for (size_t i = 0; i < n; i++)
+        if (gpus[i].minor >= 0 && gpus[i].minor == minor)
+            return gpus[i].pci_key;
+    return 0;
 }
 
 static int cmp_nvidia(const void *a, const void *b)

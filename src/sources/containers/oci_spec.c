@@ -24,7 +24,6 @@
 #define CDI_ANNOTATION_PREFIX "cdi.k8s.io/"
 #define NVIDIA_ENV "NVIDIA_VISIBLE_DEVICES="
 #define NVIDIA_MAJOR 195
-#define MAX_NVIDIA_GPUS 64
 
 static const char *jstr(const json_t *obj, const char *key)
 {
@@ -230,7 +229,7 @@ static int add_cdi_devices(const json_t *ann, const struct pna_roots *roots,
 struct nvidia_ctx {
     const struct pna_nvidia_gpu *gpus;
     size_t ngpus;
-    bool want[MAX_NVIDIA_GPUS];
+    bool want[PNA_DEVMAP_MAX_NVIDIA_GPUS];
     unsigned unresolved;
 };
 
@@ -274,9 +273,9 @@ static int add_nvidia_env(const json_t *env, const struct pna_roots *roots,
     }
     if (!value || !*value || strcmp(value, "none") == 0 || strcmp(value, "void") == 0)
         return 0;
-    struct pna_nvidia_gpu gpus[MAX_NVIDIA_GPUS];
+    struct pna_nvidia_gpu gpus[PNA_DEVMAP_MAX_NVIDIA_GPUS];
     struct nvidia_ctx x = { .gpus = gpus };
-    x.ngpus = pna_devmap_nvidia_gpus(roots, gpus, MAX_NVIDIA_GPUS);
+    x.ngpus = pna_devmap_nvidia_gpus(roots, gpus, PNA_DEVMAP_MAX_NVIDIA_GPUS);
     if (strcmp(value, "all") == 0) {
         for (size_t k = 0; k < x.ngpus; k++)
             x.want[k] = true;

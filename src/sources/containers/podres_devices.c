@@ -17,7 +17,6 @@
 #define DRM_MAJOR 226
 #define INFINIBAND_MAJOR 231
 #define UVERBS_MINOR_BASE 192
-#define MAX_NVIDIA_GPUS 64
 #define MAX_ROW_NODES 2   /* a MIG device: its capability and its GPU */
 
 struct lookup {
@@ -25,13 +24,13 @@ struct lookup {
     const struct pna_gpu_snap *gpus;
     bool nv_loaded;       /* procfs is read once per call, and only when needed */
     size_t nnv;
-    struct pna_nvidia_gpu nv[MAX_NVIDIA_GPUS];
+    struct pna_nvidia_gpu nv[PNA_DEVMAP_MAX_NVIDIA_GPUS];
 };
 
 static const struct pna_nvidia_gpu *nvidia_gpus(struct lookup *lk, size_t *n)
 {
     if (!lk->nv_loaded) {
-        lk->nnv = pna_devmap_nvidia_gpus(lk->roots, lk->nv, MAX_NVIDIA_GPUS);
+        lk->nnv = pna_devmap_nvidia_gpus(lk->roots, lk->nv, PNA_DEVMAP_MAX_NVIDIA_GPUS);
         lk->nv_loaded = true;
     }
     *n = lk->nnv;

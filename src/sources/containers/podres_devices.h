@@ -21,7 +21,7 @@
 
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 
 struct pna_roots;
 

@@ -1,7 +1,7 @@
-/* model/holders.c -- see holders.h. */
+/* model/kubernetes/holders.c -- see holders.h. */
 #include "pna_autoconf.h"
-#include "model/holders.h"
-#include "model/podres.h"
+#include "model/kubernetes/holders.h"
+#include "model/kubernetes/podres.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-/* model/podres.c -- the pod-resources rows: what an id names, row order and
+/* model/kubernetes/podres.c -- the pod-resources rows: what an id names, row order and
  * indexes (see podres.h). */
 #include "pna_autoconf.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 #include "model/row_index.h"
 #include "util/array.h"
 

@@ -1,8 +1,8 @@
-/* model/holders.h -- who holds a GPU or a MIG device, one answer for every
+/* model/kubernetes/holders.h -- who holds a GPU or a MIG device, one answer for every
  * front end: the GPU and MIG tables' holder columns, the holder labels of
  * /metrics and the dcgm-exporter compatible series.
  *
- * The kubelet's assignments (model/podres.h) come first: the device plugin
+ * The kubelet's assignments (model/kubernetes/podres.h) come first: the device plugin
  * told the kubelet which GPU it gave, whatever the runtime did to inject it
  * (a hook driven by NVIDIA_VISIBLE_DEVICES, CDI, a MIG device that is not a
  * device node of its own).  Containers whose device lists hold the GPU's

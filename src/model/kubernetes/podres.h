@@ -1,4 +1,4 @@
-/* model/podres.h -- the kubelet's device assignments, as its pod-resources
+/* model/kubernetes/podres.h -- the kubelet's device assignments, as its pod-resources
  * API says them: one row per device id the kubelet can give
  * (GetAllocatableResources) or has given to a container (List), with what the
  * id names on this node (a GPU, a MIG device, an RDMA device, or nothing the
@@ -6,7 +6,7 @@
  *
  * This is the authoritative holder of a GPU on a Kubernetes node: the GPU and
  * MIG tables' holder columns prefer it to the containers' device nodes
- * (model/holders.h). */
+ * (model/kubernetes/holders.h). */
 #ifndef PNA_MODEL_PODRES_H
 #define PNA_MODEL_PODRES_H
 

@@ -1,5 +1,5 @@
-/* model/podres_metrics.c -- primusPodResourceTable: the kubelet's device
- * assignments (model/podres.h), one descriptor per value.  The GPU and MIG
+/* model/kubernetes/podres_metrics.c -- primusPodResourceTable: the kubelet's device
+ * assignments (model/kubernetes/podres.h), one descriptor per value.  The GPU and MIG
  * columns join the row's id with the GPU snapshot of the same view. */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
@@ -9,7 +9,7 @@
 #include "model/gpu/gpu.h"
 #include "model/metric.h"
 #include "model/oids.h"
-#include "model/podres.h"
+#include "model/kubernetes/podres.h"
 
 static const struct pna_podres_snap *podres_snap(const struct pna_view *v)
 {
