@@ -322,10 +322,11 @@ size_t pna_copy_display(char *dst, const char *src, size_t cap)
         }
         if (n + seq >= cap)        /* would not fit whole: stop before it */
             break;
+        /* Stop at the first byte that is not a continuation: it may be the
+         * terminating NUL, and nothing after that may be read. */
         bool ok = true;
-        for (size_t k = 1; k < seq; k++)
-            if ((s[k] & 0xc0) != 0x80)
-                ok = false;
+        for (size_t k = 1; ok && k < seq; k++)
+            ok = (s[k] & 0xc0) == 0x80;
         if (!ok) {
             dst[n++] = '?';
             s++;

@@ -258,6 +258,15 @@ static void test_copy_display(void)
     CHECK_INT(pna_copy_display(buf, "\xff\xfe", sizeof buf), 2);
     CHECK_STR(buf, "??");
     CHECK_INT(pna_copy_display(buf, NULL, sizeof buf), 0);
+    /* A 4-byte lead with the string ending after it: nothing past the NUL is
+     * read (a heap copy, so ASan and valgrind see an overread). */
+    char *cut = strdup("x\xf0\x9f");
+    CHECK(cut != NULL);
+    if (cut) {
+        CHECK_INT(pna_copy_display(buf, cut, sizeof buf), 3);
+        CHECK_STR(buf, "x??");
+        free(cut);
+    }
 }
 
 int main(void)
