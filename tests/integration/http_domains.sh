@@ -200,9 +200,9 @@ done
         14:primus_container_gpus:1 15:primus_container_rdma_devices:1
     [ "$(metric_value "$WORK/ctr-metrics.txt" primus_containers '')" = "$(snmp_value $CONTAINERS.1.0)" ] ||
         fail "primus_containers != primusContainerCount"
-    grep -qF "primus_container_device_info{container_id=\"$ID\",container=\"trainer\",pod=\"llm-0\",namespace=\"ml\",path=\"/dev/dri/renderD128\",kind=\"gpu\",major=\"226\",minor=\"128\",gpu_pci_bus_id=\"0000:c1:00.0\",rdma_device=\"\"} 1" \
+    grep -qF "primus_container_device_info{container_id=\"$ID\",container=\"trainer\",pod=\"llm-0\",namespace=\"ml\",path=\"/dev/dri/renderD128\",kind=\"gpu\",major=\"226\",minor=\"128\",gpu_pci_bus_id=\"0000:c1:00.0\",rdma_device=\"\",source=\"specDevice\"} 1" \
         "$WORK/ctr-metrics.txt" || fail "renderD128 not mapped to GPU 0000:c1:00.0 in /metrics"
-    grep -qF 'path="/dev/infiniband/uverbs0",kind="rdma",major="231",minor="192",gpu_pci_bus_id="",rdma_device="mlx5_0"} 1' \
+    grep -qF 'path="/dev/infiniband/uverbs0",kind="rdma",major="231",minor="192",gpu_pci_bus_id="",rdma_device="mlx5_0",source="specDevice"} 1' \
         "$WORK/ctr-metrics.txt" || fail "uverbs0 not mapped to mlx5_0 in /metrics"
     ok "primus_container_device_info: renderD128 -> 0000:c1:00.0, uverbs0 -> mlx5_0 (as primusContainerDeviceTable)"
     http_body /pods > "$WORK/pods.json"

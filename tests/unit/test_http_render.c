@@ -447,7 +447,7 @@ static void check_gpu_against_xml(const char *text, const struct pna_gpu *g, con
     CHECK(xml != NULL);
     if (!xml)
         return;
-    snprintf(labels, sizeof labels, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\"",
+    snprintf(labels, sizeof labels, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\",container=\"\",pod=\"\",namespace=\"\"",
              (unsigned)g->vendor_index, g->pci_bus_id, g->uuid);
 
     xml_text(xml, "<fb_memory_usage>", "<total>", value, sizeof value);
@@ -530,7 +530,7 @@ static void test_gpu(void)
     if (g->has_power_limit) {
         char want[32];
         snprintf(want, sizeof want, "%u", g->power_limit_mw / 1000);
-        snprintf(labels, sizeof labels, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\"",
+        snprintf(labels, sizeof labels, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\",container=\"\",pod=\"\",namespace=\"\"",
                  (unsigned)g->vendor_index, g->pci_bus_id, g->uuid);
         if (g->power_limit_mw % 1000 == 0)
             CHECK_STR(sample(t, "primus_gpu_power_limit_watts", labels), want);
@@ -583,7 +583,7 @@ static void test_gpu(void)
     /* A lost GPU keeps its identity series only. */
     f.list.gpus[1].lost = true;
     t = render(&v, NULL);
-    snprintf(labels, sizeof labels, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\"",
+    snprintf(labels, sizeof labels, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\",container=\"\",pod=\"\",namespace=\"\"",
              (unsigned)f.list.gpus[1].vendor_index, f.list.gpus[1].pci_bus_id, f.list.gpus[1].uuid);
     CHECK_STR(sample(t, "primus_gpu_lost", labels), "1");
     CHECK_STR(sample(t, "primus_gpu_memory_total_bytes", labels), "(absent)");
@@ -888,6 +888,11 @@ static void test_containers_storage(void)
              (unsigned)g.list.gpus[0].vendor_index, g.list.gpus[0].pci_bus_id, g.list.gpus[0].uuid,
              f.rows[0].id);
     CHECK_STR(sample(t, "primus_gpu_holder_info", dev), "1");
+    /* Every per-GPU series names the GPU's holder. */
+    snprintf(dev, sizeof dev, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\","
+             "container=\"trainer\",pod=\"llm-train-0\",namespace=\"ml\"",
+             (unsigned)g.list.gpus[0].vendor_index, g.list.gpus[0].pci_bus_id, g.list.gpus[0].uuid);
+    CHECK(strcmp(sample(t, "primus_gpu_temperature_celsius", dev), "(absent)") != 0);
 
     /* Storage: the kubelet's figures while fresh, and the seed names unchanged. */
     CHECK_STR(sample(t, "node_ephemeral_storage_usage_bytes", "node=\"k8s-node-7\""), "400000000000");

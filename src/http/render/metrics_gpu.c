@@ -53,6 +53,22 @@ static void gpu_labels(const struct pna_http_view *v, const struct pna_row *row,
     out->n = 3;
 }
 
+/* gpu, pci_bus_id, uuid, then the GPU's holder (model/kubernetes/holders.h:
+ * the first the kubelet assigned it to, else the first container holding it)
+ * as container, pod and namespace, empty when none: every per-GPU series can
+ * be summed by pod, as dcgm-exporter's can.  primus_gpu_holder_info has every
+ * holder of a shared GPU. */
+static void gpu_series_labels(const struct pna_http_view *v, const struct pna_row *row,
+                              struct pna_row_labels *out)
+{
+    gpu_labels(v, row, out);
+    struct pna_holder h;
+    pna_gpu_holder(&v->base, row->rec, &h);
+    out->l[out->n++] = (struct pna_prom_label){ "container", h.container_name };
+    out->l[out->n++] = (struct pna_prom_label){ "pod", h.pod };
+    out->l[out->n++] = (struct pna_prom_label){ "namespace", h.pod_namespace };
+}
+
 /* gpu, pci_bus_id, uuid of a sub-table row's GPU (its owner), then the row's
  * own index: N numbers under NAMES (a link number, a pid, MIG instance ids). */
 static void sub_labels(const struct pna_http_view *v, const struct pna_row *row,
@@ -141,7 +157,7 @@ static void split_family(struct pna_prom *p, const struct pna_http_view *v, cons
         if (total.state != PNA_PRESENT || !s->parts(row.rec, part))
             continue;
         struct pna_row_labels rl = { .n = 0 };
-        gpu_labels(v, &row, &rl);
+        gpu_series_labels(v, &row, &rl);
         rl.l[rl.n] = (struct pna_prom_label){ s->key, s->part_name[0] };
         pna_prom_u64(p, rl.l, rl.n + 1, part[0]);
         rl.l[rl.n].value = s->part_name[1];
@@ -264,7 +280,7 @@ void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_table(p, v, &pna_gpu_scalar_metrics, NULL);
     if (!v->gpu)
         return;
-    pna_prom_table(p, v, &pna_gpu_metrics, gpu_labels);
+    pna_prom_table(p, v, &pna_gpu_metrics, gpu_series_labels);
     pna_prom_table(p, v, &pna_gpu_link_metrics, link_labels);
     pna_prom_table(p, v, &pna_gpu_proc_metrics, proc_labels);
     pna_prom_table(p, v, &pna_gpu_mig_metrics, mig_labels);
