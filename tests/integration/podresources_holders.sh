@@ -99,8 +99,17 @@ for g in "$PCI_H100 $U_H100" "$PCI_A100 $U_A100" "$PCI_T4 $U_T4"; do
     : > "$D/nvidia$minor"
     minor=$((minor + 1))
 done
-# Two SR-IOV VFs of a ConnectX, as sysfs lays them out.
+# Two SR-IOV VFs of a ConnectX, as sysfs lays them out; the first one's RDMA
+# device (a RoCE function with one port) is read by the ib poller too.
 mkdir -p "$S/bus/pci/devices/0000:3b:00.2/infiniband/mlx5_2" "$S/bus/pci/devices/0000:3b:00.3/infiniband/mlx5_3"
+VF="$S/class/infiniband/mlx5_2"
+mkdir -p "$VF/ports/1"
+echo "1: CA" > "$VF/node_type"
+echo "MT4126" > "$VF/hca_type"
+echo "4: ACTIVE" > "$VF/ports/1/state"
+echo "5: LinkUp" > "$VF/ports/1/phys_state"
+echo "200 Gb/sec (4X HDR)" > "$VF/ports/1/rate"
+echo "Ethernet" > "$VF/ports/1/link_layer"
 
 # ---- what the kubelet says ----------------------------------------------------------------
 dev() {  # RESOURCE ID [NUMA]: one ContainerDevices entry
@@ -124,18 +133,18 @@ cat > "$WORK/scenario.json" <<JSON
 JSON
 python3 -m json.tool "$WORK/scenario.json" > /dev/null || fail "scenario is not JSON"
 # The rows it stands for: namespace|pod|container|resource|id|NUMA|allocatable
-# (1 true, 2 false)|kind (1 gpu 2 mig 3 rdma 4 other)|GPU index|GI|CI|RDMA device.
+# (1 true, 2 false)|kind (1 gpu 2 mig 3 rdma 4 other)|GPU index|GI|CI|RDMA device|port.
 cat > "$WORK/want-rows" <<ROWS
-ml|llm-0|trainer|nvidia.com/gpu|$U_T4|0|1|1|$I_T4|-|-|
-ml|llm-0|trainer|intel.com/sriov_netdevice|0000:3b:00.2|1|1|3|0|-|-|mlx5_2
-ml|llm-0|trainer|example.com/fpga|fpga-0|-1|2|4|0|-|-|
-research|mig-nb|jupyter|nvidia.com/mig-1g.10gb|$MIG2|0|1|2|$I_H100|$GICI2|
-serve|infer-0|server|nvidia.com/gpu|$U_A100::0|1|1|1|$I_A100|-|-|
-serve|infer-1|server|nvidia.com/gpu|$U_A100::1|1|1|1|$I_A100|-|-|
-|||nvidia.com/gpu|$U_A100::2|1|1|1|$I_A100|-|-|
-|||nvidia.com/gpu|$U_A100::3|1|1|1|$I_A100|-|-|
-|||nvidia.com/mig-1g.10gb|$MIG3|0|1|2|$I_H100|$GICI3|
-|||intel.com/sriov_netdevice|0000:3b:00.3|1|1|3|0|-|-|mlx5_3
+ml|llm-0|trainer|nvidia.com/gpu|$U_T4|0|1|1|$I_T4|-|-||-
+ml|llm-0|trainer|intel.com/sriov_netdevice|0000:3b:00.2|1|1|3|0|-|-|mlx5_2|1
+ml|llm-0|trainer|example.com/fpga|fpga-0|-1|2|4|0|-|-||-
+research|mig-nb|jupyter|nvidia.com/mig-1g.10gb|$MIG2|0|1|2|$I_H100|$GICI2||-
+serve|infer-0|server|nvidia.com/gpu|$U_A100::0|1|1|1|$I_A100|-|-||-
+serve|infer-1|server|nvidia.com/gpu|$U_A100::1|1|1|1|$I_A100|-|-||-
+|||nvidia.com/gpu|$U_A100::2|1|1|1|$I_A100|-|-||-
+|||nvidia.com/gpu|$U_A100::3|1|1|1|$I_A100|-|-||-
+|||nvidia.com/mig-1g.10gb|$MIG3|0|1|2|$I_H100|$GICI3||-
+|||intel.com/sriov_netdevice|0000:3b:00.3|1|1|3|0|-|-|mlx5_3|-
 ROWS
 sort -o "$WORK/want-rows" "$WORK/want-rows"
 
@@ -202,8 +211,8 @@ for line in open(path):
         val = val[1:-1]
     rows.setdefault(idx, {})[int(col)] = val
 for cells in rows.values():
-    # namespace pod container resource id NUMA allocatable kind GPU GI CI RDMA
-    print("|".join(cells.get(c, "-") for c in (4, 5, 6, 2, 3, 7, 8, 9, 10, 11, 12, 13)))
+    # namespace pod container resource id NUMA allocatable kind GPU GI CI RDMA port
+    print("|".join(cells.get(c, "-") for c in (4, 5, 6, 2, 3, 7, 8, 9, 10, 11, 12, 13, 14)))
 PY
 }
 metric_rows() {
@@ -224,7 +233,7 @@ for idx, (l, _) in info.items():
     print("|".join([l["namespace"], l["pod"], l["container"], l["resource"], l["device_id"],
                     l["numa_node"], "1" if a == "1" else "2", kinds.get(l["kind"], l["kind"]),
                     index_of.get(l["gpu_pci_bus_id"], "0"), l.get("mig_gpu_instance") or "-",
-                    l.get("mig_compute_instance") or "-", l["rdma_device"]]))
+                    l.get("mig_compute_instance") or "-", l["rdma_device"], l.get("rdma_port") or "-"]))
 PY
 }
 rows_are() {  # FILE-WITH-WANTED-ROWS: both front ends serve exactly these rows
@@ -235,7 +244,7 @@ wait_until 20 rows_are "$WORK/want-rows" ||
     fail "pod-resource rows differ from the scenario: $(diff "$WORK/want-rows" "$WORK/snmp-rows"; \
           echo '-- bridge:'; diff "$WORK/want-rows" "$WORK/metric-rows"); poller $(status_of): $(error_of)"
 [ "$(status_of)" = 1 ] || fail "podresources poller '$(status_of)': $(error_of)"
-ok "primusPodResourceTable and primus_pod_resource_info: the 10 rows the server said, GPUs, MIG, VFs, unknown resource"
+ok "primusPodResourceTable and primus_pod_resource_info: the 10 rows the server said, GPUs, MIG, VFs (mlx5_2 port 1), unknown resource"
 
 # snmptable renders it with the MIB (where the IETF base MIBs exist): the
 # table as an operator sees it, one line per row.

@@ -416,7 +416,8 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
  * built the way the poller builds it, from rows as the kubelet would list
  * them (made for this test: six time-sliced shares of the H100 (seven holders with
  * the MIG device's: a count no other figure of the GPU's row has) and a MIG device
- * held, an RDMA VF, and two devices no container holds), so that every cell
+ * held, an RDMA VF, a RoCE netdev of the RDMA shared-device plugin, and two
+ * devices no container holds), so that every cell
  * of primusPodResourceTable and the holder joins are compared. */
 static void podres_row(struct pna_podres_snap *s, const char *ns, const char *pod,
                        const char *container, const char *resource, const char *id, int numa,
@@ -467,6 +468,9 @@ static void publish_pod_resources(void)
     podres_row(s, "", "", "", "nvidia.com/mig-2g.20gb", "MIG-6b2d9e41-7c35-5a80-b1f4-93e7c0a2d518",
                5, true, "");
     podres_row(s, "", "", "", "example.com/fpga", "fpga-7", 4, true, "");
+    /* The RDMA shared-device plugin's way: the id is the RoCE netdev. */
+    podres_row(s, "ml-research", "llm-eval-1", "eval", "rdma/roce_shared", "ens1f0np0", 11, false,
+               "mlx5_1");
     s->socket_seen = s->has_allocatable = true;
     CHECK_INT(pna_podres_finish(s, NULL), 0);
     pna_snap_init(&s->base, destroy_podres);
@@ -1166,6 +1170,27 @@ static void compare_holders(struct exposition *e)
     CHECK(rows > 0);
 }
 
+/* primusPodResourceRdmaPort against the fixture's IB tree: mlx5_1 has one
+ * port (1), whose RoCE netdev is ens1f0np0; the VF's and the netdev's rows
+ * name it, the others none. */
+static void check_pod_resource_ports(void)
+{
+    size_t named = 0;
+    for (size_t i = 0; i < n_cells; i++) {
+        const struct cell *c = &cells[i];
+        if (strcmp(c->m->object, "primusPodResourceDeviceId") != 0)
+            continue;
+        const struct cell *port = cell_in_row(c, "primusPodResourceRdmaPort");
+        if (!strcmp(c->text, "0000:3b:00.2") || !strcmp(c->text, "ens1f0np0")) {
+            CHECK(port != NULL && cell_number(port) == 1);
+            named++;
+        } else {
+            CHECK(port == NULL);
+        }
+    }
+    CHECK_U64(named, 2);
+}
+
 /* primus_ib_port_saturated{counter}: a series for each bit of the port's
  * primusIbPortSaturated, named by the counter's sysfs file. */
 static void compare_saturated(struct exposition *e)
@@ -1791,6 +1816,7 @@ int main(void)
     seed_gpus = hv.gpu;
     compare_seeds(&e);
     compare_holders(&e);
+    check_pod_resource_ports();
     compare_saturated(&e);
     compare_poller_info(&e);
     compare_rdma_stat(&e);

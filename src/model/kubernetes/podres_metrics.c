@@ -1,12 +1,14 @@
 /* model/kubernetes/podres_metrics.c -- primusPodResourceTable: the kubelet's device
  * assignments (model/kubernetes/podres.h), one descriptor per value.  The GPU and MIG
- * columns join the row's id with the GPU snapshot of the same view. */
+ * columns join the row's id with the GPU snapshot of the same view, the RDMA
+ * port with the IB snapshot. */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
 #include <string.h>
 
 #include "model/gpu/gpu.h"
+#include "model/ib.h"
 #include "model/metric.h"
 #include "model/oids.h"
 #include "model/kubernetes/podres.h"
@@ -93,6 +95,27 @@ static void get_mig_compute_instance(const struct pna_row *r, struct pna_value *
         pna_value_u64(out, m->compute_instance);
 }
 
+/* The port of the row's RDMA device that its id names (in the IB snapshot of
+ * the same view): the RoCE port whose netdev the id is, else the device's
+ * only port (an id that is a PCI address: a VF, a one-port HCA).  Absent when
+ * neither names one port. */
+static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_ib_snap *is = pna_view_snap(r->view, PNA_DOM_IB);
+    const struct pna_podres_row *p = row_of(r);
+    if (!is || !p->rdma_dev[0])
+        return;
+    const struct pna_ib_device *dev;
+    const struct pna_ib_port *port;
+    if (pna_ib_find_netdev(&is->m, p->id, &dev, &port) && strcmp(dev->name, p->rdma_dev) == 0) {
+        pna_value_u64(out, port->num);
+        return;
+    }
+    dev = pna_ib_find_device(&is->m, p->rdma_dev);
+    if (dev && dev->n_ports == 1)
+        pna_value_u64(out, dev->ports[0].num);
+}
+
 #define U32 PNA_SYNTAX_UNSIGNED
 #define INT PNA_SYNTAX_INTEGER
 #define TEXT PNA_SYNTAX_TEXT
@@ -127,13 +150,16 @@ static const struct pna_metric podres_metrics[] = {
       .json = "mig_compute_instance" },
     { .column = 13, .object = "primusPodResourceRdmaDevice", .syntax = TEXT, .field = ROW(rdma_dev),
       .label = "rdma_device", .json = "rdma_device" },
+    { .column = 14, .object = "primusPodResourceRdmaPort", .syntax = U32, .get = get_rdma_port,
+      .max = 255, .label = "rdma_port", .json = "rdma_port" },
 };
 
 const struct pna_metric_table pna_podres_metrics = {
     .object = "primusPodResourceTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PODRES,
-    .view = PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_GPU),
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_GPU) |
+            PNA_VIEW_DOMAIN(PNA_DOM_IB),
     .metrics = podres_metrics,
     .count = sizeof podres_metrics / sizeof podres_metrics[0],
     .rows = podres_rows,
@@ -141,5 +167,5 @@ const struct pna_metric_table pna_podres_metrics = {
     .info_family = "primus_pod_resource_info",
     .info_help = "One series per device id the kubelet assigned to a container or can allocate "
                  "(pod-resources API): resource, device id, pod, container, NUMA node, whether "
-                 "allocatable, what it names (kind, MIG instance, RDMA device); always 1",
+                 "allocatable, what it names (kind, MIG instance, RDMA device and port); always 1",
 };
