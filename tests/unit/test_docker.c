@@ -234,6 +234,7 @@ static void test_client(void)
     CHECK(s != NULL);
     if (!s)
         return;
+    char p[600];
     struct pna_roots roots = { tmp, tmp, tmp, tmp };
     struct pna_docker *d = pna_docker_new(sock, 400);
     struct pna_container_set set;
@@ -262,6 +263,24 @@ static void test_client(void)
     pna_container_set_clear(&set);
     CHECK_INT(pna_docker_collect(d, &roots, NULL, &set, err, sizeof err), 0);
     CHECK_INT(httpstub_hits(s, "/containers/" B7 "/json"), 2);
+    /* dockerd sends an event before the view its list reads is updated: the
+     * list still says paused, the inspect made for the event says running,
+     * and the inspect wins. */
+    static const char stale_list[] =
+        "[{\"Id\":\"" B7 "\",\"Names\":[\"/b7\"],\"Image\":\"img\","
+        "\"State\":\"paused\",\"Created\":1528955333}]";
+    httpstub_route(s, "/containers/json", 200, stale_list, sizeof stale_list - 1);
+    pna_docker_invalidate(d, B7);
+    pna_container_set_clear(&set);
+    CHECK_INT(pna_docker_collect(d, &roots, NULL, &set, err, sizeof err), 0);
+    CHECK_INT(set.count, 1);
+    CHECK(set.count == 1 && set.rows[0].state == PNA_CSTATE_RUNNING);
+    /* Without an event the list's state stands (it is the newer then). */
+    pna_container_set_clear(&set);
+    CHECK_INT(pna_docker_collect(d, &roots, NULL, &set, err, sizeof err), 0);
+    CHECK(set.count == 1 && set.rows[0].state == PNA_CSTATE_PAUSED);
+    tt_fixture_path(p, sizeof p, "docker/telegraf/list.json");
+    httpstub_route_file(s, "/containers/json", 200, p);
 
     /* Malformed JSON: an error, counted, and nothing appended. */
     httpstub_mode(s, "/containers/json", STUB_MALFORMED);

@@ -28,6 +28,8 @@
 struct cached {
     char id[80];
     uint8_t listed_state;      /* the list's state when inspected */
+    uint8_t inspected_state;   /* State.Status of that inspect */
+    bool fresh;                /* inspected by this poll */
     int32_t pid;
     int64_t start_ms;
     bool has_mem_limit;
@@ -198,6 +200,8 @@ static int cache_entry(struct cached *n, const char *id, uint8_t state,
     memset(n, 0, sizeof *n);
     pna_strlcpy(n->id, id, sizeof n->id);
     n->listed_state = state;
+    n->inspected_state = in->state;
+    n->fresh = true;
     n->pid = in->pid;
     n->start_ms = in->start_ms;
     n->has_mem_limit = in->has_mem_limit;
@@ -257,6 +261,7 @@ static const struct cached *known(struct pna_docker *d, const struct pna_roots *
     struct cached *old = cache_find(d->cache, d->ncache, src->id);
     if (old && old->listed_state == src->state && !fresh_needed) {
         *next = *old;          /* the devices move with it */
+        next->fresh = false;
         old->devs = NULL;
         old->ndevs = 0;
         return next;
@@ -322,7 +327,13 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
             snprintf(err, errlen, "out of memory");
             break;
         }
-        /* The list's state is newer than a cached inspect. */
+        /* The list's state is newer than a cached inspect, but not than one
+         * made now: dockerd sends an event (pause, unpause, start...) before
+         * the view its list reads is updated, while inspect waits for the
+         * container's lock, so after an event the list can still say the old
+         * state and only the inspect says the new one. */
+        if (info && info->fresh && info->inspected_state != PNA_CSTATE_UNKNOWN)
+            c->state = info->inspected_state;
         pna_container_fill_runtime(roots, cg, c, NULL);
     }
     free(dirty);
