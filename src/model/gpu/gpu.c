@@ -210,6 +210,14 @@ void pna_gpu_list_trim_procs(struct pna_gpu_list *list, size_t max)
         qsort(list->procs, kept, sizeof list->procs[0], cmp_proc_index);
 }
 
+const struct pna_gpu_mig *pna_gpu_mig_by_uuid(const struct pna_gpu_snap *s, const char *uuid)
+{
+    for (size_t i = 0; s && uuid[0] && i < s->mig_count; i++)
+        if (strcmp(s->migs[i].uuid, uuid) == 0)
+            return &s->migs[i];
+    return NULL;
+}
+
 const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index)
 {
     size_t lo = 0, hi = count;

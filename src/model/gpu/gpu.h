@@ -384,6 +384,8 @@ void pna_gpu_list_sort_migs(struct pna_gpu_list *list);
 void pna_gpu_list_free(struct pna_gpu_list *list);
 /* The GPU with INDEX in a sorted array, or NULL (binary search). */
 const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index);
+/* The MIG device of snapshot S (may be NULL) whose MIG UUID is UUID, or NULL. */
+const struct pna_gpu_mig *pna_gpu_mig_by_uuid(const struct pna_gpu_snap *s, const char *uuid);
 
 /* How many of the COUNT GPUs are in use, as the system-info exporter counted
  * them (hw_gpu_used_count, "used_count"): busy, or holding memory. */

@@ -13,13 +13,10 @@ static bool row_on_gpu(const struct pna_podres_row *r, const struct pna_gpu *g,
 {
     if (r->kind == PNA_POD_RESOURCE_KIND_GPU)
         return pna_podres_names_gpu(r->gpu_key, g->uuid, g->pci_bus_id);
-    if (r->kind != PNA_POD_RESOURCE_KIND_MIG || !gs)
+    if (r->kind != PNA_POD_RESOURCE_KIND_MIG)
         return false;
-    for (size_t i = 0; i < gs->mig_count; i++)
-        if (gs->migs[i].gpu_index == g->index && gs->migs[i].uuid[0] &&
-            strcmp(gs->migs[i].uuid, r->gpu_key) == 0)
-            return true;
-    return false;
+    const struct pna_gpu_mig *m = pna_gpu_mig_by_uuid(gs, r->gpu_key);
+    return m && m->gpu_index == g->index;
 }
 
 static bool row_on_mig(const struct pna_podres_row *r, const struct pna_gpu_mig *m)
@@ -27,18 +24,12 @@ static bool row_on_mig(const struct pna_podres_row *r, const struct pna_gpu_mig 
     return r->kind == PNA_POD_RESOURCE_KIND_MIG && m->uuid[0] && strcmp(r->gpu_key, m->uuid) == 0;
 }
 
-static bool same_container(const struct pna_podres_row *r, const struct pna_container *c)
-{
-    return c->pod_name[0] && strcmp(r->pod_namespace, c->pod_namespace) == 0 &&
-           strcmp(r->pod_name, c->pod_name) == 0 && strcmp(r->container, c->name) == 0;
-}
-
 /* The runtime record of the container pod-resources row R names, or NULL. */
 static const struct pna_container *record_of(const struct pna_podres_row *r,
                                              const struct pna_containers_snap *cs)
 {
     for (size_t i = 0; cs && i < cs->set.count; i++)
-        if (same_container(r, &cs->set.rows[i]))
+        if (pna_podres_names_container(r, &cs->set.rows[i]))
             return &cs->set.rows[i];
     return NULL;
 }
@@ -55,7 +46,7 @@ static bool held_by_podres(const struct pna_podres_snap *ps, const struct pna_co
                            const struct matcher *m)
 {
     for (size_t i = 0; ps && i < ps->count; i++)
-        if (ps->rows[i].assigned && same_container(&ps->rows[i], c) &&
+        if (ps->rows[i].assigned && pna_podres_names_container(&ps->rows[i], c) &&
             m->podres(&ps->rows[i], m->what, m->ctx))
             return true;
     return false;

@@ -2,6 +2,7 @@
  * indexes (see podres.h). */
 #include "pna_autoconf.h"
 #include "model/kubernetes/podres.h"
+#include "model/containers.h"
 #include "model/row_index.h"
 #include "util/array.h"
 
@@ -131,6 +132,12 @@ static bool same_pci(const char *key, const char *pci_bus_id)
     if (strcasecmp(key, pci_bus_id) == 0)
         return true;
     return strlen(pci_bus_id) > 5 && strcasecmp(key, pci_bus_id + 5) == 0;
+}
+
+bool pna_podres_names_container(const struct pna_podres_row *r, const struct pna_container *c)
+{
+    return c->pod_name[0] && strcmp(r->pod_namespace, c->pod_namespace) == 0 &&
+           strcmp(r->pod_name, c->pod_name) == 0 && strcmp(r->container, c->name) == 0;
 }
 
 bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci_bus_id)

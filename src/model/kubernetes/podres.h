@@ -17,6 +17,8 @@
 #include "core/cache.h"
 #include "model/oids.h"
 
+struct pna_container;
+
 struct pna_podres_row {
     uint32_t index;         /* primusPodResourceIndex: kept while the row lives */
     uint8_t kind;           /* primusPodResourceKind: PNA_POD_RESOURCE_KIND_* (model/oids.h) */
@@ -55,6 +57,10 @@ bool pna_podres_has_assigned(const struct pna_podres_snap *s, const char *resour
  * rdma_dev, which the poller resolves from sysfs), sort, and give indexes
  * (those of PREV, which may be NULL, for the same rows). */
 int pna_podres_finish(struct pna_podres_snap *s, const struct pna_podres_snap *prev);
+
+/* Whether row R names container C: the same namespace, pod and container
+ * name (C in a pod; whether R is an assignment is the caller's question). */
+bool pna_podres_names_container(const struct pna_podres_row *r, const struct pna_container *c);
 
 /* Whether GPU_KEY names the GPU with this UUID or canonical PCI bus id. */
 bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci_bus_id);

@@ -48,14 +48,10 @@ const char *pna_podres_kind_name(uint8_t kind)
 /* The MIG device of primusGpuMigTable the row's MIG UUID names, or NULL. */
 static const struct pna_gpu_mig *mig_of(const struct pna_row *r)
 {
-    const struct pna_gpu_snap *gs = pna_view_snap(r->view, PNA_DOM_GPU);
     const struct pna_podres_row *p = row_of(r);
-    if (!gs || p->kind != PNA_POD_RESOURCE_KIND_MIG)
+    if (p->kind != PNA_POD_RESOURCE_KIND_MIG)
         return NULL;
-    for (size_t i = 0; i < gs->mig_count; i++)
-        if (gs->migs[i].uuid[0] && strcmp(gs->migs[i].uuid, p->gpu_key) == 0)
-            return &gs->migs[i];
-    return NULL;
+    return pna_gpu_mig_by_uuid(pna_view_snap(r->view, PNA_DOM_GPU), p->gpu_key);
 }
 
 /* primusGpuIndex of the GPU the id names (a MIG device's GPU); 0 none. */

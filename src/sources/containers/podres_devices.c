@@ -99,16 +99,13 @@ static bool mig_instance(struct lookup *lk, const struct pna_podres_row *r, int3
         *minor = nvidia_minor(lk, uuid, 0);
         return *minor >= 0;
     }
-    for (size_t i = 0; lk->gpus && i < lk->gpus->mig_count; i++) {
-        const struct pna_gpu_mig *m = &lk->gpus->migs[i];
-        if (!m->uuid[0] || strcmp(m->uuid, r->gpu_key) != 0)
-            continue;
-        *gi = m->gpu_instance;
-        *ci = m->compute_instance;
-        *minor = nvidia_minor(lk, NULL, m->gpu_index);
-        return *minor >= 0;
-    }
-    return false;
+    const struct pna_gpu_mig *m = pna_gpu_mig_by_uuid(lk->gpus, r->gpu_key);
+    if (!m)
+        return false;
+    *gi = m->gpu_instance;
+    *ci = m->compute_instance;
+    *minor = nvidia_minor(lk, NULL, m->gpu_index);
+    return *minor >= 0;
 }
 
 /* The MIG device's access capability (its major is dynamic: taken from the
@@ -163,19 +160,13 @@ static size_t row_nodes(struct lookup *lk, const struct pna_podres_row *r,
     }
 }
 
-static bool names_container(const struct pna_podres_row *r, const struct pna_container *c)
-{
-    return r->assigned && c->pod_name[0] && strcmp(r->pod_namespace, c->pod_namespace) == 0 &&
-           strcmp(r->pod_name, c->pod_name) == 0 && strcmp(r->container, c->name) == 0;
-}
-
 /* Append the nodes of PODRES's rows naming row I of SET to *EXTRA. */
 static int collect_row(struct lookup *lk, const struct pna_podres_snap *podres,
                        const struct pna_container_set *set, size_t i,
                        struct pna_container_extra **extra, size_t *n, size_t *cap)
 {
     for (size_t k = 0; k < podres->count; k++) {
-        if (!names_container(&podres->rows[k], &set->rows[i]))
+        if (!podres->rows[k].assigned || !pna_podres_names_container(&podres->rows[k], &set->rows[i]))
             continue;
         struct pna_container_device nodes[MAX_ROW_NODES];
         size_t m = row_nodes(lk, &podres->rows[k], nodes);
