@@ -95,12 +95,33 @@ static uint32_t row_key(const void *ctx, size_t i)
     return pna_row_index_hash(0, buf);
 }
 
+/* Counted once per poll (pna_podres_finish), not per request: a device
+ * several containers hold (an init container's, reused) is one row per
+ * holder, so each allocatable id is counted once by comparing it with every
+ * row before it. */
+static uint32_t count_gpus_allocatable(const struct pna_podres_snap *s)
+{
+    uint32_t n = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const struct pna_podres_row *r = &s->rows[i];
+        if (!r->allocatable || (r->kind != PNA_POD_RESOURCE_KIND_GPU && r->kind != PNA_POD_RESOURCE_KIND_MIG))
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = s->rows[j].allocatable && strcmp(s->rows[j].id, r->id) == 0 &&
+                   strcmp(s->rows[j].resource, r->resource) == 0;
+        n += !seen;
+    }
+    return n;
+}
+
 int pna_podres_finish(struct pna_podres_snap *s, const struct pna_podres_snap *prev)
 {
     for (size_t i = 0; i < s->count; i++)
         classify(&s->rows[i]);
     if (s->count > 1)
         qsort(s->rows, s->count, sizeof *s->rows, cmp_rows);
+    s->gpus_allocatable = count_gpus_allocatable(s);
     if (!s->count)
         return 0;
     uint32_t *old = calloc(s->count * 2, sizeof *old);
@@ -149,20 +170,7 @@ bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci
 
 uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s)
 {
-    /* A device several containers hold (an init container's, reused) is one
-     * row per holder: count each allocatable id once. */
-    uint32_t n = 0;
-    for (size_t i = 0; i < s->count; i++) {
-        const struct pna_podres_row *r = &s->rows[i];
-        if (!r->allocatable || (r->kind != PNA_POD_RESOURCE_KIND_GPU && r->kind != PNA_POD_RESOURCE_KIND_MIG))
-            continue;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = s->rows[j].allocatable && strcmp(s->rows[j].id, r->id) == 0 &&
-                   strcmp(s->rows[j].resource, r->resource) == 0;
-        n += !seen;
-    }
-    return n;
+    return s->gpus_allocatable;
 }
 
 void pna_podres_snap_free(struct pna_podres_snap *s)

@@ -44,6 +44,7 @@ struct pna_podres_snap {
     struct pna_podres_row *rows;
     size_t count, cap;
     uint64_t dropped;       /* ids the source could not keep whole */
+    uint32_t gpus_allocatable; /* pna_podres_gpus_allocatable(), set by pna_podres_finish */
 };
 
 /* Append a zeroed row (numa_node -1); NULL when out of memory. */
@@ -65,7 +66,8 @@ bool pna_podres_names_container(const struct pna_podres_row *r, const struct pna
 /* Whether GPU_KEY names the GPU with this UUID or canonical PCI bus id. */
 bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci_bus_id);
 
-/* GPUs the kubelet can allocate: allocatable GPU and MIG rows. */
+/* GPUs the kubelet can allocate: allocatable GPU and MIG rows (distinct
+ * resource and id), as counted by pna_podres_finish(). */
 uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s);
 
 void pna_podres_snap_free(struct pna_podres_snap *s);
