@@ -30,7 +30,7 @@ RUN apt-get update \
       build-essential autoconf automake pkg-config \
       libsnmp-dev libjansson-dev libyaml-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev \
       libibverbs-dev ibverbs-providers libibmad-dev libibumad-dev librocm-smi-dev \
-      libprotobuf-c-dev protobuf-c-compiler \
+      libprotobuf-c-dev protobuf-c-compiler libmnl-dev liblldpctl-dev \
       ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

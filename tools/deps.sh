@@ -5,7 +5,7 @@
 PNA_BUILD_DEPS="build-essential autoconf automake pkg-config
   libsnmp-dev libjansson-dev libyaml-dev libxml2-dev libcurl4-openssl-dev libmicrohttpd-dev
   libibverbs-dev libibmad-dev libibumad-dev librocm-smi-dev
-  libprotobuf-c-dev protobuf-c-compiler"
+  libprotobuf-c-dev protobuf-c-compiler libmnl-dev liblldpctl-dev"
 
 # Running it next to snmpd (the demo).
 PNA_RUN_DEPS="snmpd snmp iproute2 procps"
@@ -17,7 +17,7 @@ PNA_TEST_DEPS="snmptrapd smitools prometheus prometheus-snmp-exporter
   docker.io debootstrap debhelper lintian
   postgresql zabbix-server-pgsql zabbix-frontend-php php-cli php-pgsql
   monitoring-plugins-standard
-  python3-grpcio python3-grpc-tools python3-protobuf"
+  python3-grpcio python3-grpc-tools python3-protobuf lldpd"
 
 # Install the named package sets (build, run, test) with apt-get, as root.
 pna_install_deps() {

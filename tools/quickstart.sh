@@ -127,8 +127,8 @@ test_suite() {
     fi
     local pass=0 fail=0 skip=0 p f s
     # Every optional library off must still build, warning-free (counted as one test).
-    echo "== build without libibverbs, libibmad and rocm-smi-lib"
-    if build build-minimal --enable-werror --without-ibverbs --without-ibmad --without-rocm-smi; then
+    echo "== build without libibverbs, libibmad, rocm-smi-lib, libmnl and liblldpctl"
+    if build build-minimal --enable-werror --without-ibverbs --without-ibmad --without-rocm-smi --without-libmnl --without-lldpctl; then
         echo "build-minimal: 1 passed"; pass=1
     else
         echo "build-minimal: FAILED"; fail=1
