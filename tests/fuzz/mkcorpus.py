@@ -436,12 +436,19 @@ def cdi():
         "containerEdits": {"deviceNodes": [{"path": "/dev/vendorctl"}]}}, indent=1))
 
 
+def dcb():
+    # the kernel's own DCB netlink answers (real-*) and the replies built from
+    # include/uapi/linux/dcbnl.h (built-*), as tests/fixtures/dcb/README.md says
+    for p in sorted(glob.glob(os.path.join(FX, "dcb", "*.bin"))):
+        put("dcb", os.path.basename(p)[:-len(".bin")], open(p, "rb").read())
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map, mig_caps, amd_kfd, cdi):
+               config, dri_map, mig_caps, amd_kfd, cdi, dcb):
         fn()
 
 
