@@ -117,6 +117,17 @@ struct pna_ib_rates {
     bool errors_saturated;        /* an error counter is saturated: the sum undercounts */
 };
 
+/* The node at the other end of an InfiniBand port's cable, from
+ * directed-route SMPs (src/sources/rdma/ib_smp.c); PRESENT is false on RoCE
+ * ports, before the first answer, and where the agent cannot ask. */
+struct pna_ib_neighbor {
+    bool present;
+    uint64_t guid;                /* its node GUID */
+    uint8_t node_type;            /* NodeInfo NodeType: 1 CA, 2 switch, 3 router */
+    uint32_t port;                /* its port the cable enters (LocalPortNum); 0 unknown */
+    char node_desc[65];           /* NodeDescription, printable ASCII, trimmed; "" none */
+};
+
 struct pna_ib_port {
     uint32_t num;                 /* port number, 1.. (0 for a switch's management port) */
     char link_layer[16];          /* "InfiniBand", "Ethernet", or "" */
@@ -138,6 +149,7 @@ struct pna_ib_port {
     int32_t ifindex;              /* its IF-MIB ifIndex, 0 unknown */
     uint32_t active_mtu;          /* octets, from libibverbs (src/sources/rdma/ib_verbs.c); 0 unknown */
     uint32_t max_mtu;             /* largest MTU the port supports, octets; 0 unknown */
+    struct pna_ib_neighbor neighbor; /* InfiniBand only: the switch or HCA port cabled to it */
 
     struct pna_counter counters[PNA_IBC_COUNT];
     struct pna_hw_counter *hw;    /* sorted by name */

@@ -242,6 +242,52 @@ static void get_rate_interval(const struct pna_row *r, struct pna_value *out)
         pna_value_none(out);
 }
 
+/* ---- the neighbour (InfiniBand): absent until a directed-route SMP answered */
+
+static const struct pna_ib_neighbor *neighbor_of(const struct pna_row *r)
+{
+    const struct pna_ib_neighbor *nb = &port_of(r)->neighbor;
+    return nb->present ? nb : NULL;
+}
+
+/* In the form sysfs writes node GUIDs (primusRdmaNodeGuid), so the neighbour
+ * of a back-to-back HCA port matches the other host's device row. */
+static void get_neighbor_guid(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_ib_neighbor *nb = neighbor_of(r);
+    if (nb)
+        pna_value_printf(out, "%04x:%04x:%04x:%04x", (unsigned)(nb->guid >> 48) & 0xffff,
+                         (unsigned)(nb->guid >> 32) & 0xffff, (unsigned)(nb->guid >> 16) & 0xffff,
+                         (unsigned)nb->guid & 0xffff);
+}
+
+static void get_neighbor_port(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_ib_neighbor *nb = neighbor_of(r);
+    if (nb && nb->port)
+        pna_value_u64(out, nb->port);
+}
+
+static const char *const neighbor_type_names[] = {
+    [PNA_IB_PORT_NEIGHBOR_NODE_TYPE_CA] = "ca",
+    [PNA_IB_PORT_NEIGHBOR_NODE_TYPE_SWITCH] = "switch",
+    [PNA_IB_PORT_NEIGHBOR_NODE_TYPE_ROUTER] = "router",
+    [PNA_IB_PORT_NEIGHBOR_NODE_TYPE_UNKNOWN] = "unknown",
+};
+static const struct pna_enum neighbor_type_enum = PNA_ENUM(neighbor_type_names);
+
+/* NodeInfo's NodeType numbers CA 1, switch 2, router 3, as the MIB does;
+ * anything else (a reserved value) is unknown(4). */
+static void get_neighbor_type(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_ib_neighbor *nb = neighbor_of(r);
+    if (nb)
+        pna_value_i64(out, nb->node_type >= PNA_IB_PORT_NEIGHBOR_NODE_TYPE_CA &&
+                                   nb->node_type <= PNA_IB_PORT_NEIGHBOR_NODE_TYPE_ROUTER
+                               ? nb->node_type
+                               : PNA_IB_PORT_NEIGHBOR_NODE_TYPE_UNKNOWN);
+}
+
 #define PORT(member) PNA_FIELD(struct pna_ib_port, member)
 #define PORT_NZ(member) PNA_FIELD_NZ(struct pna_ib_port, member)
 #define PORT_IF(member, has) PNA_FIELD_IF(struct pna_ib_port, member, has)
@@ -366,6 +412,14 @@ static const struct pna_metric port_metrics[] = {
       .field = PORT_NZ(max_mtu),
       .family = "primus_ib_port_max_mtu_bytes", .type = GAUGE,
       .help = "The largest MTU the port supports, from libibverbs" },
+    { .column = 60, .object = "primusIbPortNeighborGuid", .syntax = TEXT, .get = get_neighbor_guid,
+      .label = "neighbor_guid" },
+    { .column = 61, .object = "primusIbPortNeighborNodeDesc", .syntax = TEXT,
+      .field = PORT_IF(neighbor.node_desc, neighbor.present), .label = "neighbor_node_desc" },
+    { .column = 62, .object = "primusIbPortNeighborPort", .syntax = U32, .max = 255,
+      .get = get_neighbor_port, .label = "neighbor_port" },
+    { .column = 63, .object = "primusIbPortNeighborNodeType", .syntax = PNA_SYNTAX_INTEGER,
+      .get = get_neighbor_type, .enums = &neighbor_type_enum, .label = "neighbor_node_type" },
 };
 
 /* primusIbPortSaturated: bit N stands for column 20 + N, a counter column;
@@ -413,8 +467,9 @@ const struct pna_metric_table pna_ib_port_metrics = {
     .rows = pna_ib_port_rows,
     .row = pna_ib_port_row,
     .info_family = "primus_ib_port_info",
-    .info_help = "One series per port: link layer, netdev and its ifIndex (RoCE), GID 0, rate text "
-                 "and counter source; always 1",
+    .info_help = "One series per port: link layer, netdev and its ifIndex (RoCE), GID 0, rate "
+                 "text, counter source and the InfiniBand neighbour (node GUID, description, "
+                 "port, node type); always 1",
 };
 
 /* ---- primusRoceCongTable ------------------------------------------------------- */

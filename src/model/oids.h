@@ -309,6 +309,12 @@ enum pna_mib_ib_port_counter_source { /* values of primusIbPortCounterSource */
     PNA_IB_PORT_COUNTER_SOURCE_SYSFS_EXT64 = 2, /* sysfsExt64 */
     PNA_IB_PORT_COUNTER_SOURCE_PMA_EXTENDED = 3, /* pmaExtended */
 };
+enum pna_mib_ib_port_neighbor_node_type { /* values of primusIbPortNeighborNodeType */
+    PNA_IB_PORT_NEIGHBOR_NODE_TYPE_CA = 1,   /* ca */
+    PNA_IB_PORT_NEIGHBOR_NODE_TYPE_SWITCH = 2, /* switch */
+    PNA_IB_PORT_NEIGHBOR_NODE_TYPE_ROUTER = 3, /* router */
+    PNA_IB_PORT_NEIGHBOR_NODE_TYPE_UNKNOWN = 4, /* unknown */
+};
 enum pna_mib_truth_value { /* values of primusHwCounterWraps32 */
     PNA_TRUTH_TRUE = 1,                      /* true */
     PNA_TRUTH_FALSE = 2,                     /* false */

@@ -16,6 +16,7 @@
 
 #include "core/cache.h"
 #include "sources/rdma/ib_mad.h"
+#include "sources/rdma/ib_smp.h"
 #include "sources/rdma/ib_sysfs.h"
 #include "sources/rdma/ib_verbs.h"
 #include "core/events.h"
@@ -41,16 +42,20 @@ struct ib_state {
     size_t n_known;
     bool polled_once;
     /* What sysfs lacks, from libibmad and libibverbs: NULL when not built,
-     * or when the roots are not the host's own (see ib_mad.h). */
+     * or when the roots are not the host's own (see ib_mad.h).  SMP holds
+     * each InfiniBand port's neighbour between its queries (ib_smp.h). */
     struct pna_ib_mad *mad;
+    struct pna_ib_smp *smp;
     struct pna_ib_verbs *verbs;
 };
 
 /* The library tables the next init() uses: the real ones where built. */
 #ifdef HAVE_IBMAD
 static const struct pna_ib_mad_ops *mad_ops = &pna_ib_mad_libibmad;
+static const struct pna_ib_smp_ops *smp_ops = &pna_ib_smp_libibmad;
 #else
 static const struct pna_ib_mad_ops *mad_ops = NULL;
+static const struct pna_ib_smp_ops *smp_ops = NULL;
 #endif
 #ifdef HAVE_IBVERBS
 static const struct pna_ib_verbs_ops *verbs_ops = &pna_ib_verbs_libibverbs;
@@ -59,10 +64,11 @@ static const struct pna_ib_verbs_ops *verbs_ops = NULL;
 #endif
 static bool ext_any_roots;
 
-void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad,
+void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad, const struct pna_ib_smp_ops *smp,
                                const struct pna_ib_verbs_ops *verbs, bool any_roots)
 {
     mad_ops = mad;
+    smp_ops = smp;
     verbs_ops = verbs;
     ext_any_roots = any_roots;
 }
@@ -87,8 +93,10 @@ static int ib_init(void **state, const struct pna_config *cfg, char *err, size_t
      * other devices than the ones read from sysfs, so they are not used. */
     if (ext_any_roots || pna_ib_host_roots(&st->roots)) {
         if ((mad_ops && !(st->mad = pna_ib_mad_new(mad_ops, &st->roots))) ||
+            (smp_ops && !(st->smp = pna_ib_smp_new(smp_ops, &st->roots))) ||
             (verbs_ops && !(st->verbs = pna_ib_verbs_new(verbs_ops, &st->roots)))) {
             pna_ib_mad_free(st->mad);
+            pna_ib_smp_free(st->smp);
             free(st);
             snprintf(err, errlen, "out of memory");
             return -1;
@@ -105,6 +113,7 @@ static void ib_fini(void *state)
         return;
     pna_snap_release(st->last ? &st->last->base : NULL);
     pna_ib_mad_free(st->mad);
+    pna_ib_smp_free(st->smp);
     pna_ib_verbs_free(st->verbs);
     free(st->known);
     free(st);
@@ -222,6 +231,8 @@ static int ib_collect(void *state, const struct pna_snap *prev,
     /* 64-bit PMA counters and port attributes first: rates use them */
     pna_ib_mad_apply(st->mad, &snap->m);
     pna_ib_verbs_apply(st->verbs, &snap->m);
+    /* the neighbours: asked at link-up and every few minutes, else kept */
+    pna_ib_smp_apply(st->smp, &snap->m);
     pna_ib_derive(&snap->m, before ? &before->m : NULL);
     if (track_port_states(st, &snap->m) != 0) {
         pna_ib_model_free(&snap->m);

@@ -22,12 +22,14 @@ extern const struct pna_poller_ops pna_kubelet_poller;    /* index 6, PNA_DOM_KU
 extern const struct pna_poller_ops pna_storage_poller;    /* index 7, PNA_DOM_STORAGE */
 extern const struct pna_poller_ops pna_podres_poller;     /* index 8, PNA_DOM_PODRES */
 
-/* Tests: the libibmad / libibverbs tables the next ib init() uses (NULL: not
- * used), and ANY_ROOTS to use them on a sysfs tree that is not the host's
- * own.  By default the real libraries where built, on the host's roots only. */
+/* Tests: the libibmad (PMA counters, neighbour SMPs) and libibverbs tables
+ * the next ib init() uses (NULL: not used), and ANY_ROOTS to use them on a
+ * sysfs tree that is not the host's own.  By default the real libraries
+ * where built, on the host's roots only. */
 struct pna_ib_mad_ops;
+struct pna_ib_smp_ops;
 struct pna_ib_verbs_ops;
-void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad,
+void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad, const struct pna_ib_smp_ops *smp,
                                const struct pna_ib_verbs_ops *verbs, bool any_roots);
 
 /* Tests: what the pfc poller reads an interface's statistics with (the

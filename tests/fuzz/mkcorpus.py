@@ -443,12 +443,32 @@ def dcb():
         put("dcb", os.path.basename(p)[:-len(".bin")], open(p, "rb").read())
 
 
+def node_info(node_type, nports, guid, local_port):
+    """NodeInfo attribute data (IBA vol. 1, 14.2.5.3), padded to an SMP's 64 octets."""
+    g = struct.pack(">Q", guid)
+    return (bytes([1, 1, node_type, nports]) + struct.pack(">Q", guid ^ 0x5a) + g +
+            struct.pack(">Q", guid ^ 0xa5) + struct.pack(">HHI", 0x8000, 0xd2f0, 0xa1) +
+            bytes([local_port]) + b"\x00\x02\xc9").ljust(64, b"\0")
+
+
+def ib_smp():
+    # directed-route SMP replies: no capture exists (no IB hardware recorded),
+    # so the attribute data is built from the IBA layouts; the first octet
+    # picks the description buffer's size (64 -> 65 octets)
+    put("ib_smp", "node-info-switch", bytes([64]) + node_info(2, 41, 0x0c42a10300798ad0, 17))
+    put("ib_smp", "node-info-hca", bytes([64]) + node_info(1, 2, 0xb8599f0300d45a2e, 2))
+    put("ib_smp", "node-desc-switch", bytes([64]) + b"MF0;leaf-03:MQM8700/U1".ljust(64, b" "))
+    put("ib_smp", "node-desc-host", bytes([64]) + b"gpu-node-17 mlx5_2".ljust(64, b"\0"))
+    put("ib_smp", "node-desc-odd", bytes([20]) + b" \t\x1b[31mleaf\x01caf\xc3\xa9".ljust(64, b"\xff"))
+    put("ib_smp", "short", bytes([7]) + node_info(2, 41, 0x0c42a10300798ad0, 17)[:39])
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map, mig_caps, amd_kfd, cdi, dcb):
+               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp):
         fn()
 
 

@@ -5,7 +5,8 @@
  * real samples' layouts: within a row no two figures are equal, and every column
  * has a non-zero figure in some row), twice where a figure needs two samples,
  * through the fixture roots, the test NVML library, a stub kubelet, a stand-in
- * ethtool reader and a stand-in libibverbs.  One view of the cache is then
+ * ethtool reader, a stand-in libibverbs and a stand-in libibmad for the IB
+ * port's neighbour.  One view of the cache is then
  * answered both ways: every cell of every MIB table and scalar group through
  * the SNMP table engine (the code snmpd's requests reach), and /metrics and the
  * JSON endpoints through the bridge's renderers.
@@ -40,6 +41,7 @@
 #include "pollers/pollers.h"
 #include "snmp/tables.h"
 #include "sources/pfc/ethtool.h"
+#include "sources/rdma/ib_smp.h"
 #include "sources/rdma/ib_verbs.h"
 #include "util/fileio.h"
 #include "containers_testutil.h"
@@ -80,6 +82,10 @@ static void build_roots(void)
     tt_write(sysfs, "class/infiniband_verbs/uverbs1/dev", "231:193\n");
     tt_write(devfs, "infiniband/uverbs0", "");
     tt_write(devfs, "infiniband/uverbs1", "");
+    /* the umad device of the InfiniBand port, which the neighbour SMPs use */
+    tt_write(sysfs, "class/infiniband_mad/umad0/ibdev", "mlx5_0\n");
+    tt_write(sysfs, "class/infiniband_mad/umad0/port", "1\n");
+    tt_write(devfs, "infiniband/umad0", "");
 }
 
 /* libibverbs, as the test sees it: each device answers its ports' MTUs. */
@@ -106,6 +112,43 @@ static void verbs_close(void *ctx)
 }
 
 static const struct pna_ib_verbs_ops fixture_verbs = { verbs_open, verbs_query, verbs_close };
+
+/* libibmad's directed-route SMPs, as the test sees them: mlx5_0/1 is cabled to
+ * port 37 of a switch, whose answers are the IBA attribute layouts (NodeInfo:
+ * NodeType at octet 2, NodeGUID at 12..19, LocalPortNum at 36;
+ * NodeDescription: 64 octets, padded with blanks as switches do). */
+static char smp_ctx;
+
+static void *smp_open(const char *device, uint32_t port)
+{
+    return !strcmp(device, "mlx5_0") && port == 1 ? &smp_ctx : NULL;
+}
+
+static int smp_query(void *handle, uint32_t port, uint16_t attr, uint8_t data[PNA_SMP_DATA_SIZE])
+{
+    static const uint8_t guid[8] = { 0x0c, 0x42, 0xa1, 0x03, 0x00, 0x79, 0xb1, 0xd6 };
+    static const char desc[] = "MF0;agree-leaf-03:MQM8790/U1";
+    (void)handle;
+    (void)port;
+    memset(data, attr == PNA_SMP_ATTR_NODE_DESC ? ' ' : 0, PNA_SMP_DATA_SIZE);
+    if (attr == PNA_SMP_ATTR_NODE_DESC) {
+        memcpy(data, desc, sizeof desc - 1);
+        return 0;
+    }
+    data[0] = data[1] = 1;  /* BaseVersion, ClassVersion */
+    data[2] = 2;            /* NodeType: switch */
+    data[3] = 41;           /* NumPorts */
+    memcpy(data + 12, guid, sizeof guid);
+    data[36] = 37;          /* LocalPortNum */
+    return 0;
+}
+
+static void smp_close(void *handle)
+{
+    (void)handle;
+}
+
+static const struct pna_ib_smp_ops fixture_smp = { smp_open, smp_query, smp_close };
 
 /* Add a different amount to every counter file under the IB tree, as the
  * hardware would between two polls: rates come out distinct. */
@@ -372,7 +415,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     cfg->pfc_interfaces.names[0] = "enp132s0";
     cfg->pfc_interfaces.count = 1;
     pna_pfc_poller_set_reader(read_stats);
-    pna_ib_poller_set_ext_ops(NULL, &fixture_verbs, true);
+    pna_ib_poller_set_ext_ops(NULL, &fixture_smp, &fixture_verbs, true);
 
     void *node = start(&pna_node_poller, cfg), *gpu = start(&pna_gpu_poller, cfg);
     void *ib = start(&pna_ib_poller, cfg), *pfc = start(&pna_pfc_poller, cfg);

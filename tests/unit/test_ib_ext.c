@@ -554,7 +554,7 @@ static void test_poller(void)
     pna_config_defaults(&cfg);
     snprintf(fx, sizeof fx, "%s/ib-sysfs/node_exporter/sys", unit_fixtures());
     cfg.roots.sysfs = fx;
-    pna_ib_poller_set_ext_ops(&stub_mad, &stub_verbs, false);
+    pna_ib_poller_set_ext_ops(&stub_mad, NULL, &stub_verbs, false);
     unsigned calls = mad_calls, vcalls = verbs_calls;
     CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
     poll_ib(state);
@@ -581,9 +581,9 @@ static void test_poller(void)
     pna_cache_clear();
 
     /* the gate opened for the test: the poller uses them */
-    pna_ib_poller_set_ext_ops(&stub_mad, &stub_verbs, true);
+    pna_ib_poller_set_ext_ops(&stub_mad, NULL, &stub_verbs, true);
     CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
-    pna_ib_poller_set_ext_ops(NULL, NULL, false);
+    pna_ib_poller_set_ext_ops(NULL, NULL, NULL, false);
     poll_ib(state);
     struct timespec ts = { 0, 150 * 1000000L };
     nanosleep(&ts, NULL);
