@@ -463,12 +463,29 @@ def ib_smp():
     put("ib_smp", "short", bytes([7]) + node_info(2, 41, 0x0c42a10300798ad0, 17)[:39])
 
 
+def lldp_tlv():
+    # OUI, subtype, information string, as lldpd hands over a TLV it keeps as
+    # custom.  PFC Configuration (802.1Qaz, subtype 11) in the standard's
+    # layout; a real Link Aggregation TLV (802.1 subtype 7) an H3C switch sent,
+    # which is not one (see tests/unit/test_lldp_tlv.c); a PVID TLV; a short
+    # and a long one.
+    dot1 = bytes([0x00, 0x80, 0xc2])
+    put("lldp_tlv", "pfc-3-4", dot1 + bytes([0x0b, 0x08, 0x18]))
+    put("lldp_tlv", "pfc-willing-mbc-cap3", dot1 + bytes([0x0b, 0xc3, 0x01]))
+    put("lldp_tlv", "pfc-reserved-bits", dot1 + bytes([0x0b, 0x38, 0xff]))
+    put("lldp_tlv", "pfc-cap-15", dot1 + bytes([0x0b, 0x0f, 0x08]))
+    put("lldp_tlv", "h3c-link-aggregation", dot1 + bytes([0x07, 0x01, 0x00, 0x00, 0x00, 0x00]))
+    put("lldp_tlv", "pvid-100", dot1 + bytes([0x01, 0x00, 0x64]))
+    put("lldp_tlv", "pfc-short", dot1 + bytes([0x0b, 0x08]))
+    put("lldp_tlv", "pfc-long", dot1 + bytes([0x0b, 0x08, 0x18, 0x00]))
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp):
+               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv):
         fn()
 
 

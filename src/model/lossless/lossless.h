@@ -93,7 +93,9 @@ struct pna_lldp_neighbor {
     uint16_t pvid;              /* 802.1 port VLAN id, 0 not sent */
     bool pfc_known;             /* the neighbour sent an 802.1Qaz PFC TLV */
     uint8_t pfc_en;             /* its PFC-enabled priorities, bit p */
-    uint32_t age_s;             /* seconds since lldpd heard the neighbour */
+    uint32_t age_s;             /* seconds since lldpd took the neighbour's advertisement as
+                                 * new: first heard, or changed (lldpcli's "age"); a repeat
+                                 * of the same frame does not reset it */
 };
 
 enum pna_trust {
