@@ -541,6 +541,26 @@ def rdma_dashboard():
                         None),
                    unit="Bps", negative="tx"),
             ]),
+            row("Lossless RoCE configuration", [
+                stat("Node verdict", "The agent's lossless-RoCE verdict for the node: 1 when every "
+                     "watched interface is ready and all are configured alike (docs/rdma.md).",
+                     both([('primus_roce_node_lossless{%s,state="ready"}' % I, "")],
+                          [('primusRoceNodeLossless{%s,primusRoceNodeLossless="ready"}' % I, "")]),
+                     mappings=value_map({"1": ("ready", "green"), "0": ("not ready", "red")})),
+                stat("Interfaces not ready", "Watched interfaces not configured for lossless RoCE, "
+                     "or whose configuration could not be read.",
+                     both([("sum(primus_roce_node_ports_not_ready{%s})" % I, "")],
+                          [("sum(primusRoceNodePortsNotReady{%s})" % I, "")]),
+                     thresholds=steps("green", None, "red", 1)),
+                table("Configuration per interface", "Each interface's verdict with its reason, PFC "
+                      "priorities, trust, DSCP map, ECN switches and the switch port LLDP names.",
+                      both([('(primus_roce_lossless{%s,%s} == 1) * on(instance, interface) '
+                             'group_left(reason, pfc_enabled, trust, dscp_map, ecn_np_enabled, '
+                             'lldp_sys_name, lldp_port_id) primus_roce_config_info' % (I, IF_B), "")],
+                           [('(primusRoceLossless{%s,%s} == 1) * on(instance, primusPfcIfName) '
+                             'group_left(primusRoceLosslessReason) primusRoceLosslessReason' % (I, IF_S), "")]),
+                      w=16, hide=["Value", "Time", "job", "__name__"]),
+            ]),
         ])
 
 

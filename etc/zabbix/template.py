@@ -100,6 +100,7 @@ MACROS = [
     ("{$PRIMUS.GPU.MIG.MEM.MAX}", "95", "MIG device memory used (%)."),
     ("{$PRIMUS.GPU.MIG.MEM.FOR}", "10m", "MIG device memory above the maximum for this long."),
     ("{$PRIMUS.OOM.WINDOW}", "5m", "OOM kills counted within this window."),
+    ("{$PRIMUS.ROCE.LOSSLESS.FOR}", "10m", "An interface or the node not ready for lossless RoCE for this long."),
     ("{$PRIMUS.STORAGE.PUSED.WARN}", "85", "Node ephemeral storage used (% of bytes or inodes): warning."),
     ("{$PRIMUS.STORAGE.WARN.FOR}", "15m", "Storage above the warning level for this long."),
     ("{$PRIMUS.STORAGE.PUSED.CRIT}", "95", "Node ephemeral storage used (% of bytes or inodes): critical."),
@@ -168,6 +169,12 @@ TABLES = {
     "primusEthtoolCounterTable": dict(
         rule="Ethtool counters", prefix="primusEthtoolCounter", name="Interface {#IFNAME} ethtool {#COUNTER}",
         index=[("IFNAME", "s"), ("COUNTER", "s")], columns={"COUNTER_VALUE": "primusEthtoolCounterValue"},
+        component="pfc"),
+    "primusRoceConfigTable": dict(
+        rule="Lossless RoCE (interfaces)", prefix="primusRoce", name="Interface {#IFNAME} lossless RoCE",
+        index=[("IFNAME", "s")],
+        columns={"RDMA_DEVICE": "primusRoceRdmaDevice", "SWITCH": "primusRoceLldpSysName",
+                 "SWITCH_PORT": "primusRoceLldpPortId"},
         component="pfc"),
     "primusContainerTable": dict(
         rule="Containers", prefix="primusContainer", name="Container {#CONTAINER} [{#POD}]",
@@ -568,6 +575,7 @@ class Builder:
             "primusRdmaDeviceTable": [("rdma_device", "{#RDMA_DEVICE}")],
             "primusPauseTable": [("interface", "{#IFNAME}")],
             "primusPfcTable": [("interface", "{#IFNAME}")],
+            "primusRoceConfigTable": [("interface", "{#IFNAME}")],
             "primusContainerTable": [("container", "{#CONTAINER}"), ("pod", "{#NAMESPACE}/{#POD}")],
             "primusPodStorageTable": [("pod", "{#NAMESPACE}/{#POD}")],
             "primusPollerTable": [("poller", "{#POLLER}")],
@@ -732,6 +740,12 @@ TRIGGERS = [
                    "min(%s,{$PRIMUS.STORAGE.CRIT.FOR})>{$PRIMUS.STORAGE.PUSED.CRIT}/100*last(%s)"
                    % (k("primusStorageUsage", False), k("primusStorageInodesUsed", False),
                       k("primusStorageInodes", False)))]),
+    dict(alert="PrimusRoceNodeNotLossless", component="pfc", priority="WARNING",
+         name="The node is not configured for lossless RoCE",
+         expr=held_eq("primusRoceNodeLossless", 2, "{$PRIMUS.ROCE.LOSSLESS.FOR}", False),
+         description="primusRoceNodeLossless has been notReady for {$PRIMUS.ROCE.LOSSLESS.FOR}: an interface "
+                     "is not ready, or two interfaces are configured differently. primusRoceNodeLosslessReason "
+                     "says which; docs/rdma.md says how to fix each finding."),
 ]
 
 _thermal = ("min({t},{{$PRIMUS.GPU.THERMAL.FOR}})>=last({s}) or "
@@ -816,6 +830,15 @@ TRIGGER_PROTOTYPES = {
                          "{$PRIMUS.PFC.STORM.FOR}, or storm events from the NIC in the last {$PRIMUS.PFC.STORM.WINDOW}. "
                          "A stuck receiver can stall the whole lossless priority across the fabric; find the host "
                          "that sends the pauses."),
+    ],
+    "primusRoceConfigTable": [
+        dict(alert="PrimusRoceNotLossless", component="pfc", priority="WARNING",
+             name="{#IFNAME} is not configured for lossless RoCE",
+             expr=held_eq("primusRoceLossless", 2, "{$PRIMUS.ROCE.LOSSLESS.FOR}"),
+             description="{#IFNAME} has been notReady for {$PRIMUS.ROCE.LOSSLESS.FOR}; "
+                         "primusRoceLosslessReason lists the rules it fails (PFC priorities, ECN, trust, "
+                         "the RDMA and CNP priorities). RoCE traffic there can be dropped under congestion "
+                         "instead of paused."),
     ],
     "primusPfcTable": [
         dict(alert="PrimusPfcPauseStorm", component="pfc", priority="HIGH",

@@ -52,6 +52,7 @@ void pna_config_defaults(struct pna_config *cfg)
     cfg->cgroup_root = "fs/cgroup";
     cfg->kubelet_url = "";
     cfg->podres_socket = "var/lib/kubelet/pod-resources/kubelet.sock";
+    cfg->lldp_socket = "run/lldpd.socket";
     cfg->kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
     cfg->kubelet_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
     cfg->kubelet_root = "var/lib/kubelet";
@@ -196,6 +197,7 @@ static const struct token simple_tokens[] = {
     { "logRateInterval", K_UINT, OFF(log_rate_interval_s), 0, 86400 },
     { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
     { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT64_MAX },
+    { "lldpSocket", K_STR, OFF(lldp_socket), 0, 0 },
     { "nvmlLibrary", K_STR, OFF(nvml_library), 0, 0 },
     { "nvidiaSmi", K_STR, OFF(nvidia_smi), 0, 0 },
     { "nvidiaSmiTimeout", K_SECONDS_MS, OFF(nvidia_smi_timeout_ms), 1, 600 },

@@ -68,6 +68,8 @@ struct pna_config {
     struct pna_name_list pfc_interfaces;  /* netdevs read for pause/PFC besides RoCE ones */
     uint64_t pause_storm_pps;             /* pause frames/s that count as a storm */
 
+    const char *lldp_socket;              /* lldpd's control socket, under rootfs; "" = off */
+
     /* GPUs */
     const char *nvml_library;             /* default libnvidia-ml.so.1 */
     const char *nvidia_smi;               /* fallback command */

@@ -25,8 +25,10 @@ enum pna_event_type {
     PNA_EV_GPU_LINK_DOWN = 10,
     PNA_EV_GPU_LINK_UP = 11,
     PNA_EV_GPU_HEALTH = 12,
+    PNA_EV_ROCE_LOSSLESS = 13,       /* an interface's lossless verdict changed */
+    PNA_EV_ROCE_NODE_LOSSLESS = 14,  /* the node's lossless verdict changed */
 };
-#define PNA_EV_TYPE_MAX PNA_EV_GPU_HEALTH
+#define PNA_EV_TYPE_MAX PNA_EV_ROCE_NODE_LOSSLESS
 
 /* Values are primusEventSeverity. */
 enum pna_severity {
@@ -78,6 +80,13 @@ struct pna_event_pfc {
     uint64_t pause_per_s;
 };
 
+struct pna_event_lossless {
+    char ifname[32];       /* the interface; "" for the node's verdict */
+    int32_t verdict;       /* primusRoceLossless / primusRoceNodeLossless */
+    int32_t old_verdict;   /* before the change, 0 when there was none */
+    char reason[256];
+};
+
 struct pna_event {
     enum pna_event_type type;
     enum pna_severity severity;
@@ -91,6 +100,7 @@ struct pna_event {
         struct pna_event_oom oom;
         struct pna_event_gpu gpu;
         struct pna_event_pfc pfc;
+        struct pna_event_lossless lossless;
     } u;
 };
 

@@ -26,6 +26,8 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_pause_metrics,
     &pna_pfc_metrics,
     &pna_ethtool_metrics,
+    &pna_roce_node_metrics,
+    &pna_roce_config_metrics,
     &pna_container_scalar_metrics,
     &pna_container_metrics,
     &pna_container_device_metrics,

@@ -35,6 +35,9 @@ extern const struct pna_metric_table pna_hw_counter_metrics;    /* primusHwCount
 extern const struct pna_metric_table pna_pause_metrics;      /* primusPauseTable */
 extern const struct pna_metric_table pna_pfc_metrics;        /* primusPfcTable */
 extern const struct pna_metric_table pna_ethtool_metrics;    /* primusEthtoolCounterTable */
+/* lossless/lossless_metrics.c */
+extern const struct pna_metric_table pna_roce_node_metrics;   /* primusPfc (scalars) */
+extern const struct pna_metric_table pna_roce_config_metrics; /* primusRoceConfigTable */
 /* containers_metrics.c */
 extern const struct pna_metric_table pna_container_scalar_metrics; /* primusContainers */
 extern const struct pna_metric_table pna_container_metrics;        /* primusContainerTable */

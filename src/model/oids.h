@@ -78,6 +78,8 @@
 #define PNA_OID_PFC_ENTRY                            PNA_OID_PFC_TABLE, 1 /* primusPfcEntry */
 #define PNA_OID_ETHTOOL_COUNTER_TABLE                PNA_OID_PFC, 30 /* primusEthtoolCounterTable */
 #define PNA_OID_ETHTOOL_COUNTER_ENTRY                PNA_OID_ETHTOOL_COUNTER_TABLE, 1 /* primusEthtoolCounterEntry */
+#define PNA_OID_ROCE_CONFIG_TABLE                    PNA_OID_PFC, 40 /* primusRoceConfigTable */
+#define PNA_OID_ROCE_CONFIG_ENTRY                    PNA_OID_ROCE_CONFIG_TABLE, 1 /* primusRoceConfigEntry */
 #define PNA_OID_CONTAINER_TABLE                      PNA_OID_CONTAINERS, 10 /* primusContainerTable */
 #define PNA_OID_CONTAINER_ENTRY                      PNA_OID_CONTAINER_TABLE, 1 /* primusContainerEntry */
 #define PNA_OID_CONTAINER_DEVICE_TABLE               PNA_OID_CONTAINERS, 20 /* primusContainerDeviceTable */
@@ -196,6 +198,8 @@ enum pna_mib_notif { /* in primusNodeNotifications */
     PNA_NOTIF_GPU_LINK_DOWN = 10,            /* primusGpuLinkDown */
     PNA_NOTIF_GPU_LINK_UP = 11,              /* primusGpuLinkUp */
     PNA_NOTIF_GPU_HEALTH_CHANGE = 12,        /* primusGpuHealthChange */
+    PNA_NOTIF_ROCE_LOSSLESS_CHANGE = 13,     /* primusRoceLosslessChange */
+    PNA_NOTIF_ROCE_NODE_LOSSLESS_CHANGE = 14, /* primusRoceNodeLosslessChange */
 };
 
 /* Enumerated values. */
@@ -227,6 +231,8 @@ enum pna_mib_event_type { /* values of primusEventType */
     PNA_EVENT_TYPE_GPU_LINK_DOWN = 10,       /* gpuLinkDown */
     PNA_EVENT_TYPE_GPU_LINK_UP = 11,         /* gpuLinkUp */
     PNA_EVENT_TYPE_GPU_HEALTH = 12,          /* gpuHealth */
+    PNA_EVENT_TYPE_ROCE_LOSSLESS = 13,       /* roceLossless */
+    PNA_EVENT_TYPE_ROCE_NODE_LOSSLESS = 14,  /* roceNodeLossless */
 };
 enum pna_mib_event_severity { /* values of primusEventSeverity */
     PNA_EVENT_SEVERITY_INFO = 1,             /* info */
@@ -248,6 +254,26 @@ enum pna_mib_gpu_data_source { /* values of primusGpuDataSource */
 enum pna_mib_gpu_mig_mode { /* values of primusGpuMigMode */
     PNA_GPU_MIG_MODE_DISABLED = 1,           /* disabled */
     PNA_GPU_MIG_MODE_ENABLED = 2,            /* enabled */
+};
+enum pna_mib_roce_lossless { /* values of primusRoceLossless */
+    PNA_ROCE_LOSSLESS_READY = 1,             /* ready */
+    PNA_ROCE_LOSSLESS_NOT_READY = 2,         /* notReady */
+    PNA_ROCE_LOSSLESS_UNREADABLE = 3,        /* unreadable */
+    PNA_ROCE_LOSSLESS_NOT_APPLICABLE = 4,    /* notApplicable */
+};
+enum pna_mib_roce_node_lossless { /* values of primusRoceNodeLossless */
+    PNA_ROCE_NODE_LOSSLESS_READY = 1,        /* ready */
+    PNA_ROCE_NODE_LOSSLESS_NOT_READY = 2,    /* notReady */
+    PNA_ROCE_NODE_LOSSLESS_UNREADABLE = 3,   /* unreadable */
+    PNA_ROCE_NODE_LOSSLESS_NOT_APPLICABLE = 4, /* notApplicable */
+};
+enum pna_mib_roce_trust { /* values of primusRoceTrust */
+    PNA_ROCE_TRUST_PCP = 1,                  /* pcp */
+    PNA_ROCE_TRUST_DSCP = 2,                 /* dscp */
+};
+enum pna_mib_roce_trust_source { /* values of primusRoceTrustSource */
+    PNA_ROCE_TRUST_SOURCE_DRIVER = 1,        /* driver */
+    PNA_ROCE_TRUST_SOURCE_APP_TABLE = 2,     /* appTable */
 };
 enum pna_mib_gpu_health { /* values of primusGpuHealth */
     PNA_GPU_HEALTH_OK = 1,                   /* ok */

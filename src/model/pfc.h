@@ -19,6 +19,7 @@
 
 #include "core/cache.h"
 #include "model/counter.h"   /* struct pna_counter */
+#include "model/lossless/lossless.h"
 
 #define PNA_PFC_PRIOS 8
 
@@ -97,6 +98,8 @@ struct pna_pfc_if {
     int32_t storm_prio;             /* priority with the highest pause rate, -1 global */
     bool storm;                     /* pause storm seen in this interval */
     char error[160];                /* why the statistics could not be read, or "" */
+
+    struct pna_lossless_if lossless;    /* its lossless-RoCE configuration and verdict */
 };
 
 struct pna_pfc_model {
@@ -104,6 +107,8 @@ struct pna_pfc_model {
     struct pna_pfc_if *ifs;         /* sorted by ifname */
     size_t n_ifs;
     size_t total_stats;             /* sum of n_stats: length of the flat statistics list */
+    struct pna_lossless_node lossless;  /* the node's verdict over the interfaces */
+    char lldp_error[160];           /* why lldpd could not be asked, or "" */
 };
 
 /* The PFC domain's snapshot in the cache (PNA_DOM_PFC). */

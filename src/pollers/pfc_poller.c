@@ -1,7 +1,8 @@
 /* pollers/pfc_poller.c -- the "pfc" poller: pause and PFC counters of every
  * RoCE netdev found in the latest IB snapshot plus the netdevs named with
  * pfcInterface, read with the ethtool ioctl into a struct pna_pfc_snap, and a
- * notification when an interface enters a pause storm.
+ * notification when an interface enters a pause storm; with them, each
+ * interface's lossless-RoCE configuration and verdict (pfc_lossless.c).
  *
  * The ioctl works in the agent's network namespace: in a container the agent
  * needs the host's network namespace to see the host's interfaces.
@@ -16,14 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 #include "core/cache.h"
 #include "sources/pfc/ethtool.h"
 #include "sources/pfc/pfc_names.h"
 #include "core/events.h"
+#include "core/log.h"
 #include "model/ib.h"
 #include "model/pfc.h"
+#include "pollers/pfc_lossless.h"
 #include "util/fileio.h"
 
 #define MAX_IFS 256
@@ -42,6 +46,7 @@ struct pfc_state {
     char (*extra)[32];          /* pfcInterface names */
     size_t n_extra;
     uint64_t storm_pps;
+    char lldp_socket[512];      /* lldpSocket under rootfs, "" = no LLDP */
     struct pna_pfc_snap *last;  /* one reference held: rates and storm edges */
 };
 
@@ -75,6 +80,14 @@ static int pfc_init(void **state, const struct pna_config *cfg, char *err, size_
     }
     st->roots = cfg->roots;
     st->storm_pps = cfg->pause_storm_pps;
+    if (cfg->lldp_socket && cfg->lldp_socket[0] &&
+        pna_path(st->lldp_socket, sizeof st->lldp_socket, cfg->roots.rootfs, "/%s",
+                 cfg->lldp_socket + strspn(cfg->lldp_socket, "/")) != 0) {
+        free(st->extra);
+        free(st);
+        snprintf(err, errlen, "lldpSocket: path too long");
+        return -1;
+    }
     for (size_t i = 0; i < n; i++)
         if (cfg->pfc_interfaces.names[i] && cfg->pfc_interfaces.names[i][0])
             pna_strlcpy(st->extra[st->n_extra++], cfg->pfc_interfaces.names[i],
@@ -180,6 +193,16 @@ static void post_storm(const struct pna_pfc_if *cur, const struct pna_pfc_if *pr
     pna_event_post(&ev);
 }
 
+/* lldpd's absence or failure is said once, and again when it changes. */
+static void log_lldp_change(const struct pna_pfc_model *cur, const struct pna_pfc_model *prev)
+{
+    const char *was = prev ? prev->lldp_error : "";
+    if (cur->lldp_error[0] && strcmp(cur->lldp_error, was) != 0)
+        pna_log(LOG_WARNING, "pfc: no LLDP neighbours: %s", cur->lldp_error);
+    else if (!cur->lldp_error[0] && was[0])
+        pna_log(LOG_NOTICE, "pfc: lldpd answers again");
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -214,6 +237,8 @@ static int pfc_collect(void *state, const struct pna_snap *prev,
         if (read_interface(st, &ifs[i]) != 0)
             goto nomem;
     pna_pfc_model_index(&snap->m);
+    pna_pfc_lossless_collect(&st->roots, st->lldp_socket, ib, &snap->m);
+    log_lldp_change(&snap->m, before ? &before->m : NULL);
     int64_t interval_ms = before ? snap->m.sample_mono_ms - before->m.sample_mono_ms : 0;
     for (size_t i = 0; i < snap->m.n_ifs; i++) {
         struct pna_pfc_if *cur = &ifs[i];
@@ -222,6 +247,7 @@ static int pfc_collect(void *state, const struct pna_snap *prev,
         if (cur->storm && old && !old->storm)
             post_storm(cur, old, st->storm_pps);
     }
+    pna_pfc_lossless_events(&snap->m, before ? &before->m : NULL);
     pna_snap_init(&snap->base, pfc_snap_destroy);
     pna_snap_retain(&snap->base); /* our own, see ib_poller.c */
     pna_snap_release(st->last ? &st->last->base : NULL);

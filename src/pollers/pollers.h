@@ -40,4 +40,18 @@ typedef int pna_pfc_stats_reader(const char *ifname, struct pna_eth_stats *out, 
                                  size_t errlen);
 void pna_pfc_poller_set_reader(pna_pfc_stats_reader *reader);
 
+/* Tests: what the pfc poller reads an interface's DCB configuration with (the
+ * signature of pna_dcb_read(), sources/pfc/dcb.h).  NULL restores DCB netlink. */
+struct pna_dcb;
+typedef int pna_dcb_reader(const char *ifname, struct pna_dcb *out);
+void pna_pfc_poller_set_dcb_reader(pna_dcb_reader *reader);
+
+/* Tests: what the pfc poller asks lldpd with (the signature of
+ * pna_lldp_read(), sources/pfc/lldp.h; the table is freed with
+ * pna_lldp_table_free()).  NULL restores liblldpctl. */
+struct pna_lldp_table;
+typedef int pna_lldp_reader(const char *socket_path, int timeout_ms, struct pna_lldp_table *out,
+                            char *err, size_t errlen);
+void pna_pfc_poller_set_lldp_reader(pna_lldp_reader *reader);
+
 #endif

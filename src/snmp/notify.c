@@ -30,6 +30,8 @@ static const oid container_entry[] = { PNA_OID_CONTAINER_ENTRY };
 static const oid gpu_entry[] = { PNA_OID_GPU_ENTRY };
 static const oid gpu_link_entry[] = { PNA_OID_GPU_LINK_ENTRY };
 static const oid notify_objects[] = { PNA_OID_NOTIFY_OBJECTS };
+static const oid roce_config_entry[] = { PNA_OID_ROCE_CONFIG_ENTRY };
+static const oid pfc_group[] = { PNA_OID_PFC };
 
 /* A varbind list being built; NAME is reused for each OID. */
 struct vb_builder {
@@ -230,6 +232,32 @@ static void pfc_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_counter(b, ASN_COUNTER64, p->pause_per_s);
 }
 
+/* An interface's verdict and reason at its primusRoceConfigTable row, or the
+ * node's at its scalars. */
+static void lossless_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_lossless *l = &ev->u.lossless;
+    if (ev->type == PNA_EV_ROCE_LOSSLESS) {
+        vb_name(b, roce_config_entry, OID_LENGTH(roce_config_entry),
+                column_of(&pna_roce_config_metrics, "primusRoceLossless"));
+        vb_index_str(b, l->ifname);
+        add_int(b, l->verdict);
+        vb_name(b, roce_config_entry, OID_LENGTH(roce_config_entry),
+                column_of(&pna_roce_config_metrics, "primusRoceLosslessReason"));
+        vb_index_str(b, l->ifname);
+        add_str(b, l->reason);
+        return;
+    }
+    vb_name(b, pfc_group, OID_LENGTH(pfc_group),
+            column_of(&pna_roce_node_metrics, "primusRoceNodeLossless"));
+    vb_index_u32(b, 0);
+    add_int(b, l->verdict);
+    vb_name(b, pfc_group, OID_LENGTH(pfc_group),
+            column_of(&pna_roce_node_metrics, "primusRoceNodeLosslessReason"));
+    vb_index_u32(b, 0);
+    add_str(b, l->reason);
+}
+
 static unsigned notification_number(enum pna_event_type type)
 {
     switch (type) {
@@ -245,6 +273,8 @@ static unsigned notification_number(enum pna_event_type type)
     case PNA_EV_GPU_LINK_DOWN: return PNA_NOTIF_GPU_LINK_DOWN;
     case PNA_EV_GPU_LINK_UP: return PNA_NOTIF_GPU_LINK_UP;
     case PNA_EV_GPU_HEALTH: return PNA_NOTIF_GPU_HEALTH_CHANGE;
+    case PNA_EV_ROCE_LOSSLESS: return PNA_NOTIF_ROCE_LOSSLESS_CHANGE;
+    case PNA_EV_ROCE_NODE_LOSSLESS: return PNA_NOTIF_ROCE_NODE_LOSSLESS_CHANGE;
     }
     return 0;
 }
@@ -264,6 +294,8 @@ static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
     case PNA_EV_GPU_LINK_UP:
     case PNA_EV_GPU_HEALTH: gpu_varbinds(b, ev); break;
     case PNA_EV_PFC_PAUSE_STORM: pfc_varbinds(b, ev); break;
+    case PNA_EV_ROCE_LOSSLESS:
+    case PNA_EV_ROCE_NODE_LOSSLESS: lossless_varbinds(b, ev); break;
     }
 }
 

@@ -1,7 +1,9 @@
 /* snmp/pfc_tables.c -- primusPfc: primusPauseTable (per interface),
  * primusPfcTable (per interface and priority) and primusEthtoolCounterTable
  * (every other ethtool statistic under the driver's name), from the
- * descriptors of model/pfc_metrics.c. */
+ * descriptors of model/pfc_metrics.c; the node's lossless-RoCE scalars
+ * (primusPfc 1-5) and primusRoceConfigTable, from those of
+ * model/lossless/lossless_metrics.c. */
 #include "pna_autoconf.h"
 #include "snmp/tables.h"
 
@@ -35,6 +37,8 @@ static size_t ethtool_index(const struct pna_row *row, oid *idx)
 }
 
 static const oid pause_table_oid[] = { PNA_OID_PAUSE_TABLE };
+static const oid roce_config_table_oid[] = { PNA_OID_ROCE_CONFIG_TABLE };
+static const oid pfc_group_oid[] = { PNA_OID_PFC };
 static const oid pfc_table_oid[] = { PNA_OID_PFC_TABLE };
 static const oid ethtool_table_oid[] = { PNA_OID_ETHTOOL_COUNTER_TABLE };
 
@@ -46,4 +50,12 @@ const struct pna_table_def pna_pfc_table = {
 };
 const struct pna_table_def pna_ethtool_counter_table = {
     &pna_ethtool_metrics, ethtool_table_oid, OID_LENGTH(ethtool_table_oid), false, ethtool_index,
+};
+const struct pna_scalar_def pna_roce_node_scalars = {
+    &pna_roce_node_metrics, pfc_group_oid, OID_LENGTH(pfc_group_oid),
+};
+/* primusPfcIfName, as primusPauseTable */
+const struct pna_table_def pna_roce_config_table = {
+    &pna_roce_config_metrics, roce_config_table_oid, OID_LENGTH(roce_config_table_oid), false,
+    pause_index,
 };

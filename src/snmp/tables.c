@@ -6,13 +6,13 @@
 const struct pna_scalar_def *const pna_snmp_scalars[] = {
     &pna_system_scalars, &pna_cpu_scalars, &pna_memory_scalars, &pna_agent_scalars,
     &pna_gpu_scalars, &pna_rdma_scalars, &pna_container_scalars, &pna_storage_scalars,
-    &pna_kubernetes_scalars, NULL,
+    &pna_kubernetes_scalars, &pna_roce_node_scalars, NULL,
 };
 
 const struct pna_table_def *const pna_snmp_tables[] = {
     &pna_poller_table, &pna_event_table, &pna_gpu_table, &pna_gpu_link_table, &pna_gpu_proc_table, &pna_gpu_mig_table, &pna_rdma_device_table,
     &pna_ib_port_table, &pna_roce_cong_table, &pna_hw_counter_table, &pna_pause_table,
-    &pna_pfc_table, &pna_ethtool_counter_table, &pna_container_table,
+    &pna_pfc_table, &pna_ethtool_counter_table, &pna_roce_config_table, &pna_container_table,
     &pna_container_device_table, &pna_pod_storage_table, &pna_podres_table, NULL,
 };
 

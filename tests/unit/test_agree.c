@@ -41,6 +41,7 @@
 #include "pollers/pollers.h"
 #include "snmp/tables.h"
 #include "sources/pfc/ethtool.h"
+#include "sources/pfc/lldp.h"
 #include "sources/rdma/ib_smp.h"
 #include "sources/rdma/ib_verbs.h"
 #include "util/fileio.h"
@@ -213,6 +214,66 @@ static void bump_cpu_times(void)
         fclose(f);
     }
     free(text);
+}
+
+/* ---- the stand-in DCB and LLDP readers ---------------------------------------- */
+
+/* DCB netlink answers no virtual interface: what an mlx5 port in DSCP trust
+ * would answer (built, with figures distinct from the row's others): PFC on
+ * priority 3 of 4 possible, delay 32, MBC, priority p in traffic class p with
+ * TC 6 strict, the 64 DSCP entries mlx5 keeps while it trusts DSCP.  The
+ * ionic port has no DCB support; ens2f0np0 is configured as ens1f0np0, so
+ * the node counts two interfaces ready and one unreadable. */
+static int read_dcb(const char *ifname, struct pna_dcb *out)
+{
+    memset(out, 0, sizeof *out);
+    if (strcmp(ifname, "enp132s0") == 0) {
+        snprintf(out->error, sizeof out->error, "no DCB support in the driver (EOPNOTSUPP)");
+        return -1;
+    }
+    out->read = true;
+    out->has_pfc = true;
+    out->pfc_cap = 4;
+    out->pfc_en = 1u << 3;
+    out->pfc_mbc = 1;
+    out->pfc_delay = 32;
+    out->has_ets = true;
+    out->ets_cap = 8;
+    for (uint8_t p = 0; p < 8; p++) {
+        out->prio_tc[p] = p;
+        out->tc_tsa[p] = p == 6 ? PNA_ETS_TSA_STRICT : PNA_ETS_TSA_ETS;
+        out->tc_tx_bw[p] = p == 6 ? 0 : (uint8_t)(p == 3 ? 40 : 10);
+    }
+    for (uint16_t d = 0; d < 64; d++)
+        out->apps[out->n_apps++] = (struct pna_dcb_app){ PNA_DCB_SEL_DSCP, (uint8_t)(d >> 3), d };
+    return 0;
+}
+
+/* lldpd's answer: the leaf switch port behind ens1f0np0 (built). */
+static int read_lldp(const char *socket_path, int timeout_ms, struct pna_lldp_table *out, char *err,
+                     size_t errlen)
+{
+    (void)socket_path;
+    (void)timeout_ms;
+    (void)err;
+    (void)errlen;
+    out->v = calloc(1, sizeof *out->v);
+    if (!out->v)
+        return -1;
+    out->n = 1;
+    struct pna_lldp_entry *e = &out->v[0];
+    snprintf(e->ifname, sizeof e->ifname, "ens1f0np0");
+    e->n.present = true;
+    snprintf(e->n.sys_name, sizeof e->n.sys_name, "leaf-07.fabric");
+    snprintf(e->n.chassis_id, sizeof e->n.chassis_id, "7c:fe:90:12:34:56");
+    snprintf(e->n.port_id, sizeof e->n.port_id, "Ethernet184");
+    snprintf(e->n.port_descr, sizeof e->n.port_descr, "rail 3, gpu-node-17");
+    snprintf(e->n.mgmt_addr, sizeof e->n.mgmt_addr, "10.0.0.7");
+    e->n.pvid = 100;
+    e->n.pfc_known = true;
+    e->n.pfc_en = (1u << 3) | (1u << 4);
+    e->n.age_s = 9;
+    return 0;
 }
 
 /* ---- the stand-in ethtool reader ---------------------------------------------- */
@@ -413,8 +474,11 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     cfg->kubelet_token_file = "/nonexistent";
 
     cfg->pfc_interfaces.names[0] = "enp132s0";
-    cfg->pfc_interfaces.count = 1;
+    cfg->pfc_interfaces.names[1] = "ens2f0np0";
+    cfg->pfc_interfaces.count = 2;
     pna_pfc_poller_set_reader(read_stats);
+    pna_pfc_poller_set_dcb_reader(read_dcb);
+    pna_pfc_poller_set_lldp_reader(read_lldp);
     pna_ib_poller_set_ext_ops(NULL, &fixture_smp, &fixture_verbs, true);
 
     void *node = start(&pna_node_poller, cfg), *gpu = start(&pna_gpu_poller, cfg);
@@ -799,6 +863,7 @@ static const struct {
     { "primusPauseTable", 1, { { STR, "interface" } } },
     { "primusPfcTable", 2, { { STR, "interface" }, { NUM, "priority" } } },
     { "primusEthtoolCounterTable", 2, { { STR, "interface" }, { STR, "statistic" } } },
+    { "primusRoceConfigTable", 1, { { STR, "interface" } } },
     { "primusContainerTable", 1, { { STR, "container_id" } } },
     { "primusContainerDeviceTable", 2, { { STR, "container_id" }, { STR, "path" } } },
     { "primusPodStorageTable", 1, { { STR, "pod_uid" } } },
@@ -1549,6 +1614,37 @@ static void compare_json_sub(json_t *gpus, const char *table, const char *member
     CHECK(seen > 0);
 }
 
+/* /rdma: each RDMA port with a netdev carries that interface's
+ * primusRoceConfigTable row under ports[].roce; /node carries the node's
+ * verdict under "roce". */
+static void compare_roce_json(const struct pna_http_view *v)
+{
+    json_t *rdma = json_reply(pna_json_rdma(v)), *dev, *port;
+    size_t k, n, seen = 0;
+    json_array_foreach(json_object_get(rdma, "data"), k, dev)
+    {
+        json_array_foreach(json_object_get(dev, "ports"), n, port)
+        {
+            const char *ifname = json_string_value(json_object_get(port, "netdev"));
+            for (size_t i = 0; ifname && i < n_cells; i++)
+                if (!strcmp(cells[i].t->object, "primusRoceConfigTable") &&
+                    !strcmp(cells[i].m->object, "primusRoceRdmaDevice")) {
+                    char name[64];
+                    get_string(cells[i].idx, cells[i].idx_len, 0, name, sizeof name);
+                    if (!strcmp(name, ifname)) {
+                        compare_json_row(json_object_get(port, "roce"), cells[i].t, &cells[i], true);
+                        seen++;
+                    }
+                }
+        }
+    }
+    CHECK(seen > 0);
+    json_decref(rdma);
+    json_t *node = json_reply(pna_json_node(v));
+    compare_json_row(json_object_get(node, "roce"), table_named("primusPfc"), any_cell("primusPfc"), true);
+    json_decref(node);
+}
+
 static void compare_json(const struct pna_http_view *v)
 {
     json_t *node = json_reply(pna_json_node(v));
@@ -1864,6 +1960,7 @@ int main(void)
     compare_poller_info(&e);
     compare_rdma_stat(&e);
     compare_json(&hv);
+    compare_roce_json(&hv);
     compare_gpu_seed_json(&hv);
     compare_named_json(&hv);
     printf("# %zu values compared\n", compared);

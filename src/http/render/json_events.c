@@ -13,6 +13,7 @@
 #include "pna_autoconf.h"
 #include "core/events.h"
 #include "http/render/render.h"
+#include "model/lossless/lossless.h"
 #include "model/gpu/gpu.h"
 
 #include <stdlib.h>
@@ -82,6 +83,14 @@ static json_t *details(const struct pna_event *ev)
         return json_pack("{s:o,s:i,s:o}", "interface", pna_json_text(ev->u.pfc.ifname),
                          "priority", ev->u.pfc.priority, "pause_frames_per_second",
                          pna_json_u64(ev->u.pfc.pause_per_s));
+    case PNA_EV_ROCE_LOSSLESS:
+    case PNA_EV_ROCE_NODE_LOSSLESS: {
+        uint8_t v = (uint8_t)ev->u.lossless.verdict, old = (uint8_t)ev->u.lossless.old_verdict;
+        return json_pack("{s:o,s:s,s:s,s:o}", "interface", pna_json_text(ev->u.lossless.ifname),
+                         "lossless", v <= PNA_LOSSLESS_NOT_APPLICABLE ? pna_lossless_verdict_names[v] : "",
+                         "was", old <= PNA_LOSSLESS_NOT_APPLICABLE ? pna_lossless_verdict_names[old] : "",
+                         "reason", pna_json_text(ev->u.lossless.reason));
+    }
     }
     return json_object();
 }

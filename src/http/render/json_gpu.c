@@ -59,20 +59,6 @@ static json_t *dri_device(const struct pna_gpu *g, bool with_card_id)
     return o;
 }
 
-/* Every descriptor of T with a JSON member into O (figures left out where
- * absent, as in the MIB; text that is empty stays, as ""). */
-static void put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row)
-{
-    for (size_t k = 0; k < t->count; k++) {
-        const struct pna_metric *m = &t->metrics[k];
-        json_t *j = m->json ? pna_json_value(t, m, row) : NULL;
-        if (j)
-            json_object_set_new(o, m->json, j);
-        else if (m->json && m->syntax == PNA_SYNTAX_TEXT)
-            json_object_set_new(o, m->json, json_string(""));
-    }
-}
-
 /* The identity of a sub-table row beside its GPU: its MIB index after primusGpuIndex. */
 static void link_key(json_t *o, const struct pna_row *row)
 {
@@ -104,7 +90,7 @@ static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_t
             continue;
         json_t *o = json_object();
         key(o, &row);
-        put_members(o, t, &row);
+        pna_json_put_members(o, t, &row);
         json_array_append_new(list, o);
     }
     return list;
@@ -229,7 +215,7 @@ static json_t *gpu_summary(const struct pna_http_view *v, size_t i)
     json_object_set_new(o, "index", gpu_number(v, i));
     if (!pna_http_row(t, v, i, &row))
         return o;
-    put_members(o, t, &row);
+    pna_json_put_members(o, t, &row);
     put_depth(o, v, i, false); /* health is among the members already */
     return o;
 }

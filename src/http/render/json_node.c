@@ -184,6 +184,7 @@ struct pna_json_reply pna_json_metrics(const struct pna_http_view *v)
     json_object_set_new(o, "cpu", cpu_json(v, false));
     json_object_set_new(o, "memory", memory_json(v, false));
     json_object_set_new(o, "gpu", pna_json_gpu_summary(v));
+    json_object_set_new(o, "roce", pna_json_roce_summary(v));
     struct pna_json_reply r = { 200, o };
     return r;
 }
@@ -209,6 +210,7 @@ struct pna_json_reply pna_json_node(const struct pna_http_view *v)
     json_object_set_new(o, "cpu", cpu_json(v, true));
     json_object_set_new(o, "memory", memory_json(v, true));
     json_object_set_new(o, "gpu", pna_json_gpu_summary(v));
+    json_object_set_new(o, "roce", pna_json_roce_summary(v));
     struct pna_json_reply r = { 200, o };
     return r;
 }

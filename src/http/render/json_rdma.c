@@ -4,10 +4,18 @@
  *    "port_guid":"...","link_layer":"InfiniBand"}],"message":"success"}
  * one entry per RDMA device in name order (if_index is that position, as the
  * seed numbered ibv_devinfo's list).  GUIDs are printed as eight colon-separated
- * bytes, as the seed does; port_guid and link_layer are the first port's. */
+ * bytes, as the seed does; port_guid and link_layer are the first port's.
+ * After the seed's members, "ports" lists each port with a netdev and that
+ * interface's lossless-RoCE configuration and verdict (primusRoceConfigTable's
+ * descriptors), under "roce".  /node carries the node's verdict
+ * (pna_json_roce_summary). */
 #include "pna_autoconf.h"
 #include "model/ib.h"
+#include "model/metric_tables.h"
+#include "model/pfc.h"
 #include "http/render/render.h"
+
+#include <string.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,6 +37,46 @@ static json_t *guid_json(bool have, uint64_t guid)
     return pna_json_text(text);
 }
 
+/* The primusRoceConfigTable row of interface IFNAME, as a JSON object; NULL
+ * when the pfc poller does not watch it. */
+static json_t *roce_json(const struct pna_http_view *v, const char *ifname)
+{
+    const struct pna_metric_table *t = &pna_roce_config_metrics;
+    for (size_t i = 0; v->pfc && i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row) || strcmp(((const struct pna_pfc_if *)row.rec)->ifname, ifname))
+            continue;
+        json_t *o = json_object();
+        pna_json_put_members(o, t, &row);
+        return o;
+    }
+    return NULL;
+}
+
+static json_t *ports_json(const struct pna_http_view *v, const struct pna_ib_device *d)
+{
+    json_t *list = json_array();
+    for (size_t p = 0; p < d->n_ports; p++) {
+        const struct pna_ib_port *port = &d->ports[p];
+        json_t *roce = port->netdev[0] ? roce_json(v, port->netdev) : NULL;
+        if (!roce)
+            continue;
+        json_array_append_new(list, json_pack("{s:I,s:o,s:o}", "port", (json_int_t)port->num,
+                                              "netdev", pna_json_text(port->netdev), "roce", roce));
+    }
+    return list;
+}
+
+json_t *pna_json_roce_summary(const struct pna_http_view *v)
+{
+    struct pna_row row;
+    if (!v->pfc || !pna_http_row(&pna_roce_node_metrics, v, 0, &row))
+        return json_null();
+    json_t *o = json_object();
+    pna_json_put_members(o, &pna_roce_node_metrics, &row);
+    return o;
+}
+
 struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
 {
     json_t *list = json_array();
@@ -43,6 +91,7 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
         json_object_set_new(o, "port_guid", guid_json(port && port->has_port_guid,
                                                       port ? port->port_guid : 0));
         json_object_set_new(o, "link_layer", pna_json_text(port ? port->link_layer : ""));
+        json_object_set_new(o, "ports", ports_json(v, d));
         json_array_append_new(list, o);
     }
     return pna_json_envelope(list);

@@ -69,3 +69,15 @@ void pna_json_put(json_t *obj, const struct pna_metric_table *t, const char *nam
     if (j)
         json_object_set_new(obj, m->json, j);
 }
+
+void pna_json_put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row)
+{
+    for (size_t k = 0; k < t->count; k++) {
+        const struct pna_metric *m = &t->metrics[k];
+        json_t *j = m->json ? pna_json_value(t, m, row) : NULL;
+        if (j)
+            json_object_set_new(o, m->json, j);
+        else if (m->json && m->syntax == PNA_SYNTAX_TEXT)
+            json_object_set_new(o, m->json, json_string(""));
+    }
+}

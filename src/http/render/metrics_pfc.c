@@ -1,6 +1,7 @@
 /* http/render/metrics_pfc.c -- /metrics for pause and PFC (primusPfc): the
  * descriptors of model/pfc_metrics.c, labelled interface (and priority), and
- * every other ethtool statistic under the driver's name. */
+ * every other ethtool statistic under the driver's name; the lossless-RoCE
+ * configuration and verdicts (model/lossless/lossless_metrics.c). */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 
@@ -50,4 +51,6 @@ void pna_metrics_pfc(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_table(p, v, &pna_pause_metrics, interface_labels);
     pna_prom_table(p, v, &pna_pfc_metrics, priority_labels);
     pna_prom_table(p, v, &pna_ethtool_metrics, statistic_labels);
+    pna_prom_table(p, v, &pna_roce_node_metrics, NULL);
+    pna_prom_table(p, v, &pna_roce_config_metrics, interface_labels);
 }

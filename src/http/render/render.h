@@ -168,6 +168,9 @@ struct pna_json_reply pna_json_gpu_driver_version(const struct pna_http_view *v)
 struct pna_json_reply pna_json_card_metrics(const struct pna_http_view *v);
 struct pna_json_reply pna_json_dri_mapping(const struct pna_http_view *v);
 json_t *pna_json_gpu_summary(const struct pna_http_view *v);
+/* json_rdma.c: the node's lossless-RoCE verdict (/node's "roce"; null without
+ * the pfc poller's data). */
+json_t *pna_json_roce_summary(const struct pna_http_view *v);
 
 /* json_events.c: primusEventTable */
 struct pna_json_reply pna_json_events(const struct pna_http_view *v);
@@ -192,5 +195,8 @@ json_t *pna_json_value(const struct pna_metric_table *t, const struct pna_metric
  * family FAMILY when OBJECT is NULL); nothing when absent. */
 void pna_json_put(json_t *obj, const struct pna_metric_table *t, const char *object,
                   const struct pna_row *row);
+/* Every descriptor of T with a JSON member into O (figures left out where
+ * absent, as in the MIB; text that is empty stays, as ""). */
+void pna_json_put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row);
 
 #endif

@@ -133,6 +133,7 @@ struct pna_lossless_if {
     int8_t cnp_prio;            /* priority CNPs are sent on, -1 unknown */
     uint8_t verdict;            /* enum pna_lossless_verdict */
     char reason[256];           /* the failed rules, "; "-separated, "" when ready */
+    char dscp_map[256];         /* the APP table's DSCP entries: "0:0-7 3:24-31,46" */
 };
 
 /* The node's verdict over its RoCE interfaces. */
@@ -143,6 +144,9 @@ struct pna_lossless_node {
 };
 
 /* src/model/lossless/lossless.c */
+
+/* The MIB's names of the verdicts (PrimusLossless), by value; [0] is "". */
+extern const char *const pna_lossless_verdict_names[PNA_LOSSLESS_NOT_APPLICABLE + 1];
 
 /* Clear L to "nothing read" (every optional value absent). */
 void pna_lossless_if_init(struct pna_lossless_if *l);
@@ -159,6 +163,10 @@ void pna_lossless_judge(struct pna_lossless_if *l);
  * are configured differently. */
 void pna_lossless_judge_node(const struct pna_lossless_if *const *ifs, const char *const *names,
                              size_t n, struct pna_lossless_node *out);
+
+/* The DSCP entries of D's APP table by priority, "0:0-7 3:24-31,46" ("" for
+ * none).  Returns OUT. */
+char *pna_dcb_dscp_map(const struct pna_dcb *d, char *out, size_t outlen);
 
 /* "3,4" for bits 3 and 4 of MASK, "" for none.  Returns OUT. */
 char *pna_prio_list(uint8_t mask, char *out, size_t outlen);
