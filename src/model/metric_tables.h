@@ -49,6 +49,13 @@ extern const struct pna_metric_table pna_k8s_metrics;        /* primusKubernetes
 /* podres_metrics.c */
 extern const struct pna_metric_table pna_podres_metrics;     /* primusPodResourceTable */
 
+/* The RDMA device and port whose netdev a watched interface is (the row's
+ * record a struct pna_pfc_if), joined from the view's IB snapshot: the same
+ * cells of primusPauseTable and primusRoceConfigTable (pfc_metrics.c).  The
+ * port is the MIB's 0 when there is none. */
+void pna_pfc_get_rdma_device(const struct pna_row *r, struct pna_value *out);
+void pna_pfc_get_rdma_port(const struct pna_row *r, struct pna_value *out);
+
 /* The IB port rows, shared by primusIbPortTable and primusRoceCongTable. */
 size_t pna_ib_port_rows(const struct pna_view *v);
 bool pna_ib_port_row(const struct pna_view *v, size_t i, struct pna_row *out);

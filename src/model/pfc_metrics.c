@@ -74,14 +74,14 @@ static bool rdma_port_of(const struct pna_row *r, const struct pna_ib_device **d
     return ib && pna_ib_find_netdev(&ib->m, pause_if(r)->ifname, d, p);
 }
 
-static void get_rdma_device(const struct pna_row *r, struct pna_value *out)
+void pna_pfc_get_rdma_device(const struct pna_row *r, struct pna_value *out)
 {
     const struct pna_ib_device *d;
     const struct pna_ib_port *p;
     pna_value_text(out, rdma_port_of(r, &d, &p) ? d->name : "");
 }
 
-static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
+void pna_pfc_get_rdma_port(const struct pna_row *r, struct pna_value *out)
 {
     const struct pna_ib_device *d;
     const struct pna_ib_port *p;
@@ -149,10 +149,11 @@ static void get_storm(const struct pna_row *r, struct pna_value *out)
 static const struct pna_metric pause_metrics[] = {
     { .column = 2, .object = "primusPauseIfIndex", .syntax = PNA_SYNTAX_INTEGER, .get = get_if_index,
       .label = "if_index" },
-    { .column = 3, .object = "primusPauseRdmaDevice", .syntax = PNA_SYNTAX_TEXT, .get = get_rdma_device,
+    { .column = 3, .object = "primusPauseRdmaDevice", .syntax = PNA_SYNTAX_TEXT,
+      .get = pna_pfc_get_rdma_device,
       .label = "rdma_device" },
     { .column = 4, .object = "primusPauseRdmaPort", .syntax = PNA_SYNTAX_UNSIGNED, .max = 255,
-      .get = get_rdma_port, .label = "rdma_port" },
+      .get = pna_pfc_get_rdma_port, .label = "rdma_port" },
     { .column = 5, .object = "primusPauseDriver", .syntax = PNA_SYNTAX_TEXT,
       .field = PNA_FIELD(struct pna_pfc_if, driver), .label = "driver" },
     { .column = 6, .object = "primusPauseRxFrames", .syntax = C64, .get = get_rx_frames,

@@ -7,7 +7,6 @@
 
 #include <string.h>
 
-#include "model/ib.h"
 #include "model/lossless/lossless.h"
 #include "model/metric.h"
 #include "model/oids.h"
@@ -131,30 +130,6 @@ static bool config_row(const struct pna_view *v, size_t i, struct pna_row *out)
     out->rec = pif;
     size_t n = strlen(pif->ifname);
     return n >= 1 && n <= PNA_MAX_PFC_IF_NAME_LEN;
-}
-
-/* The RDMA port whose netdev the interface is, joined from the view's IB
- * snapshot when the answer is built. */
-static bool rdma_port_of(const struct pna_row *r, const struct pna_ib_device **d,
-                         const struct pna_ib_port **p)
-{
-    const struct pna_ib_snap *ib = pna_view_snap(r->view, PNA_DOM_IB);
-    return ib && pna_ib_find_netdev(&ib->m, pfc_if(r)->ifname, d, p);
-}
-
-static void get_rdma_device(const struct pna_row *r, struct pna_value *out)
-{
-    const struct pna_ib_device *d;
-    const struct pna_ib_port *p;
-    pna_value_text(out, rdma_port_of(r, &d, &p) ? d->name : "");
-}
-
-static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
-{
-    const struct pna_ib_device *d;
-    const struct pna_ib_port *p;
-    if (rdma_port_of(r, &d, &p))
-        pna_value_u64(out, p->num);
 }
 
 static void get_verdict(const struct pna_row *r, struct pna_value *out)
@@ -340,9 +315,10 @@ static void get_lldp_age(const struct pna_row *r, struct pna_value *out)
 #define DCB(member) PNA_FIELD_IF(struct pna_pfc_if, lossless.dcb.member, lossless.dcb.has_pfc)
 
 static const struct pna_metric config_metrics[] = {
-    { .column = 2, .object = "primusRoceRdmaDevice", .syntax = TEXT, .get = get_rdma_device,
+    { .column = 2, .object = "primusRoceRdmaDevice", .syntax = TEXT, .get = pna_pfc_get_rdma_device,
       .label = "rdma_device", .json = "rdma_device" },
-    { .column = 3, .object = "primusRoceRdmaPort", .syntax = U32, .max = 255, .get = get_rdma_port,
+    { .column = 3, .object = "primusRoceRdmaPort", .syntax = U32, .max = 255,
+      .get = pna_pfc_get_rdma_port,
       .label = "rdma_port", .json = "rdma_port" },
     { .column = 4, .object = "primusRoceLossless", .syntax = INT, .get = get_verdict,
       .enums = &verdict_enum, .family = "primus_roce_lossless", .type = PNA_FAMILY_STATESET,
