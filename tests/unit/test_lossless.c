@@ -8,12 +8,18 @@
  * priority 5, ECN on every priority, CNP DSCP 48, RDMA CM ToS 160), with the
  * 64 DSCP entries mlx5 keeps in the APP table while it trusts DSCP (d -> d>>3)
  * and an ETS layout of our own (the capture has none): priority p in traffic
- * class p, TC 6 strict.  Each case changes what its rule looks at. */
+ * class p, TC 6 strict.  Each case changes what its rule looks at.  Then the
+ * rules again on the fixture files, read by the real DCB and ECN readers. */
 #include "pna_autoconf.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/lossless/lossless.h"
+#include "sources/pfc/dcb.h"
+#include "sources/pfc/ecn.h"
+#include "util/fileio.h"
 #include "unit.h"
 
 static void full_dscp_map(struct pna_dcb *d)
@@ -321,6 +327,66 @@ static void test_node(void)
     CHECK_STR(n.reason, "ens1f0np0 and ens2f0np0 are configured differently: ECN on the PFC priorities");
 }
 
+/* ---- the rules on the fixtures, through the real readers ------------------- */
+
+#ifdef HAVE_LIBMNL
+/* Interface eth0 as DCB reply DCB (tests/fixtures/dcb/) and ECN tree ECN
+ * (tests/fixtures/ecn/) give it, with RDMA CM ToS TOS, judged. */
+static void judge_fixture(const char *dcb, const char *ecn, int tos, struct pna_lossless_if *l)
+{
+    char path[512], sys[512];
+    char *buf = NULL;
+    size_t n = 0;
+    pna_lossless_if_init(l);
+    snprintf(path, sizeof path, "%s/dcb/%s.bin", unit_fixtures(), dcb);
+    CHECK_INT(pna_read_alloc(path, 1 << 20, &buf, &n), 0);
+    pna_dcb_parse(buf, n, &l->dcb);
+    free(buf);
+    snprintf(sys, sizeof sys, "%s/ecn/%s/sys", unit_fixtures(), ecn);
+    struct pna_roots roots = { sys, "/proc", "/dev", "/" };
+    pna_ecn_read(&roots, "eth0", &l->ecn);
+    l->roce_tos = (int16_t)tos;
+    pna_lossless_judge(l);
+}
+
+/* Each rule fired by a fixture, and the fixture next to it that does not:
+ * the DCB replies are built (tests/fixtures/dcb/README.md), the ECN trees a
+ * real mlx5's (real-procfs: ECN off on priorities 2 and 5) and one built from
+ * spiderpool's real set-up (all on, CNP DSCP 48). */
+static void test_fixtures(void)
+{
+    struct pna_lossless_if l;
+    judge_fixture("built-ets-strict", "built-spiderpool", -1, &l);
+    CHECK_INT(l.verdict, PNA_LOSSLESS_READY); /* CNP priority 6 in a strict class */
+    CHECK_INT(l.cnp_prio, 6);
+
+    judge_fixture("built-mlx5-pfc5-dscp", "built-spiderpool", 160, &l);
+    CHECK_INT(l.trust, PNA_TRUST_DSCP);
+    CHECK_INT(l.rdma_prio, 5);          /* ToS 160: DSCP 40, priority 5, which has PFC */
+    CHECK_STR(l.reason, "CNPs are sent on priority 6, which has neither PFC nor strict priority");
+
+    judge_fixture("built-mlx5-pfc5-dscp", "real-procfs", 160, &l);
+    CHECK(says(&l, "ECN (roce_np) is off on PFC priority 5; ECN (roce_rp) is off on PFC priority 5"));
+
+    judge_fixture("built-pfc-none-pcp", "built-spiderpool", -1, &l);
+    CHECK(says(&l, "PFC is enabled on no priority"));
+
+    judge_fixture("built-trust-pcp-dscp", "built-spiderpool", -1, &l);
+    CHECK(says(&l, "the port trusts PCP but its APP table maps DSCP"));
+    judge_fixture("built-trust-dscp", "built-spiderpool", -1, &l);
+    CHECK(!says(&l, "trusts PCP"));
+
+    judge_fixture("built-pfc-two-prios", "built-spiderpool", 160, &l);
+    CHECK(says(&l, "RDMA traffic's DSCP 40 (ToS 160) is not in the APP table"));
+    judge_fixture("built-pfc-two-prios", "built-spiderpool", -1, &l);
+    CHECK(!says(&l, "RDMA traffic"));
+
+    judge_fixture("real-veth0-ieee-get", "built-spiderpool", 160, &l);
+    CHECK_INT(l.verdict, PNA_LOSSLESS_UNREADABLE);
+    CHECK_STR(l.reason, "DCB configuration unreadable: no DCB support in the driver (EOPNOTSUPP)");
+}
+#endif
+
 int main(void)
 {
     test_base_is_ready();
@@ -334,5 +400,8 @@ int main(void)
     test_all_findings_listed();
     test_dscp_map_text();
     test_node();
+#ifdef HAVE_LIBMNL
+    test_fixtures();
+#endif
     UNIT_END();
 }
