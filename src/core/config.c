@@ -318,6 +318,37 @@ static int apply_compat_token(struct parse *ps, const char *token, char *rest)
     return 0;
 }
 
+/* losslessPfcPriorities P[,P...] | none: the PFC priorities every RoCE
+ * interface should have. */
+static int apply_lossless_pfc(struct parse *ps, const char *token, char *rest)
+{
+    char *w = next_word(&rest);
+    if (!w || next_word(&rest))
+        return fail(ps, "%s: expected priorities such as 3 or 3,4, or none", token);
+    uint8_t mask = 0;
+    if (strcasecmp(w, "none") != 0) {
+        for (char *p = w; *p; p++) {
+            if (*p >= '0' && *p <= '7' && (p[1] == ',' || p[1] == '\0'))
+                mask |= (uint8_t)(1u << (*p - '0'));
+            else if (*p != ',' || p == w || p[1] == '\0' || p[1] == ',')
+                return fail(ps, "%s: '%s' is not a list of priorities 0-7 such as 3 or 3,4", token, w);
+        }
+    }
+    ps->cfg->lossless_expect_pfc = true;
+    ps->cfg->lossless_pfc_en = mask;
+    return 0;
+}
+
+/* losslessTrust dscp|pcp: what every RoCE interface should classify by. */
+static int apply_lossless_trust(struct parse *ps, const char *token, char *rest)
+{
+    char *w = next_word(&rest);
+    if (!w || next_word(&rest) || (strcasecmp(w, "dscp") != 0 && strcasecmp(w, "pcp") != 0))
+        return fail(ps, "%s: expected dscp or pcp", token);
+    ps->cfg->lossless_trust = strcasecmp(w, "pcp") == 0 ? 1 : 2;
+    return 0;
+}
+
 static int apply_agentx_socket(struct parse *ps, char *rest)
 {
     char *w = next_word(&rest);
@@ -531,6 +562,10 @@ static int apply_line(struct parse *ps, char *line)
         return apply_list_token(ps, &ps->cfg->pfc_interfaces, token, rest);
     if (strcasecmp(token, "prometheusCompat") == 0)
         return apply_compat_token(ps, token, rest);
+    if (strcasecmp(token, "losslessPfcPriorities") == 0)
+        return apply_lossless_pfc(ps, token, rest);
+    if (strcasecmp(token, "losslessTrust") == 0)
+        return apply_lossless_trust(ps, token, rest);
     if (strcasecmp(token, "agentXSocket") == 0)
         return apply_agentx_socket(ps, rest);
     if (strcasecmp(token, "agentXPingInterval") == 0)

@@ -69,6 +69,11 @@ struct pna_config {
     uint64_t pause_storm_pps;             /* pause frames/s that count as a storm */
 
     const char *lldp_socket;              /* lldpd's control socket, under rootfs; "" = off */
+    /* The lossless-RoCE configuration the fleet is meant to have (losslessPfcPriorities,
+     * losslessTrust): an interface that differs is not ready. */
+    bool lossless_expect_pfc;
+    uint8_t lossless_pfc_en;              /* bit p: priority p */
+    uint8_t lossless_trust;               /* 0 none, 1 pcp, 2 dscp (enum pna_trust's values) */
 
     /* GPUs */
     const char *nvml_library;             /* default libnvidia-ml.so.1 */

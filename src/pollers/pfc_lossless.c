@@ -58,7 +58,8 @@ static void read_lldp(const char *socket, struct pna_lldp_table *t, struct pna_p
 }
 
 static void read_interface(const struct pna_roots *roots, const struct pna_ib_snap *ib,
-                           const struct pna_lldp_table *lldp, struct pna_pfc_if *pif)
+                           const struct pna_lldp_table *lldp,
+                           const struct pna_lossless_expect *expect, struct pna_pfc_if *pif)
 {
     struct pna_lossless_if *l = &pif->lossless;
     pna_lossless_if_init(l);
@@ -68,10 +69,11 @@ static void read_interface(const struct pna_roots *roots, const struct pna_ib_sn
     const struct pna_lldp_neighbor *n = pna_lldp_find(lldp, pif->ifname);
     if (n)
         l->lldp = *n;
-    pna_lossless_judge(l);
+    pna_lossless_judge(l, expect);
 }
 
 void pna_pfc_lossless_collect(const struct pna_roots *roots, const char *lldp_socket,
+                              const struct pna_lossless_expect *expect,
                               const struct pna_ib_snap *ib, struct pna_pfc_model *m)
 {
     struct pna_lldp_table lldp;
@@ -80,7 +82,7 @@ void pna_pfc_lossless_collect(const struct pna_roots *roots, const char *lldp_so
     const char *names[MAX_JUDGED];
     size_t n = 0;
     for (size_t i = 0; i < m->n_ifs; i++) {
-        read_interface(roots, ib, &lldp, &m->ifs[i]);
+        read_interface(roots, ib, &lldp, expect, &m->ifs[i]);
         if (n < MAX_JUDGED) {
             judged[n] = &m->ifs[i].lossless;
             names[n++] = m->ifs[i].ifname;

@@ -11,8 +11,10 @@
 
 /* Read and judge every interface of M.  LLDP_SOCKET is lldpd's control
  * socket (a full path; "" or NULL: no LLDP).  IB (may be NULL) names the RDMA
- * port behind each interface, for its RDMA CM ToS. */
+ * port behind each interface, for its RDMA CM ToS; EXPECT (may be NULL) is
+ * the fleet's configuration. */
 void pna_pfc_lossless_collect(const struct pna_roots *roots, const char *lldp_socket,
+                              const struct pna_lossless_expect *expect,
                               const struct pna_ib_snap *ib, struct pna_pfc_model *m);
 
 /* Post the notifications for the verdicts of CUR that differ from PREV's

@@ -47,6 +47,7 @@ struct pfc_state {
     size_t n_extra;
     uint64_t storm_pps;
     char lldp_socket[512];      /* lldpSocket under rootfs, "" = no LLDP */
+    struct pna_lossless_expect expect;  /* losslessPfcPriorities, losslessTrust */
     struct pna_pfc_snap *last;  /* one reference held: rates and storm edges */
 };
 
@@ -80,6 +81,9 @@ static int pfc_init(void **state, const struct pna_config *cfg, char *err, size_
     }
     st->roots = cfg->roots;
     st->storm_pps = cfg->pause_storm_pps;
+    st->expect.has_pfc = cfg->lossless_expect_pfc;
+    st->expect.pfc_en = cfg->lossless_pfc_en;
+    st->expect.trust = cfg->lossless_trust; /* 1 pcp, 2 dscp: enum pna_trust's values */
     if (cfg->lldp_socket && cfg->lldp_socket[0] &&
         pna_path(st->lldp_socket, sizeof st->lldp_socket, cfg->roots.rootfs, "/%s",
                  cfg->lldp_socket + strspn(cfg->lldp_socket, "/")) != 0) {
@@ -237,7 +241,7 @@ static int pfc_collect(void *state, const struct pna_snap *prev,
         if (read_interface(st, &ifs[i]) != 0)
             goto nomem;
     pna_pfc_model_index(&snap->m);
-    pna_pfc_lossless_collect(&st->roots, st->lldp_socket, ib, &snap->m);
+    pna_pfc_lossless_collect(&st->roots, st->lldp_socket, &st->expect, ib, &snap->m);
     log_lldp_change(&snap->m, before ? &before->m : NULL);
     int64_t interval_ms = before ? snap->m.sample_mono_ms - before->m.sample_mono_ms : 0;
     for (size_t i = 0; i < snap->m.n_ifs; i++) {

@@ -271,6 +271,36 @@ static void test_prometheus_compat(void)
     pna_config_free(&cfg);
 }
 
+/* losslessPfcPriorities, losslessTrust: the fleet's lossless-RoCE set-up. */
+static void test_lossless_expect(void)
+{
+    struct pna_config cfg;
+    char err[512] = "";
+    CHECK_INT(load(&cfg, "nodeName n\n", err, sizeof err), 0);
+    CHECK(!cfg.lossless_expect_pfc);
+    CHECK_INT(cfg.lossless_trust, 0);
+    pna_config_free(&cfg);
+    CHECK_INT(load(&cfg, "losslessPfcPriorities 3,4\nlosslessTrust DSCP\n", err, sizeof err), 0);
+    CHECK(cfg.lossless_expect_pfc);
+    CHECK_INT(cfg.lossless_pfc_en, 0x18);
+    CHECK_INT(cfg.lossless_trust, 2);
+    pna_config_free(&cfg);
+    CHECK_INT(load(&cfg, "losslessPfcPriorities none\nlosslessTrust pcp\n", err, sizeof err), 0);
+    CHECK(cfg.lossless_expect_pfc);
+    CHECK_INT(cfg.lossless_pfc_en, 0);
+    CHECK_INT(cfg.lossless_trust, 1);
+    pna_config_free(&cfg);
+    expect_error("losslessPfcPriorities 8\n",
+                 "1: losslessPfcPriorities: '8' is not a list of priorities 0-7 such as 3 or 3,4");
+    expect_error("losslessPfcPriorities 3,\n",
+                 "1: losslessPfcPriorities: '3,' is not a list of priorities 0-7 such as 3 or 3,4");
+    expect_error("losslessPfcPriorities 34\n",
+                 "1: losslessPfcPriorities: '34' is not a list of priorities 0-7 such as 3 or 3,4");
+    expect_error("losslessPfcPriorities\n",
+                 "1: losslessPfcPriorities: expected priorities such as 3 or 3,4, or none");
+    expect_error("nodeName n\nlosslessTrust cos\n", "2: losslessTrust: expected dscp or pcp");
+}
+
 static void test_errors(void)
 {
     expect_error("eventHistory 5\nbogus 1\n", "2: unknown token 'bogus'");
@@ -316,6 +346,7 @@ int main(void)
     close(fd);
     test_good();
     test_prometheus_compat();
+    test_lossless_expect();
     test_quoting();
     test_many_lines();
     test_line_length();

@@ -57,7 +57,7 @@ static void base(struct pna_lossless_if *l)
 
 static void judge(struct pna_lossless_if *l)
 {
-    pna_lossless_judge(l);
+    pna_lossless_judge(l, NULL);
 }
 
 static bool says(const struct pna_lossless_if *l, const char *text)
@@ -232,6 +232,33 @@ static void test_rule_cnp_lossy(void)
     CHECK(says(&l, "CNPs are sent on priority 2"));
 }
 
+static void test_rule_unlike_fleet(void)
+{
+    struct pna_lossless_if l;
+    struct pna_lossless_expect fleet = { .has_pfc = true, .pfc_en = 1u << 3, .trust = PNA_TRUST_DSCP };
+    base(&l);
+    pna_lossless_judge(&l, &fleet);
+    CHECK_STR(l.reason, "PFC is on 5, the fleet's is 3 (losslessPfcPriorities)");
+
+    fleet.pfc_en = 1u << 5;
+    fleet.trust = PNA_TRUST_PCP;
+    base(&l);
+    pna_lossless_judge(&l, &fleet);
+    CHECK_STR(l.reason, "the port trusts dscp, the fleet pcp (losslessTrust)");
+
+    fleet.trust = PNA_TRUST_DSCP;
+    base(&l);
+    pna_lossless_judge(&l, &fleet);
+    CHECK_INT(l.verdict, PNA_LOSSLESS_READY);
+
+    /* nothing said: nothing judged */
+    struct pna_lossless_expect none = { 0 };
+    base(&l);
+    l.dcb.pfc_en = 1u << 3 | 1u << 5;
+    pna_lossless_judge(&l, &none);
+    CHECK_INT(l.verdict, PNA_LOSSLESS_READY);
+}
+
 static void test_all_findings_listed(void)
 {
     struct pna_lossless_if l;
@@ -346,7 +373,7 @@ static void judge_fixture(const char *dcb, const char *ecn, int tos, struct pna_
     struct pna_roots roots = { sys, "/proc", "/dev", "/" };
     pna_ecn_read(&roots, "eth0", &l->ecn);
     l->roce_tos = (int16_t)tos;
-    pna_lossless_judge(l);
+    pna_lossless_judge(l, NULL);
 }
 
 /* Each rule fired by a fixture, and the fixture next to it that does not:
@@ -397,6 +424,7 @@ int main(void)
     test_rule_trust_mismatch();
     test_rule_rdma_lossy();
     test_rule_cnp_lossy();
+    test_rule_unlike_fleet();
     test_all_findings_listed();
     test_dscp_map_text();
     test_node();

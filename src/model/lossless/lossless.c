@@ -256,7 +256,27 @@ static void rule_cnp(const struct pna_lossless_if *l, struct reason *r)
     add(r, "CNPs are sent on priority %d, which has neither PFC nor strict priority", l->cnp_prio);
 }
 
-void pna_lossless_judge(struct pna_lossless_if *l)
+static const char *trust_word(uint8_t trust)
+{
+    return trust == PNA_TRUST_DSCP ? "dscp" : trust == PNA_TRUST_PCP ? "pcp" : "unknown";
+}
+
+static void rule_fleet(const struct pna_lossless_if *l, const struct pna_lossless_expect *e,
+                       struct reason *r)
+{
+    char have[24], want[24];
+    if (!e)
+        return;
+    if (e->has_pfc && l->dcb.pfc_en != e->pfc_en)
+        add(r, "PFC is on %s, the fleet's is %s (losslessPfcPriorities)",
+            l->dcb.pfc_en ? pna_prio_list(l->dcb.pfc_en, have, sizeof have) : "none",
+            e->pfc_en ? pna_prio_list(e->pfc_en, want, sizeof want) : "none");
+    if (e->trust != PNA_TRUST_UNKNOWN && l->trust != e->trust)
+        add(r, "the port trusts %s, the fleet %s (losslessTrust)", trust_word(l->trust),
+            trust_word(e->trust));
+}
+
+void pna_lossless_judge(struct pna_lossless_if *l, const struct pna_lossless_expect *expect)
 {
     struct reason r = { l->reason, sizeof l->reason, 0 };
     l->reason[0] = '\0';
@@ -277,6 +297,7 @@ void pna_lossless_judge(struct pna_lossless_if *l)
     rule_trust(l, &r);
     rule_rdma(l, &r);
     rule_cnp(l, &r);
+    rule_fleet(l, expect, &r);
     l->verdict = r.used ? PNA_LOSSLESS_NOT_READY : PNA_LOSSLESS_READY;
 }
 
@@ -292,8 +313,7 @@ static bool differ(const struct pna_lossless_if *a, const struct pna_lossless_if
         snprintf(what, len, "PFC on %s vs %s", pa ? pna_prio_list(pa, la, sizeof la) : "none",
                  pb ? pna_prio_list(pb, lb, sizeof lb) : "none");
     else if (a->trust != b->trust)
-        snprintf(what, len, "trust %s vs %s", a->trust == PNA_TRUST_DSCP ? "dscp" : "pcp",
-                 b->trust == PNA_TRUST_DSCP ? "dscp" : "pcp");
+        snprintf(what, len, "trust %s vs %s", trust_word(a->trust), trust_word(b->trust));
     else if ((a->ecn.np_enabled & pa) != (b->ecn.np_enabled & pb) ||
              (a->ecn.rp_enabled & pa) != (b->ecn.rp_enabled & pb))
         snprintf(what, len, "ECN on the PFC priorities");

@@ -119,6 +119,15 @@ enum pna_lossless_verdict {
     PNA_LOSSLESS_NOT_APPLICABLE = 4 /* no RoCE port to judge (node verdict) */
 };
 
+/* What the fleet's interfaces are meant to have (losslessPfcPriorities,
+ * losslessTrust): the same on every node, so a node set up differently from
+ * the rest is not ready. */
+struct pna_lossless_expect {
+    bool has_pfc;
+    uint8_t pfc_en;             /* bit p: priority p */
+    uint8_t trust;              /* enum pna_trust; PNA_TRUST_UNKNOWN: not said */
+};
+
 /* One interface's configuration and verdict. */
 struct pna_lossless_if {
     struct pna_dcb dcb;
@@ -155,8 +164,9 @@ void pna_lossless_if_init(struct pna_lossless_if *l);
 int pna_dcb_dscp_prio(const struct pna_dcb *d, unsigned dscp);
 
 /* Trust, RDMA and CNP priorities, and the verdict of one interface (the
- * rules are listed in lossless.c and docs/rdma.md). */
-void pna_lossless_judge(struct pna_lossless_if *l);
+ * rules are listed in lossless.c and docs/rdma.md); EXPECT (may be NULL)
+ * is the fleet's configuration. */
+void pna_lossless_judge(struct pna_lossless_if *l, const struct pna_lossless_expect *expect);
 
 /* The node's verdict over N interfaces (IFS[i] is the i-th one's state,
  * NAMES[i] its name, for the reason): not ready when one is not ready or two
