@@ -202,7 +202,7 @@ static void log_lldp_change(const struct pna_pfc_model *cur, const struct pna_pf
 {
     const char *was = prev ? prev->lldp_error : "";
     if (cur->lldp_error[0] && strcmp(cur->lldp_error, was) != 0)
-        pna_log(LOG_WARNING, "pfc: no LLDP neighbours: %s", cur->lldp_error);
+        pna_log(LOG_NOTICE, "pfc: no LLDP neighbours: %s", cur->lldp_error);
     else if (!cur->lldp_error[0] && was[0])
         pna_log(LOG_NOTICE, "pfc: lldpd answers again");
 }

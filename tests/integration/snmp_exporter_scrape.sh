@@ -238,17 +238,25 @@ check_gpu_labels() {
     ! grep -q 'primusGpuIndex=' "$OUT" || fail "a GPU series still carries the integer primusGpuIndex"
     ok "no GPU series carries the integer index"
 }
+# primusRoceCongTable's objects (primusRoce* also names the lossless-RoCE
+# objects, which are indexed by interface).
+ROCE_CONG='primusRoce(Np|Rp|OutOf|Packet|LocalAck|RnrNak|ImpliedNak|Duplicate|Adp|SlowRestart|RxIcrc)'
+ROCE_CONFIG='primusRoce(Lossless|DcbError|Pfc|Ets|Trust|Dscp|Ecn|Cnp|DefaultTos|Rdma|Lldp(Sys|Chassis|Port|Mgmt|Pvid|Pfc|Age))'
 check_rdma_labels() {
     local p
-    for p in primusRdma primusIbPort primusRoce primusHwCounter; do
+    for p in primusRdma primusIbPort "$ROCE_CONG" primusHwCounter; do
         grep -qE "^$p[A-Za-z0-9]*(_info)?\{" "$OUT" || continue
-        every_series_has $p 'primusRdmaDeviceName="[a-z][a-z0-9_]*"' "$p* series carry the RDMA device name"
+        every_series_has "$p" 'primusRdmaDeviceName="[a-z][a-z0-9_]*"' "$p* series carry the RDMA device name"
     done
-    for p in primusIbPort primusRoce; do
+    for p in primusIbPort "$ROCE_CONG"; do
         grep -qE "^$p[A-Za-z0-9]*(_info)?\{" "$OUT" || continue
-        every_series_has $p 'primusIbPortNumber="[0-9]+"' "$p* series carry the port number"
-        every_series_has $p 'primusIbPortNetdev="' "$p* series carry the netdev"
+        every_series_has "$p" 'primusIbPortNumber="[0-9]+"' "$p* series carry the port number"
+        every_series_has "$p" 'primusIbPortNetdev="' "$p* series carry the netdev"
     done
+    if grep -qE "^$ROCE_CONFIG[A-Za-z0-9]*(_info)?\{" "$OUT"; then
+        every_series_has "$ROCE_CONFIG" 'primusPfcIfName="[A-Za-z0-9_.-]+"' \
+            "primusRoceConfigTable series carry the interface"
+    fi
     if grep -q '^primusHwCounter' "$OUT"; then
         every_series_has primusHwCounter 'primusHwCounterPort="[0-9]+"' "hw counter series carry the port"
         every_series_has primusHwCounter 'primusHwCounterName="[A-Za-z0-9_]+"' \
