@@ -8,10 +8,8 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <syslog.h>
 
 #include "core/events.h"
-#include "core/log.h"
 #include "model/lossless/lossless.h"
 #include "sources/pfc/dcb.h"
 #include "sources/pfc/ecn.h"
