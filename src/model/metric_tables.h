@@ -49,6 +49,12 @@ extern const struct pna_metric_table pna_k8s_metrics;        /* primusKubernetes
 /* podres_metrics.c */
 extern const struct pna_metric_table pna_podres_metrics;     /* primusPodResourceTable */
 
+/* The watched interfaces' rows (REC the struct pna_pfc_if; an interface whose
+ * name cannot index primusPfcIfName has no cells), shared by primusPauseTable
+ * and primusRoceConfigTable (pfc_metrics.c). */
+size_t pna_pfc_if_rows(const struct pna_view *v);
+bool pna_pfc_if_row(const struct pna_view *v, size_t i, struct pna_row *out);
+
 /* The RDMA device and port whose netdev a watched interface is (the row's
  * record a struct pna_pfc_if), joined from the view's IB snapshot: the same
  * cells of primusPauseTable and primusRoceConfigTable (pfc_metrics.c).  The

@@ -42,13 +42,13 @@ static const struct pna_pfc_if *pause_if(const struct pna_row *r)
 
 /* ---- primusPauseTable ------------------------------------------------------- */
 
-static size_t pause_rows(const struct pna_view *v)
+size_t pna_pfc_if_rows(const struct pna_view *v)
 {
     const struct pna_pfc_model *m = pfc_model(v);
     return m ? m->n_ifs : 0;
 }
 
-static bool pause_row(const struct pna_view *v, size_t i, struct pna_row *out)
+bool pna_pfc_if_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     const struct pna_pfc_if *pif = &pfc_model(v)->ifs[i];
     out->rec = pif;
@@ -223,8 +223,8 @@ const struct pna_metric_table pna_pause_metrics = {
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PFC) | PNA_VIEW_DOMAIN(PNA_DOM_IB),
     .metrics = pause_metrics,
     .count = sizeof pause_metrics / sizeof pause_metrics[0],
-    .rows = pause_rows,
-    .row = pause_row,
+    .rows = pna_pfc_if_rows,
+    .row = pna_pfc_if_row,
     .info_family = "primus_pfc_interface_info",
     .info_help = "One series per watched interface: driver, ifIndex and the RDMA device and port "
                  "using it; always 1",

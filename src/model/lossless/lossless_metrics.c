@@ -1,11 +1,9 @@
 /* model/lossless/lossless_metrics.c -- the served values of the lossless-RoCE
  * configuration (primusPfc 1-5 and primusRoceConfigTable), one descriptor per
- * value (see model/metric.h, lossless.h).  The rows are the pfc snapshot's
- * interfaces, as in primusPauseTable. */
+ * value (see model/metric.h, lossless.h).  The table's rows are the pfc
+ * snapshot's interfaces, those of primusPauseTable (pna_pfc_if_rows). */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
-
-#include <string.h>
 
 #include "model/lossless/lossless.h"
 #include "model/metric.h"
@@ -117,20 +115,6 @@ const struct pna_metric_table pna_roce_node_metrics = {
 };
 
 /* ---- primusRoceConfigTable ---------------------------------------------------------- */
-
-static size_t config_rows(const struct pna_view *v)
-{
-    const struct pna_pfc_model *m = pfc_model(v);
-    return m ? m->n_ifs : 0;
-}
-
-static bool config_row(const struct pna_view *v, size_t i, struct pna_row *out)
-{
-    const struct pna_pfc_if *pif = &pfc_model(v)->ifs[i];
-    out->rec = pif;
-    size_t n = strlen(pif->ifname);
-    return n >= 1 && n <= PNA_MAX_PFC_IF_NAME_LEN;
-}
 
 static void get_verdict(const struct pna_row *r, struct pna_value *out)
 {
@@ -400,8 +384,8 @@ const struct pna_metric_table pna_roce_config_metrics = {
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PFC) | PNA_VIEW_DOMAIN(PNA_DOM_IB),
     .metrics = config_metrics,
     .count = sizeof config_metrics / sizeof config_metrics[0],
-    .rows = config_rows,
-    .row = config_row,
+    .rows = pna_pfc_if_rows,
+    .row = pna_pfc_if_row,
     .info_family = "primus_roce_config_info",
     .info_help = "One series per watched interface: its RDMA port, PFC and ETS settings, trust, "
                  "DSCP map, ECN switches, LLDP neighbour (the switch port it is cabled to) and why "
