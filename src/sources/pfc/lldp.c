@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cache.h"        /* pna_mono_ms() */
 #include "model/containers.h" /* pna_copy_display() */
 #include "util/array.h"
 #include "util/fileio.h"
@@ -116,16 +117,9 @@ static void io_failed(struct lldp_io *io, int e)
         io->sys_errno = e;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int left_ms(const struct lldp_io *io)
 {
-    int64_t left = io->deadline_ms - now_ms();
+    int64_t left = io->deadline_ms - pna_mono_ms();
     return left <= 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
 }
 
@@ -463,7 +457,7 @@ int pna_lldp_read(const char *socket_path, int timeout_ms, struct pna_lldp_table
         return -1;
     }
     pthread_once(&quiet_once, quiet_library);
-    struct lldp_io io = {.fd = -1, .deadline_ms = now_ms() + timeout_ms};
+    struct lldp_io io = {.fd = -1, .deadline_ms = pna_mono_ms() + timeout_ms};
     io.fd = lldp_connect(socket_path, &io, timeout_ms, err, errlen);
     if (io.fd < 0)
         return -1;
