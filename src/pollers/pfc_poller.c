@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
-#include <time.h>
 
 #include "core/cache.h"
 #include "sources/pfc/ethtool.h"
@@ -207,13 +206,6 @@ static void log_lldp_change(const struct pna_pfc_model *cur, const struct pna_pf
         pna_log(LOG_NOTICE, "pfc: lldpd answers again");
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int pfc_collect(void *state, const struct pna_snap *prev,
                        const struct pna_poller_inputs *in, struct pna_snap **out,
                        char *err, size_t errlen)
@@ -224,7 +216,7 @@ static int pfc_collect(void *state, const struct pna_snap *prev,
     struct pna_pfc_if *ifs = calloc(MAX_IFS, sizeof *ifs);
     if (!snap || !ifs)
         goto nomem;
-    snap->m.sample_mono_ms = mono_ms();
+    snap->m.sample_mono_ms = pna_mono_ms();
     const struct pna_ib_snap *ib = (const struct pna_ib_snap *)pna_poller_input(in, PNA_DOM_IB);
     snap->m.n_ifs = list_interfaces(st, ib, ifs);
     if (snap->m.n_ifs == 0) {
