@@ -1,0 +1,51 @@
+/* sources/phy/ethtool_nl.h -- the kernel's ethtool netlink interface (generic
+ * netlink family "ethtool", Linux 5.6+), in-process with libmnl: what
+ * `ethtool --show-fec -I`, `ethtool -I --show-pause`, `ethtool -S --all-groups`
+ * and `ethtool` (link state) print, and the module EEPROM pages `ethtool -m`
+ * reads, without running ethtool.
+ *
+ * One socket per poller thread; every request waits at most about a second.
+ * Reading needs no capability: see ethtool_nl.c. */
+#ifndef PNA_SOURCES_PHY_ETHTOOL_NL_H
+#define PNA_SOURCES_PHY_ETHTOOL_NL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/phy/phy.h"
+
+struct pna_ethnl;
+
+/* Open a generic netlink socket in the calling thread's network namespace and
+ * resolve the "ethtool" family.  NULL with ERR when the kernel has no ethtool
+ * netlink or the agent was built without libmnl. */
+struct pna_ethnl *pna_ethnl_open(char *err, size_t errlen);
+void pna_ethnl_close(struct pna_ethnl *nl);
+
+/* Read IFNAME's link state, FEC (with statistics), statistics groups and
+ * pause statistics into OUT (OUT->ifname is set by the caller; the rest is
+ * filled).  Parts the driver does not offer stay absent.  Returns 0 when at
+ * least the link state was read, else -1 with OUT->error set. */
+int pna_ethnl_read_phy(struct pna_ethnl *nl, struct pna_phy_if *out);
+
+/* Read LENGTH bytes (at most 128) of IFNAME's module EEPROM at OFFSET of PAGE
+ * (and BANK) at I2C address I2C_ADDR (0x50; 0x51 for SFF-8472 diagnostics)
+ * into BUF (ETHTOOL_MSG_MODULE_EEPROM_GET).  Offsets 0-127 are the lower
+ * page, 128-255 the upper page PAGE.  Returns 0, or -1 with ERR ("no module
+ * (ENODEV)", "not supported by the driver (EOPNOTSUPP)", ...). */
+int pna_ethnl_module_eeprom(struct pna_ethnl *nl, const char *ifname, uint8_t i2c_addr,
+                            uint8_t page, uint8_t bank, uint32_t offset, uint32_t length,
+                            uint8_t *buf, char *err, size_t errlen);
+
+/* Parsers of the kernel's replies, for tests and fuzzing: LEN bytes of one
+ * reply (netlink header included, possibly an NLMSG_ERROR).  Any byte
+ * sequence is accepted: malformed input returns -1 with OUT->error (or ERR)
+ * set, never a read outside BUF. */
+int pna_ethnl_parse_linkstate(const void *buf, size_t len, struct pna_phy_if *out);
+int pna_ethnl_parse_fec(const void *buf, size_t len, struct pna_phy_if *out);
+int pna_ethnl_parse_stats(const void *buf, size_t len, struct pna_phy_if *out);
+int pna_ethnl_parse_pause(const void *buf, size_t len, struct pna_phy_if *out);
+int pna_ethnl_parse_eeprom(const void *buf, size_t len, uint8_t *data, uint32_t length,
+                           char *err, size_t errlen);
+
+#endif
