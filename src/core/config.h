@@ -67,6 +67,7 @@ struct pna_config {
     /* RDMA / PFC */
     struct pna_name_list pfc_interfaces;  /* netdevs read for pause/PFC besides RoCE ones */
     uint64_t pause_storm_pps;             /* pause frames/s that count as a storm */
+    unsigned module_interval_ms;          /* least time between two reads of a module's EEPROM */
 
     const char *lldp_socket;              /* lldpd's control socket, under rootfs; "" = off */
     /* The lossless-RoCE configuration the fleet is meant to have (losslessPfcPriorities,

@@ -27,8 +27,10 @@ enum pna_event_type {
     PNA_EV_GPU_HEALTH = 12,
     PNA_EV_ROCE_LOSSLESS = 13,       /* an interface's lossless verdict changed */
     PNA_EV_ROCE_NODE_LOSSLESS = 14,  /* the node's lossless verdict changed */
+    PNA_EV_MODULE_THRESHOLD = 17,    /* a module reading crossed one of its thresholds */
+    PNA_EV_MODULE_THRESHOLD_CLEAR = 18, /* ... and is back inside them */
 };
-#define PNA_EV_TYPE_MAX PNA_EV_ROCE_NODE_LOSSLESS
+#define PNA_EV_TYPE_MAX PNA_EV_MODULE_THRESHOLD_CLEAR
 
 /* Values are primusEventSeverity. */
 enum pna_severity {
@@ -87,6 +89,16 @@ struct pna_event_lossless {
     char reason[256];
 };
 
+struct pna_event_module {
+    char ifname[32];
+    int32_t quantity;      /* enum pna_module_quantity + 1: primusNotifyModuleQuantity */
+    uint32_t lane;         /* 1.., 0 for the module's own temperature and voltage */
+    int32_t level;         /* primusModuleLevel now */
+    int32_t old_level;     /* before the change */
+    int64_t value;         /* the reading, in the quantity's MIB units */
+    int64_t threshold;     /* the threshold crossed (the one left, for a clear) */
+};
+
 struct pna_event {
     enum pna_event_type type;
     enum pna_severity severity;
@@ -101,6 +113,7 @@ struct pna_event {
         struct pna_event_gpu gpu;
         struct pna_event_pfc pfc;
         struct pna_event_lossless lossless;
+        struct pna_event_module module;
     } u;
 };
 

@@ -31,6 +31,9 @@ extern const struct pna_metric_table pna_rdma_device_metrics;   /* primusRdmaDev
 extern const struct pna_metric_table pna_ib_port_metrics;       /* primusIbPortTable */
 extern const struct pna_metric_table pna_roce_cong_metrics;     /* primusRoceCongTable */
 extern const struct pna_metric_table pna_hw_counter_metrics;    /* primusHwCounterTable */
+extern const struct pna_metric_table pna_phy_metrics;           /* primusPhyTable */
+extern const struct pna_metric_table pna_module_metrics;        /* primusModuleTable */
+extern const struct pna_metric_table pna_module_lane_metrics;   /* primusModuleLaneTable */
 /* pfc_metrics.c */
 extern const struct pna_metric_table pna_pause_metrics;      /* primusPauseTable */
 extern const struct pna_metric_table pna_pfc_metrics;        /* primusPfcTable */

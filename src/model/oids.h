@@ -72,6 +72,12 @@
 #define PNA_OID_ROCE_CONG_ENTRY                      PNA_OID_ROCE_CONG_TABLE, 1 /* primusRoceCongEntry */
 #define PNA_OID_HW_COUNTER_TABLE                     PNA_OID_RDMA, 40 /* primusHwCounterTable */
 #define PNA_OID_HW_COUNTER_ENTRY                     PNA_OID_HW_COUNTER_TABLE, 1 /* primusHwCounterEntry */
+#define PNA_OID_PHY_TABLE                            PNA_OID_RDMA, 50 /* primusPhyTable */
+#define PNA_OID_PHY_ENTRY                            PNA_OID_PHY_TABLE, 1 /* primusPhyEntry */
+#define PNA_OID_MODULE_TABLE                         PNA_OID_RDMA, 60 /* primusModuleTable */
+#define PNA_OID_MODULE_ENTRY                         PNA_OID_MODULE_TABLE, 1 /* primusModuleEntry */
+#define PNA_OID_MODULE_LANE_TABLE                    PNA_OID_RDMA, 61 /* primusModuleLaneTable */
+#define PNA_OID_MODULE_LANE_ENTRY                    PNA_OID_MODULE_LANE_TABLE, 1 /* primusModuleLaneEntry */
 #define PNA_OID_PAUSE_TABLE                          PNA_OID_PFC, 10 /* primusPauseTable */
 #define PNA_OID_PAUSE_ENTRY                          PNA_OID_PAUSE_TABLE, 1 /* primusPauseEntry */
 #define PNA_OID_PFC_TABLE                            PNA_OID_PFC, 20 /* primusPfcTable */
@@ -99,6 +105,11 @@ enum pna_mib_sc_notify_objects { /* in primusNotifyObjects */
     PNA_SC_NOTIFY_IF_NAME = 6,               /* primusNotifyIfName */
     PNA_SC_NOTIFY_PFC_PRIORITY = 7,          /* primusNotifyPfcPriority */
     PNA_SC_NOTIFY_PAUSE_RATE = 8,            /* primusNotifyPauseRate */
+    PNA_SC_NOTIFY_MODULE_QUANTITY = 20,      /* primusNotifyModuleQuantity */
+    PNA_SC_NOTIFY_MODULE_LANE = 21,          /* primusNotifyModuleLane */
+    PNA_SC_NOTIFY_MODULE_LEVEL = 22,         /* primusNotifyModuleLevel */
+    PNA_SC_NOTIFY_MODULE_VALUE = 23,         /* primusNotifyModuleValue */
+    PNA_SC_NOTIFY_MODULE_THRESHOLD = 24,     /* primusNotifyModuleThreshold */
 };
 
 /* The index of primusPollerTable: INDEX { primusPollerIndex }. */
@@ -150,6 +161,15 @@ enum pna_mib_col_hw_counter_entry { /* in primusHwCounterEntry */
 };
 
 /* The index of primusPauseTable: INDEX { primusPfcIfName }. */
+/* The indexes of primusPhyTable (primusPhyIfName), primusModuleTable (the
+ * same) and primusModuleLaneTable (primusPhyIfName, primusModuleLane). */
+enum pna_mib_col_phy_entry { /* in primusPhyEntry */
+    PNA_COL_PHY_IF_NAME = 1,                     /* primusPhyIfName */
+};
+enum pna_mib_col_module_lane_entry { /* in primusModuleLaneEntry */
+    PNA_COL_MODULE_LANE = 1,                     /* primusModuleLane */
+};
+
 enum pna_mib_col_pause_entry { /* in primusPauseEntry */
     PNA_COL_PFC_IF_NAME = 1,                     /* primusPfcIfName */
 };
@@ -200,9 +220,18 @@ enum pna_mib_notif { /* in primusNodeNotifications */
     PNA_NOTIF_GPU_HEALTH_CHANGE = 12,        /* primusGpuHealthChange */
     PNA_NOTIF_ROCE_LOSSLESS_CHANGE = 13,     /* primusRoceLosslessChange */
     PNA_NOTIF_ROCE_NODE_LOSSLESS_CHANGE = 14, /* primusRoceNodeLosslessChange */
+    PNA_NOTIF_MODULE_THRESHOLD = 17,         /* primusModuleThreshold */
+    PNA_NOTIF_MODULE_THRESHOLD_CLEAR = 18,   /* primusModuleThresholdClear */
 };
 
 /* Enumerated values. */
+enum pna_mib_notify_module_quantity { /* values of primusNotifyModuleQuantity */
+    PNA_NOTIFY_MODULE_QUANTITY_TEMPERATURE = 1,  /* temperature */
+    PNA_NOTIFY_MODULE_QUANTITY_VOLTAGE = 2,      /* voltage */
+    PNA_NOTIFY_MODULE_QUANTITY_BIAS = 3,         /* bias */
+    PNA_NOTIFY_MODULE_QUANTITY_TX_POWER = 4,     /* txPower */
+    PNA_NOTIFY_MODULE_QUANTITY_RX_POWER = 5,     /* rxPower */
+};
 enum pna_mib_agent_status { /* values of primusAgentStatus */
     PNA_AGENT_STATUS_OK = 1,                 /* ok */
     PNA_AGENT_STATUS_DEGRADED = 2,           /* degraded */
@@ -233,6 +262,8 @@ enum pna_mib_event_type { /* values of primusEventType */
     PNA_EVENT_TYPE_GPU_HEALTH = 12,          /* gpuHealth */
     PNA_EVENT_TYPE_ROCE_LOSSLESS = 13,       /* roceLossless */
     PNA_EVENT_TYPE_ROCE_NODE_LOSSLESS = 14,  /* roceNodeLossless */
+    PNA_EVENT_TYPE_MODULE_THRESHOLD = 17,    /* moduleThreshold */
+    PNA_EVENT_TYPE_MODULE_THRESHOLD_CLEAR = 18, /* moduleThresholdClear */
 };
 enum pna_mib_event_severity { /* values of primusEventSeverity */
     PNA_EVENT_SEVERITY_INFO = 1,             /* info */
@@ -390,6 +421,7 @@ enum pna_mib_storage_source { /* values of primusStorageSource */
 #define PNA_MAX_RDMA_DEVICE_NAME_LEN                 64 /* primusRdmaDeviceName size max */
 #define PNA_MAX_HW_COUNTER_NAME_LEN                  48 /* primusHwCounterName size max */
 #define PNA_MAX_PFC_IF_NAME_LEN                      15 /* primusPfcIfName size max */
+#define PNA_MAX_PHY_IF_NAME_LEN                      15 /* primusPhyIfName size max */
 #define PNA_MAX_ETHTOOL_COUNTER_NAME_LEN             32 /* primusEthtoolCounterName size max */
 #define PNA_MAX_CONTAINER_ID_LEN                     76 /* primusContainerId size max */
 #define PNA_MAX_CONTAINER_DEVICE_PATH_LEN            36 /* primusContainerDevicePath size max */

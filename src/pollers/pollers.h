@@ -21,6 +21,7 @@ extern const struct pna_poller_ops pna_containers_poller; /* index 5, PNA_DOM_CO
 extern const struct pna_poller_ops pna_kubelet_poller;    /* index 6, PNA_DOM_KUBELET */
 extern const struct pna_poller_ops pna_storage_poller;    /* index 7, PNA_DOM_STORAGE */
 extern const struct pna_poller_ops pna_podres_poller;     /* index 8, PNA_DOM_PODRES */
+extern const struct pna_poller_ops pna_phy_poller;        /* index 9, PNA_DOM_PHY */
 
 /* Tests: the libibmad (PMA counters, neighbour SMPs) and libibverbs tables
  * the next ib init() uses (NULL: not used), and ANY_ROOTS to use them on a
@@ -53,5 +54,17 @@ struct pna_lldp_table;
 typedef int pna_lldp_reader(const char *socket_path, int timeout_ms, struct pna_lldp_table *out,
                             char *err, size_t errlen);
 void pna_pfc_poller_set_lldp_reader(pna_lldp_reader *reader);
+
+/* Tests: what the phy poller reads an interface's physical layer with (as
+ * pna_ethnl_read_phy(), sources/phy/ethtool_nl.h) and its module with (as
+ * pna_module_read() on the interface's EEPROM, sources/phy/module.h): no
+ * virtual interface has FEC, 802.3 statistics or a module.  Set before the
+ * poller starts; NULL restores ethtool netlink. */
+struct pna_phy_if;
+struct pna_module;
+typedef int pna_phy_reader(const char *ifname, struct pna_phy_if *out);
+typedef int pna_phy_module_reader(const char *ifname, struct pna_module *out, char *err,
+                                  size_t errlen);
+void pna_phy_poller_set_readers(pna_phy_reader *phy, pna_phy_module_reader *module);
 
 #endif

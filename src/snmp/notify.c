@@ -258,6 +258,24 @@ static void lossless_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_str(b, l->reason);
 }
 
+/* The interface, which reading, its lane, its level and the threshold. */
+static void module_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_module *m = &ev->u.module;
+    add_notify_object(b, PNA_SC_NOTIFY_IF_NAME);
+    add_str(b, m->ifname);
+    add_notify_object(b, PNA_SC_NOTIFY_MODULE_QUANTITY);
+    add_int(b, m->quantity);
+    add_notify_object(b, PNA_SC_NOTIFY_MODULE_LANE);
+    add_u32(b, m->lane);
+    add_notify_object(b, PNA_SC_NOTIFY_MODULE_LEVEL);
+    add_int(b, m->level);
+    add_notify_object(b, PNA_SC_NOTIFY_MODULE_VALUE);
+    add_int(b, m->value);
+    add_notify_object(b, PNA_SC_NOTIFY_MODULE_THRESHOLD);
+    add_int(b, m->threshold);
+}
+
 static unsigned notification_number(enum pna_event_type type)
 {
     switch (type) {
@@ -275,6 +293,8 @@ static unsigned notification_number(enum pna_event_type type)
     case PNA_EV_GPU_HEALTH: return PNA_NOTIF_GPU_HEALTH_CHANGE;
     case PNA_EV_ROCE_LOSSLESS: return PNA_NOTIF_ROCE_LOSSLESS_CHANGE;
     case PNA_EV_ROCE_NODE_LOSSLESS: return PNA_NOTIF_ROCE_NODE_LOSSLESS_CHANGE;
+    case PNA_EV_MODULE_THRESHOLD: return PNA_NOTIF_MODULE_THRESHOLD;
+    case PNA_EV_MODULE_THRESHOLD_CLEAR: return PNA_NOTIF_MODULE_THRESHOLD_CLEAR;
     }
     return 0;
 }
@@ -296,6 +316,8 @@ static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
     case PNA_EV_PFC_PAUSE_STORM: pfc_varbinds(b, ev); break;
     case PNA_EV_ROCE_LOSSLESS:
     case PNA_EV_ROCE_NODE_LOSSLESS: lossless_varbinds(b, ev); break;
+    case PNA_EV_MODULE_THRESHOLD:
+    case PNA_EV_MODULE_THRESHOLD_CLEAR: module_varbinds(b, ev); break;
     }
 }
 

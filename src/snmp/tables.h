@@ -24,6 +24,7 @@ extern const struct pna_scalar_def pna_rdma_scalars;
 extern const struct pna_table_def pna_rdma_device_table, pna_ib_port_table, pna_roce_cong_table,
     pna_hw_counter_table;
 /* pfc_tables.c */
+extern const struct pna_table_def pna_phy_table, pna_module_table, pna_module_lane_table;
 extern const struct pna_table_def pna_pause_table, pna_pfc_table, pna_ethtool_counter_table,
     pna_roce_config_table;
 extern const struct pna_scalar_def pna_roce_node_scalars;

@@ -16,6 +16,7 @@
 #include "model/ib.h"
 #include "model/node.h"
 #include "model/pfc.h"
+#include "model/phy/phy.h"
 #include "model/storage.h"
 
 const char *pna_http_node_name(const struct pna_http_view *v, const char *configured,
@@ -38,11 +39,13 @@ void pna_http_view_complete(struct pna_http_view *v, const char *configured_node
     const struct pna_node_snap *node = (const struct pna_node_snap *)b->snap[PNA_DOM_NODE];
     const struct pna_ib_snap *ib = (const struct pna_ib_snap *)b->snap[PNA_DOM_IB];
     const struct pna_pfc_snap *pfc = (const struct pna_pfc_snap *)b->snap[PNA_DOM_PFC];
+    const struct pna_phy_snap *phy = (const struct pna_phy_snap *)b->snap[PNA_DOM_PHY];
     v->node = node ? &node->node : NULL;
     v->node_taken_ms = node ? node->base.taken_ms : 0;
     v->gpu = (const struct pna_gpu_snap *)b->snap[PNA_DOM_GPU];
     v->ib = ib ? &ib->m : NULL;
     v->pfc = pfc ? &pfc->m : NULL;
+    v->phy = phy ? &phy->m : NULL;
     v->containers = (const struct pna_containers_snap *)b->snap[PNA_DOM_CONTAINERS];
     v->kubelet = (const struct pna_kubelet_snap *)b->snap[PNA_DOM_KUBELET];
     v->storage = (const struct pna_storage_snap *)b->snap[PNA_DOM_STORAGE];
@@ -77,6 +80,7 @@ size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_vie
     pna_metrics_gpu(&p, v);
     pna_metrics_rdma(&p, v);
     pna_metrics_pfc(&p, v);
+    pna_metrics_phy(&p, v);
     pna_metrics_containers(&p, v);
     pna_metrics_storage(&p, v);
     size_t errors = p.errors;

@@ -13,8 +13,9 @@
 #include "pna_autoconf.h"
 #include "core/events.h"
 #include "http/render/render.h"
-#include "model/lossless/lossless.h"
 #include "model/gpu/gpu.h"
+#include "model/lossless/lossless.h"
+#include "model/phy/phy.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -33,6 +34,21 @@ static json_t *rfc3339_ms(int64_t ms)
     char out[48];
     snprintf(out, sizeof out, "%s.%03dZ", buf, (int)(ms % 1000));
     return json_string(out);
+}
+
+static const char *level_name(int32_t level)
+{
+    return level >= 1 && level <= PNA_MODULE_LEVEL_HIGH_ALARM ? pna_module_level_names[level] : "";
+}
+
+static json_t *module_details(const struct pna_event_module *m)
+{
+    int q = m->quantity - 1;
+    return json_pack("{s:o,s:s,s:I,s:s,s:s,s:I,s:I}", "interface", pna_json_text(m->ifname),
+                     "quantity", q >= 0 && q < PNA_MODQ_COUNT ? pna_module_quantity_names[q] : "",
+                     "lane", (json_int_t)m->lane, "level", level_name(m->level), "was",
+                     level_name(m->old_level), "value", (json_int_t)m->value, "threshold",
+                     (json_int_t)m->threshold);
 }
 
 static json_t *details(const struct pna_event *ev)
@@ -91,6 +107,9 @@ static json_t *details(const struct pna_event *ev)
                          "was", old <= PNA_LOSSLESS_NOT_APPLICABLE ? pna_lossless_verdict_names[old] : "",
                          "reason", pna_json_text(ev->u.lossless.reason));
     }
+    case PNA_EV_MODULE_THRESHOLD:
+    case PNA_EV_MODULE_THRESHOLD_CLEAR:
+        return module_details(&ev->u.module);
     }
     return json_object();
 }

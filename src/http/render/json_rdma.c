@@ -7,12 +7,14 @@
  * bytes, as the seed does; port_guid and link_layer are the first port's.
  * After the seed's members, "ports" lists each port with a netdev and that
  * interface's lossless-RoCE configuration and verdict (primusRoceConfigTable's
- * descriptors), under "roce".  /node carries the node's verdict
- * (pna_json_roce_summary). */
+ * descriptors) under "roce", its physical layer (primusPhyTable) under "phy"
+ * and its module (primusModuleTable, primusModuleLaneTable) under "module".
+ * /node carries the node's verdict (pna_json_roce_summary). */
 #include "pna_autoconf.h"
 #include "model/ib.h"
 #include "model/metric_tables.h"
 #include "model/pfc.h"
+#include "model/phy/phy.h"
 #include "http/render/render.h"
 
 #include <string.h>
@@ -37,14 +39,24 @@ static json_t *guid_json(bool have, uint64_t guid)
     return pna_json_text(text);
 }
 
-/* The primusRoceConfigTable row of interface IFNAME, as a JSON object; NULL
- * when the pfc poller does not watch it. */
-static json_t *roce_json(const struct pna_http_view *v, const char *ifname)
+static const char *pfc_row_ifname(const struct pna_row *row)
 {
-    const struct pna_metric_table *t = &pna_roce_config_metrics;
-    for (size_t i = 0; v->pfc && i < t->rows(&v->base); i++) {
+    return ((const struct pna_pfc_if *)row->rec)->ifname;
+}
+
+static const char *phy_row_ifname(const struct pna_row *row)
+{
+    return ((const struct pna_phy_if *)row->rec)->ifname;
+}
+
+/* The row of table T whose interface (IFNAME_OF) is IFNAME, as a JSON object
+ * of its members; NULL when T has no such row. */
+static json_t *if_row_json(const struct pna_http_view *v, const struct pna_metric_table *t,
+                           const char *ifname, const char *(*ifname_of)(const struct pna_row *))
+{
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
-        if (!pna_http_row(t, v, i, &row) || strcmp(((const struct pna_pfc_if *)row.rec)->ifname, ifname))
+        if (!pna_http_row(t, v, i, &row) || strcmp(ifname_of(&row), ifname) != 0)
             continue;
         json_t *o = json_object();
         pna_json_put_members(o, t, &row);
@@ -53,16 +65,55 @@ static json_t *roce_json(const struct pna_http_view *v, const char *ifname)
     return NULL;
 }
 
+/* The lanes of interface IFNAME's module (primusModuleLaneTable), in order. */
+static json_t *lanes_json(const struct pna_http_view *v, const char *ifname)
+{
+    const struct pna_metric_table *t = &pna_module_lane_metrics;
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row) ||
+            strcmp(((const struct pna_phy_if *)row.owner)->ifname, ifname) != 0)
+            continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "lane", json_integer(row.sub));
+        pna_json_put_members(o, t, &row);
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+/* The interface's members: "roce" (primusRoceConfigTable), "phy"
+ * (primusPhyTable), "module" (primusModuleTable, with its "lanes"). */
+static json_t *port_json(const struct pna_http_view *v, const struct pna_ib_port *port)
+{
+    json_t *roce = v->pfc ? if_row_json(v, &pna_roce_config_metrics, port->netdev, pfc_row_ifname)
+                          : NULL;
+    json_t *phy = v->phy ? if_row_json(v, &pna_phy_metrics, port->netdev, phy_row_ifname) : NULL;
+    json_t *module = v->phy ? if_row_json(v, &pna_module_metrics, port->netdev, phy_row_ifname)
+                            : NULL;
+    if (!roce && !phy && !module)
+        return NULL;
+    json_t *o = json_pack("{s:I,s:o}", "port", (json_int_t)port->num, "netdev",
+                          pna_json_text(port->netdev));
+    if (roce)
+        json_object_set_new(o, "roce", roce);
+    if (phy)
+        json_object_set_new(o, "phy", phy);
+    if (module) {
+        json_object_set_new(module, "lanes", lanes_json(v, port->netdev));
+        json_object_set_new(o, "module", module);
+    }
+    return o;
+}
+
 static json_t *ports_json(const struct pna_http_view *v, const struct pna_ib_device *d)
 {
     json_t *list = json_array();
     for (size_t p = 0; p < d->n_ports; p++) {
-        const struct pna_ib_port *port = &d->ports[p];
-        json_t *roce = port->netdev[0] ? roce_json(v, port->netdev) : NULL;
-        if (!roce)
-            continue;
-        json_array_append_new(list, json_pack("{s:I,s:o,s:o}", "port", (json_int_t)port->num,
-                                              "netdev", pna_json_text(port->netdev), "roce", roce));
+        json_t *o = d->ports[p].netdev[0] ? port_json(v, &d->ports[p]) : NULL;
+        if (o)
+            json_array_append_new(list, o);
     }
     return list;
 }

@@ -28,6 +28,7 @@ struct pna_node;
 struct pna_gpu_snap;
 struct pna_ib_model;
 struct pna_pfc_model;
+struct pna_phy_model;
 struct pna_containers_snap;
 struct pna_kubelet_snap;
 struct pna_storage_snap;
@@ -44,6 +45,7 @@ struct pna_http_view {
     const struct pna_gpu_snap *gpu;
     const struct pna_ib_model *ib;
     const struct pna_pfc_model *pfc;
+    const struct pna_phy_model *phy;
     const struct pna_containers_snap *containers;
     const struct pna_kubelet_snap *kubelet;
     const struct pna_storage_snap *storage;
@@ -132,6 +134,7 @@ void pna_metrics_agent(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_rdma(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_pfc(struct pna_prom *p, const struct pna_http_view *v);
+void pna_metrics_phy(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_containers(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_storage(struct pna_prom *p, const struct pna_http_view *v);
 /* compat.c: dcgm-exporter's and AMD device-metrics-exporter's names, as V->compat asks. */

@@ -80,7 +80,7 @@ struct pna_phy_link {
     bool link;                     /* ETHTOOL_A_LINKSTATE_LINK */
     bool has_ext_state;            /* the driver says why the link is down */
     uint8_t ext_state;             /* enum ethtool_link_ext_state + 1 (0: none) */
-    uint8_t ext_substate;          /* its substate enum + 1 (0: none) */
+    uint8_t ext_substate;          /* its substate, as the kernel numbers it from 1 (0: none) */
     bool has_sqi;
     uint32_t sqi, sqi_max;         /* signal quality index (BASE-T1 PHYs) */
 };
@@ -200,5 +200,57 @@ struct pna_phy_snap {
 void pna_phy_model_free(struct pna_phy_model *m);
 const struct pna_phy_if *pna_phy_find_if(const struct pna_phy_model *m, const char *ifname);
 const char *pna_fec_mode_name(enum pna_fec_mode mode);   /* "rs", "" unknown */
+/* "link training failure: KR link inhibit timeout": EXT_STATE and
+ * EXT_SUBSTATE as struct pna_phy_link holds them, in words, into BUF. */
+const char *pna_link_down_reason(uint8_t ext_state, uint8_t ext_substate, char *buf, size_t cap);
+/* The error of the first interface that has one, or "". */
+const char *pna_phy_first_error(const struct pna_phy_model *m);
+
+/* The bit error rate CORRECTED / BITS to three significant digits:
+ * *MANTISSA (100..999, or 0 when nothing was corrected) times
+ * 10^*EXPONENT.  False when BITS is 0. */
+bool pna_phy_ber(uint64_t corrected, uint64_t bits, uint32_t *mantissa, int32_t *exponent);
+
+/* Where a monitored value stands against its module's own thresholds,
+ * numbered as the MIB's PrimusModuleLevel.  0: not known (no value, or the
+ * module publishes no thresholds). */
+enum pna_module_level {
+    PNA_MODULE_LEVEL_UNKNOWN = 0,
+    PNA_MODULE_LEVEL_NORMAL = 1,
+    PNA_MODULE_LEVEL_LOW_WARNING = 2,
+    PNA_MODULE_LEVEL_HIGH_WARNING = 3,
+    PNA_MODULE_LEVEL_LOW_ALARM = 4,
+    PNA_MODULE_LEVEL_HIGH_ALARM = 5,
+};
+extern const char *const pna_module_level_names[6];   /* "normal", "lowWarning", ... */
+
+/* The monitored values of a module: the module's own (lane 0) and each lane's. */
+enum pna_module_quantity {
+    PNA_MODQ_TEMPERATURE = 0,
+    PNA_MODQ_VOLTAGE,
+    PNA_MODQ_BIAS,
+    PNA_MODQ_TX_POWER,
+    PNA_MODQ_RX_POWER,
+    PNA_MODQ_COUNT
+};
+extern const char *const pna_module_quantity_names[PNA_MODQ_COUNT];  /* MIB spelling */
+
+/* VALUE against T: an alarm before a warning, high before low (a module
+ * whose thresholds overlap says high). */
+enum pna_module_level pna_module_level_of(int64_t value, const struct pna_module_thresholds *t);
+
+/* The level of quantity Q of M (LANE 1..lanes for the lane quantities, 0 for
+ * temperature and voltage); UNKNOWN when the value or the thresholds are
+ * missing. */
+enum pna_module_level pna_module_level(const struct pna_module *m, enum pna_module_quantity q,
+                                       uint32_t lane);
+
+/* The worst level over all of M's monitored values (an alarm is worse than a
+ * warning); UNKNOWN when none is known. */
+enum pna_module_level pna_module_worst_level(const struct pna_module *m);
+
+/* Optical power in hundredths of a dBm from tenths of a microwatt; false for
+ * no light (0 uW: minus infinity). */
+bool pna_module_dbm(uint32_t power_dw, int32_t *centi_dbm);
 
 #endif
