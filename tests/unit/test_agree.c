@@ -42,6 +42,7 @@
 #include "snmp/tables.h"
 #include "sources/pfc/ethtool.h"
 #include "sources/pfc/lldp.h"
+#include "model/phy/phy.h"
 #include "sources/rdma/ib_smp.h"
 #include "sources/rdma/ib_verbs.h"
 #include "util/fileio.h"
@@ -318,6 +319,78 @@ static int read_stats(const char *ifname, struct pna_eth_stats *out, char *err, 
     return 0;
 }
 
+/* ---- the stand-in physical layer and module readers -------------------------------- */
+
+/* What ethtool netlink would answer for the two mlx5 ports and the ionic one
+ * (built: no virtual interface has FEC or 802.3 statistics): every counter a
+ * figure of its own, ens2f0np0 with its link down for a reason. */
+static int read_phy(const char *ifname, struct pna_phy_if *out)
+{
+    uint64_t base = strcmp(ifname, "ens1f0np0") == 0 ? 7000000 : strcmp(ifname, "enp132s0") == 0
+                                                                    ? 5000000 : 3000000;
+    out->link.read = true;
+    out->link.has_link = true;
+    out->link.link = strcmp(ifname, "ens2f0np0") != 0;
+    if (!out->link.link) {
+        out->link.has_ext_state = true;
+        out->link.ext_state = 3;      /* link training failure */
+        out->link.ext_substate = 2;   /* KR link inhibit timeout */
+    }
+    out->fec.read = true;
+    out->fec.active = strcmp(ifname, "enp132s0") == 0 ? PNA_FEC_BASER : PNA_FEC_RS;
+    out->fec.auto_ = strcmp(ifname, "ens1f0np0") == 0;
+    snprintf(out->fec.configured, sizeof out->fec.configured, "rs");
+    out->stats_read = true;
+    for (int c = 0; c < PNA_PHY_COUNT; c++) {
+        out->c[c].present = true;
+        out->c[c].value = base + 7919u * (uint64_t)(c + 1) + 104729u * ethtool_round;
+    }
+    return 0;
+}
+
+/* A QSFP28 SR4 in ens1f0np0 and a QSFP-DD in ens2f0np0 (built values, each
+ * distinct in its row); enp132s0 has an empty cage. */
+static int read_module(const char *ifname, struct pna_module *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    bool qsfp28 = strcmp(ifname, "ens1f0np0") == 0;
+    if (!qsfp28 && strcmp(ifname, "ens2f0np0") != 0) {
+        snprintf(err, errlen, "no module (ENODEV)");
+        return -1;
+    }
+    int k = qsfp28 ? 1 : 2;
+    out->present = true;
+    out->spec = qsfp28 ? PNA_MODULE_SPEC_SFF8636 : PNA_MODULE_SPEC_CMIS;
+    out->identifier = qsfp28 ? 0x11 : 0x18;
+    snprintf(out->identifier_text, sizeof out->identifier_text, "%s", qsfp28 ? "QSFP28" : "QSFP-DD");
+    snprintf(out->spec_revision, sizeof out->spec_revision, "%s", qsfp28 ? "2.8" : "4.0");
+    snprintf(out->vendor, sizeof out->vendor, "%s", qsfp28 ? "Mellanox" : "Arista Networks");
+    snprintf(out->vendor_oui, sizeof out->vendor_oui, "00:02:c9");
+    snprintf(out->part_number, sizeof out->part_number, "%s", qsfp28 ? "MMA1B00-C100D" : "QDD-400G-XDR4");
+    snprintf(out->revision, sizeof out->revision, "A3");
+    snprintf(out->serial, sizeof out->serial, "MT19%02dFT0%d", k, k);
+    snprintf(out->date_code, sizeof out->date_code, "2305%02d", k);
+    snprintf(out->media, sizeof out->media, "%s", qsfp28 ? "100GBASE-SR4" : "400GBASE-DR4");
+    out->lanes = 4;
+    out->has_temperature = out->has_voltage = true;
+    out->temperature_mc = 41250 + k * 1000;
+    out->voltage_uv = 3291300 + k * 100;
+    out->temperature_thr = (struct pna_module_thresholds){ true, 80003 + k, 75001 + k, -4998 - k, -9997 - k };
+    out->voltage_thr = (struct pna_module_thresholds){ true, 3630011, 3465013, 3135017, 2970019 };
+    out->bias_thr = (struct pna_module_thresholds){ true, 13001, 12002, 2003, 1004 };
+    out->tx_power_thr = (struct pna_module_thresholds){ true, 35481, 28183, 1778, 1122 };
+    out->rx_power_thr = (struct pna_module_thresholds){ true, 35483, 28185, 1771, 1125 };
+    for (uint32_t l = 0; l < out->lanes; l++) {
+        struct pna_module_lane *lane = &out->lane[l];
+        lane->has_bias = lane->has_tx_power = lane->has_rx_power = true;
+        lane->bias_ua = 6500 + 37 * l + 1000 * (uint32_t)k;
+        lane->tx_power_dw = 8000 + 113 * l + 100 * (uint32_t)k;
+        /* lane 3 of the QSFP-DD below its low warning: a level of its own */
+        lane->rx_power_dw = !qsfp28 && l == 2 ? 1500 : 7000 + 151 * l + 100 * (uint32_t)k;
+    }
+    return 0;
+}
+
 /* ---- the pollers ----------------------------------------------------------------- */
 
 static void collect(const struct pna_poller_ops *ops, void *state)
@@ -479,17 +552,20 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     pna_pfc_poller_set_reader(read_stats);
     pna_pfc_poller_set_dcb_reader(read_dcb);
     pna_pfc_poller_set_lldp_reader(read_lldp);
+    pna_phy_poller_set_readers(read_phy, read_module);
     pna_ib_poller_set_ext_ops(NULL, &fixture_smp, &fixture_verbs, true);
 
     void *node = start(&pna_node_poller, cfg), *gpu = start(&pna_gpu_poller, cfg);
     void *ib = start(&pna_ib_poller, cfg), *pfc = start(&pna_pfc_poller, cfg);
     void *ctr = start(&pna_containers_poller, cfg), *kub = start(&pna_kubelet_poller, cfg);
     void *sto = start(&pna_storage_poller, cfg);
+    void *phy = start(&pna_phy_poller, cfg);
 
     /* first polls, then the sources move on, then the polls that give rates */
     collect(&pna_node_poller, node);
     collect(&pna_ib_poller, ib);
     collect(&pna_pfc_poller, pfc);
+    collect(&pna_phy_poller, phy);
     bump_cpu_times();
     nftw(sysfs, bump_file, 16, FTW_PHYS);
     /* two IB error counters stopped at the top of their width (16 and 8 bits) */
@@ -500,6 +576,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     collect(&pna_node_poller, node);
     collect(&pna_ib_poller, ib);
     collect(&pna_pfc_poller, pfc);
+    collect(&pna_phy_poller, phy);
     collect(&pna_containers_poller, ctr);
     add_oom_kills();
     collect(&pna_containers_poller, ctr);
@@ -512,6 +589,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     stop(&pna_gpu_poller, gpu);
     stop(&pna_ib_poller, ib);
     stop(&pna_pfc_poller, pfc);
+    stop(&pna_phy_poller, phy);
     stop(&pna_containers_poller, ctr);
     stop(&pna_kubelet_poller, kub);
     stop(&pna_storage_poller, sto);
@@ -1620,7 +1698,7 @@ static void compare_json_sub(json_t *gpus, const char *table, const char *member
 static void compare_roce_json(const struct pna_http_view *v)
 {
     json_t *rdma = json_reply(pna_json_rdma(v)), *dev, *port;
-    size_t k, n, seen = 0;
+    size_t k, n, seen = 0, seen_phy = 0;
     json_array_foreach(json_object_get(rdma, "data"), k, dev)
     {
         json_array_foreach(json_object_get(dev, "ports"), n, port)
@@ -1636,9 +1714,22 @@ static void compare_roce_json(const struct pna_http_view *v)
                         seen++;
                     }
                 }
+            for (size_t i = 0; ifname && i < n_cells; i++)
+                if ((!strcmp(cells[i].m->object, "primusPhyRdmaDevice") ||
+                     !strcmp(cells[i].m->object, "primusModuleState"))) {
+                    char name[64];
+                    get_string(cells[i].idx, cells[i].idx_len, 0, name, sizeof name);
+                    if (strcmp(name, ifname) != 0)
+                        continue;
+                    bool phy = cells[i].m->object[6] == 'P';
+                    compare_json_row(json_object_get(port, phy ? "phy" : "module"), cells[i].t,
+                                     &cells[i], true);
+                    seen_phy++;
+                }
         }
     }
     CHECK(seen > 0);
+    CHECK(seen_phy >= 2);   /* the RoCE port's interface: its phy row and its module row */
     json_decref(rdma);
     json_t *node = json_reply(pna_json_node(v));
     compare_json_row(json_object_get(node, "roce"), table_named("primusPfc"), any_cell("primusPfc"), true);
