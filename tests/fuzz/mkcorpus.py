@@ -480,12 +480,23 @@ def lldp_tlv():
     put("lldp_tlv", "pfc-long", dot1 + bytes([0x0b, 0x08, 0x18, 0x00]))
 
 
+def module():
+    # EEPROM images built from the specifications (two with the values of
+    # real ethtool -m captures), as tests/fixtures/module/README.md says, and
+    # two cut short: page 00h only of a paged module, half a lower page
+    for p in sorted(glob.glob(os.path.join(FX, "module", "*.bin"))):
+        put("module", os.path.basename(p)[:-len(".bin")], open(p, "rb").read())
+    arista = rd("module", "arista-qdd-400g-xdr4-cmis4.bin")
+    put("module", "arista-page0-only", arista[:256])
+    put("module", "arista-half-lower", arista[:64])
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv):
+               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, module):
         fn()
 
 
