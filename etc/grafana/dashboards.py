@@ -47,6 +47,7 @@ POL_B = 'poller=~"$poller"'
 GPU_S = 'primusGpuPciBusId=~"$gpu"'
 DEV_S = 'primusRdmaDeviceName=~"$device"'
 IF_S = 'primusPfcIfName=~"$interface"'
+PHY_S = 'primusPhyIfName=~"$interface"'
 NS_S = 'primusContainerPodNamespace=~"$namespace"'
 PODNS_S = 'primusPodNamespace=~"$namespace"'
 POL_S = 'primusPollerName=~"$poller"'
@@ -61,6 +62,9 @@ L_PORT_B = "{{instance}} {{device}}/{{port}}"
 L_PORT_S = "{{instance}} {{primusRdmaDeviceName}}/{{primusIbPortNumber}}"
 L_IF_B = "{{instance}} {{interface}}"
 L_IF_S = "{{instance}} {{primusPfcIfName}}"
+L_PHY_S = "{{instance}} {{primusPhyIfName}}"
+L_LANE_B = "{{instance}} {{interface}} lane {{lane}}"
+L_LANE_S = "{{instance}} {{primusPhyIfName}} lane {{primusModuleLane}}"
 L_PRIO_B = "{{instance}} {{interface}} prio {{priority}}"
 L_PRIO_S = "{{instance}} {{primusPfcIfName}} prio {{primusPfcPriority}}"
 L_CTR_B = "{{instance}} {{namespace}}/{{pod}}/{{container}}"
@@ -360,6 +364,7 @@ def rdma_dashboard():
     ps = "{%s,%s}" % (I, DEV_S)
     ib = "{%s,%s}" % (I, IF_B)
     is_ = "{%s,%s}" % (I, IF_S)
+    phs = "{%s,%s}" % (I, PHY_S)
 
     def roce(b, s):
         return ("rate(primus_roce_%s_total%s%s)" % (b, pb, RI), "rate(primusRoce%s%s%s)" % (s, ps, RI))
@@ -540,6 +545,49 @@ def rdma_dashboard():
                          ("rate(primus_pfc_tx_bytes_total%s%s)" % (ib, RI), L_PRIO_B + " tx")],
                         None),
                    unit="Bps", negative="tx"),
+            ]),
+            row("Physical layer and optics", [
+                ts("FEC corrected and uncorrectable blocks",
+                   "FEC codewords per second the FEC corrected (a link running close to its limit "
+                   "corrects more and more) and could not correct (lost data).",
+                   both([("rate(primus_phy_fec_corrected_blocks_total%s%s)" % (ib, RI), L_IF_B + " corrected"),
+                         ("rate(primus_phy_fec_uncorrectable_blocks_total%s%s)" % (ib, RI), L_IF_B + " uncorrectable")],
+                        [("rate(primusPhyFecCorrectedBlocks%s%s)" % (phs, RI), L_PHY_S + " corrected"),
+                         ("rate(primusPhyFecUncorrectableBlocks%s%s)" % (phs, RI), L_PHY_S + " uncorrectable")]),
+                   unit="cps"),
+                ts("Pre-FEC bit error rate",
+                   "Bit error rate before FEC, from the driver's own counters (mlx5). Bridge only: "
+                   "over SNMP it is the text primusPhyPreFecBer.",
+                   both([("primus_phy_pre_fec_ber%s" % ib, L_IF_B)], None),
+                   unit="sci"),
+                ts("Link down events and symbol errors",
+                   "Link-down events counted by the kernel, and physical-layer symbol errors, per interval.",
+                   both([("increase(primus_phy_link_down_events_total%s%s)" % (ib, RI), L_IF_B + " link down"),
+                         ("increase(primus_phy_symbol_errors_total%s%s)" % (ib, RI), L_IF_B + " symbol errors")],
+                        [("increase(primusPhyLinkDownEvents%s%s)" % (phs, RI), L_PHY_S + " link down"),
+                         ("increase(primusPhySymbolErrors%s%s)" % (phs, RI), L_PHY_S + " symbol errors")]),
+                   bars=True),
+                ts("Optic RX power per lane",
+                   "Light each lane of the module receives, in dBm; the dashed line is the module's "
+                   "own low-power warning threshold.",
+                   both([("primus_module_lane_rx_power_dbm%s" % ib, L_LANE_B),
+                         ("10 * log10(primus_module_rx_power_threshold_watts{%s,%s,threshold=\"low_warning\"} * 1000)" % (I, IF_B),
+                          L_IF_B + " low warning")],
+                        [("primusModuleLaneRxPowerDbm%s / 100" % phs, L_LANE_S),
+                         ("10 * log10(primusModuleRxPowerLowWarning%s / 10000)" % phs, L_PHY_S + " low warning")]),
+                   unit="dBm", dashed="low warning"),
+                ts("Module temperature",
+                   "The module's temperature; it reads 0 on passive copper cables, which are not shown.",
+                   both([("primus_module_temperature_celsius%s" % ib, L_IF_B)],
+                        [("primusModuleTemperature%s / 1000" % phs, L_PHY_S)]),
+                   unit="celsius"),
+                table("Modules", "Each interface's module: type, vendor, part number, serial, and "
+                      "its worst level against its own thresholds.",
+                      both([('(primus_module_worst_level{%s,%s} == 1) * on(instance, interface) '
+                             'group_left(type, vendor, part_number, serial, media) primus_module_info' % (I, IF_B), "")],
+                           [('(primusModuleWorstLevel{%s,%s} == 1) * on(instance, primusPhyIfName) '
+                             'group_left(primusModulePartNumber) primusModulePartNumber' % (I, PHY_S), "")]),
+                      hide=["Value", "Time", "job", "__name__"]),
             ]),
             row("Lossless RoCE configuration", [
                 stat("Node verdict", "The agent's lossless-RoCE verdict for the node: 1 when every "

@@ -101,6 +101,9 @@ MACROS = [
     ("{$PRIMUS.GPU.MIG.MEM.FOR}", "10m", "MIG device memory above the maximum for this long."),
     ("{$PRIMUS.OOM.WINDOW}", "5m", "OOM kills counted within this window."),
     ("{$PRIMUS.ROCE.LOSSLESS.FOR}", "10m", "An interface or the node not ready for lossless RoCE for this long."),
+    ("{$PRIMUS.OPTIC.RX.LOW.FOR}", "5m", "A module lane below its own low RX power warning for this long."),
+    ("{$PRIMUS.MODULE.ALARM.FOR}", "2m", "A module past one of its own alarm thresholds for this long."),
+    ("{$PRIMUS.FEC.UNCORRECTABLE.WINDOW}", "10m", "FEC uncorrectable blocks counted within this window."),
     ("{$PRIMUS.STORAGE.PUSED.WARN}", "85", "Node ephemeral storage used (% of bytes or inodes): warning."),
     ("{$PRIMUS.STORAGE.WARN.FOR}", "15m", "Storage above the warning level for this long."),
     ("{$PRIMUS.STORAGE.PUSED.CRIT}", "95", "Node ephemeral storage used (% of bytes or inodes): critical."),
@@ -176,6 +179,19 @@ TABLES = {
         columns={"RDMA_DEVICE": "primusRoceRdmaDevice", "SWITCH": "primusRoceLldpSysName",
                  "SWITCH_PORT": "primusRoceLldpPortId"},
         component="pfc"),
+    "primusPhyTable": dict(
+        rule="Physical layer (interfaces)", prefix="primusPhy", name="Interface {#IFNAME} physical layer",
+        index=[("IFNAME", "s")], columns={"RDMA_DEVICE": "primusPhyRdmaDevice"},
+        component="phy"),
+    "primusModuleTable": dict(
+        rule="Modules (optics)", prefix="primusModule", name="Interface {#IFNAME} module",
+        index=[("IFNAME", "s")],
+        columns={"MODULE_TYPE": "primusModuleType", "PART_NUMBER": "primusModulePartNumber"},
+        component="phy"),
+    "primusModuleLaneTable": dict(
+        rule="Module lanes", prefix="primusModuleLane", name="Interface {#IFNAME} module lane {#LANE}",
+        index=[("IFNAME", "s"), ("LANE", "n")], columns={},
+        component="phy"),
     "primusContainerTable": dict(
         rule="Containers", prefix="primusContainer", name="Container {#CONTAINER} [{#POD}]",
         index=[("CONTAINER_ID", "s")],
@@ -230,6 +246,8 @@ EXCLUDED = {
     "primusContainerDevicePath": "INDEX, not-accessible: {#DEVICE_PATH}",
     "primusPodUid": "INDEX, not-accessible: {#POD_UID}",
     "primusPodResourceIndex": "INDEX, not-accessible: {#POD_RESOURCE_INDEX}",
+    "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
+    "primusModuleLane": "INDEX, not-accessible: {#LANE}",
     # accessible-for-notify: only in notifications, so in the trap items' text
     "primusNotifyRdmaDevice": "accessible-for-notify: in the text of the primusIbPortDown/Up trap items",
     "primusNotifyIbPort": "accessible-for-notify: in the text of the primusIbPortDown/Up trap items",
@@ -239,6 +257,11 @@ EXCLUDED = {
     "primusNotifyIfName": "accessible-for-notify: in the text of the primusPfcPauseStorm trap item",
     "primusNotifyPfcPriority": "accessible-for-notify: in the text of the primusPfcPauseStorm trap item",
     "primusNotifyPauseRate": "accessible-for-notify: in the text of the primusPfcPauseStorm trap item",
+    "primusNotifyModuleQuantity": "accessible-for-notify: in the text of the primusModuleThreshold(Clear) trap items",
+    "primusNotifyModuleLane": "accessible-for-notify: in the text of the primusModuleThreshold(Clear) trap items",
+    "primusNotifyModuleLevel": "accessible-for-notify: in the text of the primusModuleThreshold(Clear) trap items",
+    "primusNotifyModuleValue": "accessible-for-notify: in the text of the primusModuleThreshold(Clear) trap items",
+    "primusNotifyModuleThreshold": "accessible-for-notify: in the text of the primusModuleThreshold(Clear) trap items",
 }
 
 # Counters whose count, not rate, is what matters (triggers use max(W)>min(W), the count rising within W):
@@ -248,6 +271,7 @@ NO_RATE = {
     "primusGpuXidErrors", "primusGpuEccUncorrected", "primusGpuEccUncorrectedVolatile",
     "primusIbPortLinkDowned", "primusIbPortLinkErrRecovery", "primusPauseStormWarnings",
     "primusPauseStormErrors", "primusContainerOomKills", "primusContainerOomKillsTotal",
+    "primusPhyFecUncorrectableBlocks", "primusPhyLinkDownEvents",
 }
 
 # Identity strings, polled at {$PRIMUS.INTERVAL.SLOW}.
@@ -576,6 +600,9 @@ class Builder:
             "primusPauseTable": [("interface", "{#IFNAME}")],
             "primusPfcTable": [("interface", "{#IFNAME}")],
             "primusRoceConfigTable": [("interface", "{#IFNAME}")],
+            "primusPhyTable": [("interface", "{#IFNAME}")],
+            "primusModuleTable": [("interface", "{#IFNAME}")],
+            "primusModuleLaneTable": [("interface", "{#IFNAME}")],
             "primusContainerTable": [("container", "{#CONTAINER}"), ("pod", "{#NAMESPACE}/{#POD}")],
             "primusPodStorageTable": [("pod", "{#NAMESPACE}/{#POD}")],
             "primusPollerTable": [("poller", "{#POLLER}")],
@@ -830,6 +857,34 @@ TRIGGER_PROTOTYPES = {
                          "{$PRIMUS.PFC.STORM.FOR}, or storm events from the NIC in the last {$PRIMUS.PFC.STORM.WINDOW}. "
                          "A stuck receiver can stall the whole lossless priority across the fabric; find the host "
                          "that sends the pauses."),
+    ],
+    "primusPhyTable": [
+        dict(alert="PrimusFecUncorrectableRising", component="phy", priority="WARNING",
+             name="{#IFNAME} loses FEC blocks",
+             expr=rose(k("primusPhyFecUncorrectableBlocks"), "{$PRIMUS.FEC.UNCORRECTABLE.WINDOW}"),
+             description="{#IFNAME} received FEC blocks the FEC could not correct in the last "
+                         "{$PRIMUS.FEC.UNCORRECTABLE.WINDOW}: the link drops data; primusPhyFecCorrectedBlocks "
+                         "shows how close it runs to that. Clean or replace the optic and fibre."),
+    ],
+    "primusModuleTable": [
+        dict(alert="PrimusModuleAlarm", component="phy", priority="HIGH",
+             name="Module of {#IFNAME} is past an alarm threshold",
+             opdata="Level: {ITEM.LASTVALUE1}",
+             expr="min({w},{{$PRIMUS.MODULE.ALARM.FOR}})>=4".format(w=k("primusModuleWorstLevel")),
+             description="A reading of the module in {#IFNAME} ({#MODULE_TYPE} {#PART_NUMBER}) has been past one "
+                         "of the module's own alarm thresholds for {$PRIMUS.MODULE.ALARM.FOR} (lowAlarm or "
+                         "highAlarm); primusModuleTable and primusModuleLaneTable say which."),
+    ],
+    "primusModuleLaneTable": [
+        dict(alert="PrimusOpticRxPowerLow", component="phy", priority="WARNING",
+             name="Optic of {#IFNAME}: lane {#LANE} receives too little light",
+             # every value in the window lowWarning(2) or lowAlarm(4)
+             expr="count({l},{{$PRIMUS.OPTIC.RX.LOW.FOR}})>0 and count({l},{{$PRIMUS.OPTIC.RX.LOW.FOR}},\"eq\",2)+"
+                  "count({l},{{$PRIMUS.OPTIC.RX.LOW.FOR}},\"eq\",4)=count({l},{{$PRIMUS.OPTIC.RX.LOW.FOR}})".format(
+                      l=k("primusModuleLaneRxPowerLevel")),
+             description="Lane {#LANE} of the module in {#IFNAME} has received less light than the module's own "
+                         "low warning threshold for {$PRIMUS.OPTIC.RX.LOW.FOR}: a dirty or damaged fibre or "
+                         "connector, or a failing transmitter at the other end."),
     ],
     "primusRoceConfigTable": [
         dict(alert="PrimusRoceNotLossless", component="pfc", priority="WARNING",
