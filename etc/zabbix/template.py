@@ -190,7 +190,7 @@ TABLES = {
         component="phy"),
     "primusModuleLaneTable": dict(
         rule="Module lanes", prefix="primusModuleLane", name="Interface {#IFNAME} module lane {#LANE}",
-        index=[("IFNAME", "s"), ("LANE", "n")], columns={},
+        index=[("IFNAME", "s"), ("LANE", "n")], columns={"RX_POWER": "primusModuleLaneRxPower"},
         component="phy"),
     "primusContainerTable": dict(
         rule="Containers", prefix="primusContainer", name="Container {#CONTAINER} [{#POD}]",

@@ -225,6 +225,13 @@ enum pna_mib_notif { /* in primusNodeNotifications */
 };
 
 /* Enumerated values. */
+enum pna_mib_module_worst_level { /* values of primusModuleWorstLevel */
+    PNA_MODULE_WORST_LEVEL_NORMAL = 1,       /* normal */
+    PNA_MODULE_WORST_LEVEL_LOW_WARNING = 2,  /* lowWarning */
+    PNA_MODULE_WORST_LEVEL_HIGH_WARNING = 3, /* highWarning */
+    PNA_MODULE_WORST_LEVEL_LOW_ALARM = 4,    /* lowAlarm */
+    PNA_MODULE_WORST_LEVEL_HIGH_ALARM = 5,   /* highAlarm */
+};
 enum pna_mib_notify_module_quantity { /* values of primusNotifyModuleQuantity */
     PNA_NOTIFY_MODULE_QUANTITY_TEMPERATURE = 1,  /* temperature */
     PNA_NOTIFY_MODULE_QUANTITY_VOLTAGE = 2,      /* voltage */

@@ -333,7 +333,7 @@ static int read_phy(const char *ifname, struct pna_phy_if *out)
     out->link.link = strcmp(ifname, "ens2f0np0") != 0;
     if (!out->link.link) {
         out->link.has_ext_state = true;
-        out->link.ext_state = 3;      /* link training failure */
+        out->link.ext_state = 2;      /* the kernel's LINK_TRAINING_FAILURE (1), + 1 */
         out->link.ext_substate = 2;   /* KR link inhibit timeout */
     }
     out->fec.read = true;
@@ -350,7 +350,7 @@ static int read_phy(const char *ifname, struct pna_phy_if *out)
 
 /* A QSFP28 SR4 in ens1f0np0 and a QSFP-DD in ens2f0np0 (built values, each
  * distinct in its row); enp132s0 has an empty cage. */
-static int read_module(const char *ifname, struct pna_module *out, char *err, size_t errlen)
+static int read_phy_module(const char *ifname, struct pna_module *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     bool qsfp28 = strcmp(ifname, "ens1f0np0") == 0;
@@ -552,7 +552,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     pna_pfc_poller_set_reader(read_stats);
     pna_pfc_poller_set_dcb_reader(read_dcb);
     pna_pfc_poller_set_lldp_reader(read_lldp);
-    pna_phy_poller_set_readers(read_phy, read_module);
+    pna_phy_poller_set_readers(read_phy, read_phy_module);
     pna_ib_poller_set_ext_ops(NULL, &fixture_smp, &fixture_verbs, true);
 
     void *node = start(&pna_node_poller, cfg), *gpu = start(&pna_gpu_poller, cfg);
@@ -942,6 +942,9 @@ static const struct {
     { "primusPfcTable", 2, { { STR, "interface" }, { NUM, "priority" } } },
     { "primusEthtoolCounterTable", 2, { { STR, "interface" }, { STR, "statistic" } } },
     { "primusRoceConfigTable", 1, { { STR, "interface" } } },
+    { "primusPhyTable", 1, { { STR, "interface" } } },
+    { "primusModuleTable", 1, { { STR, "interface" } } },
+    { "primusModuleLaneTable", 2, { { STR, "interface" }, { NUM, "lane" } } },
     { "primusContainerTable", 1, { { STR, "container_id" } } },
     { "primusContainerDeviceTable", 2, { { STR, "container_id" }, { STR, "path" } } },
     { "primusPodStorageTable", 1, { { STR, "pod_uid" } } },
@@ -1923,6 +1926,7 @@ static const char *const not_distinct[] = {
     "primusPollerConsecutiveFailures",
     "primusGpuWorstXid",            /* XID 79, the last raised, is also the most severe */
     "primusGpuProcessesOmitted",    /* 1 of 3 processes, as the GPU's one holder */
+    "primusModuleAge",              /* read at the first poll, 50 ms before the last: 0 s */
 };
 
 static bool may_repeat(const struct pna_metric *m)

@@ -171,7 +171,7 @@ static const struct pna_metric module_metrics[] = {
     MOD_TEXT(12, "primusModuleDateCode", date_code, "date_code"),
     MOD_TEXT(13, "primusModuleMedia", media, "media"),
     { .column = 14, .object = "primusModuleLanes", .syntax = U32, .max = PNA_MODULE_MAX_LANES,
-      .field = MOD_FIELD(lanes), .label = "lanes", .json = "lanes" },
+      .field = MOD_FIELD(lanes), .label = "lanes", .json = "lane_count" },
     { .column = 15, .object = "primusModuleTemperature", .syntax = INT,
       .field = PNA_FIELD_IF(struct pna_phy_if, module.temperature_mc, module.has_temperature),
       .family = "primus_module_temperature_celsius", .type = GAUGE, .scale = PNA_SCALE_E(-3),

@@ -139,7 +139,8 @@ struct pna_module {
     char date_code[9];             /* "YYMMDDLL" as the module writes it, trimmed */
     char media[64];                /* what the module says it is ("100GBASE-SR4",
                                       "passive copper", ...), "" unknown */
-    uint32_t lanes;                /* lanes described below (host lanes in use) */
+    uint32_t lanes;                /* lanes described below: the media lanes of the module's first
+                                      application (CMIS), 4 for SFF-8636 */
     bool flat_memory;              /* no pages beyond 0 (passive copper): no diagnostics */
 
     bool has_temperature, has_voltage;
