@@ -7,8 +7,9 @@
  * bytes, as the seed does; port_guid and link_layer are the first port's.
  * After the seed's members, "ports" lists each port with a netdev and that
  * interface's lossless-RoCE configuration and verdict (primusRoceConfigTable's
- * descriptors), under "roce".  /node carries the node's verdict
- * (pna_json_roce_summary). */
+ * descriptors), under "roce"; "pcie" the device's PCIe link, AER totals and
+ * locality (primusRdmaDeviceTable's descriptors with a JSON member).  /node
+ * carries the node's verdict (pna_json_roce_summary). */
 #include "pna_autoconf.h"
 #include "model/ib.h"
 #include "model/metric_tables.h"
@@ -77,6 +78,16 @@ json_t *pna_json_roce_summary(const struct pna_http_view *v)
     return o;
 }
 
+/* Device I's PCIe members, from the descriptors of primusRdmaDeviceTable. */
+static json_t *pcie_json(const struct pna_http_view *v, size_t i)
+{
+    struct pna_row row;
+    json_t *o = json_object();
+    if (pna_http_row(&pna_rdma_device_metrics, v, i, &row))
+        pna_json_put_members(o, &pna_rdma_device_metrics, &row);
+    return o;
+}
+
 struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
 {
     json_t *list = json_array();
@@ -92,6 +103,7 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
                                                       port ? port->port_guid : 0));
         json_object_set_new(o, "link_layer", pna_json_text(port ? port->link_layer : ""));
         json_object_set_new(o, "ports", ports_json(v, d));
+        json_object_set_new(o, "pcie", pcie_json(v, i));
         json_array_append_new(list, o);
     }
     return pna_json_envelope(list);
