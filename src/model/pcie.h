@@ -27,8 +27,8 @@ struct pna_pcie {
     bool has_link_width, has_max_link_width;
     uint32_t link_width;          /* lanes, 1..32 */
     uint32_t max_link_width;
-    /* Known when the current and the maximum of the width or of the speed are
-     * both known; true when a known current is below its maximum. */
+    /* Known when the current and maximum width and speed are all four known;
+     * true when the width or the speed is below its maximum. */
     bool has_downtrained;
     bool downtrained;
     /* TOTAL_ERR_COR, TOTAL_ERR_NONFATAL, TOTAL_ERR_FATAL of aer_dev_*: counts

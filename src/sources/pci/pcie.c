@@ -243,13 +243,15 @@ static void read_aer(struct reader *rd, const char *name, const char *key, struc
         note_problem(rd, "%s: no well-formed %s line", name, key);
 }
 
+/* Judged only when all four are known: a link in low power reports width 0
+ * or speed "Unknown" for one of them, and the other alone would call it
+ * restored (or downtrained) while it sleeps. */
 static void judge_link(struct pna_pcie *p)
 {
-    bool widths = p->has_link_width && p->has_max_link_width;
-    bool speeds = p->has_link_speed && p->has_max_link_speed;
-    p->has_downtrained = widths || speeds;
-    p->downtrained = (widths && p->link_width < p->max_link_width) ||
-                     (speeds && p->link_speed_mtps < p->max_link_speed_mtps);
+    p->has_downtrained = p->has_link_width && p->has_max_link_width && p->has_link_speed &&
+                         p->has_max_link_speed;
+    p->downtrained = p->has_downtrained && (p->link_width < p->max_link_width ||
+                                            p->link_speed_mtps < p->max_link_speed_mtps);
 }
 
 static void read_locality(struct reader *rd)
