@@ -3,7 +3,7 @@
  * and the per-port figures derived from two successive polls.
  *
  * Filled by src/sources/rdma/ib_sysfs.c (from /sys/class/infiniband), the
- * PCIe health of each device by the ib poller (src/sources/pci/pcie.c), completed by
+ * PCIe health of each device by the ib poller (src/sources/pci/pcie_sysfs.c), completed by
  * pna_ib_derive() (src/model/ib.c) against the previous poll, read by
  * the SNMP and HTTP front ends.  Plain data: nothing here knows sysfs or SNMP.
  *

@@ -2,7 +2,7 @@
  * against what it can do, its AER error totals, and where it sits (NUMA node,
  * local CPUs).
  *
- * Filled by src/sources/pci/pcie.c from /sys/bus/pci/devices/<addr>/; held by
+ * Filled by src/sources/pci/pcie_sysfs.c from /sys/bus/pci/devices/<addr>/; held by
  * the RDMA device (model/ib.h) and, for the locality, by the GPU.  Plain data:
  * nothing here knows sysfs or SNMP.
  *

@@ -18,7 +18,7 @@
 #include "sources/gpu/dri_map.h"
 #include "sources/gpu/gpu_procs.h"
 #include "sources/gpu/mig_caps.h"
-#include "sources/pci/pcie.h"
+#include "sources/pci/pcie_sysfs.h"
 #include "sources/gpu/amd.h"
 #include "sources/gpu/amd_gpu_metrics.h"
 #include "sources/gpu/amd_kfd.h"

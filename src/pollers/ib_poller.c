@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "core/cache.h"
-#include "sources/pci/pcie.h"
+#include "sources/pci/pcie_sysfs.h"
 #include "sources/rdma/ib_mad.h"
 #include "sources/rdma/ib_smp.h"
 #include "sources/rdma/ib_sysfs.h"

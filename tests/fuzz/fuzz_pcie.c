@@ -1,5 +1,5 @@
 /* fuzz_pcie.c -- libFuzzer harness for the PCIe file parsers of
- * sources/pci/pcie.c: pna_pcie_parse_aer() on an aer_dev_* file with each of
+ * sources/pci/pcie_sysfs.c: pna_pcie_parse_aer() on an aer_dev_* file with each of
  * the three totals the reader asks for, and the link speed, width and NUMA
  * node parsers on the same text (seeds: the real and built files of
  * tests/fixtures/pcie/).  The input is made a C string at its first NUL, as
@@ -7,7 +7,7 @@
  * checks each parser's promises and aborts when one is broken: only the
  * documented return codes, and a value in its range when it says 0. */
 #include "pna_autoconf.h"
-#include "sources/pci/pcie.h"
+#include "sources/pci/pcie_sysfs.h"
 #include "fuzz.h"
 
 #include <errno.h>

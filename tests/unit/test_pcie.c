@@ -1,9 +1,9 @@
-/* test_pcie.c -- the PCIe link, AER and locality reader (sources/pci/pcie.c)
+/* test_pcie.c -- the PCIe link, AER and locality reader (sources/pci/pcie_sysfs.c)
  * on tests/fixtures/pcie/ (see its README.md): real files of three AMD GPUs,
  * and built trees for what no capture shows (a downtrained link, a link in
  * low power, an older kernel's text, garbage); and its parsers on text. */
 #include "pna_autoconf.h"
-#include "sources/pci/pcie.h"
+#include "sources/pci/pcie_sysfs.h"
 
 #include <errno.h>
 

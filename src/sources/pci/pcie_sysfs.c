@@ -1,5 +1,5 @@
-/* sources/pci/pcie.c -- the PCIe health of one PCI function from
- * /sys/bus/pci/devices/<addr>/ (see pcie.h).
+/* sources/pci/pcie_sysfs.c -- the PCIe health of one PCI function from
+ * /sys/bus/pci/devices/<addr>/ (see pcie_sysfs.h).
  *
  * Files and what the kernel writes in them (drivers/pci/pci-sysfs.c,
  * drivers/pci/pcie/aer.c):
@@ -17,7 +17,7 @@
  * figure is absent.  A file that is there and says something else is a
  * problem: absent as well, and counted. */
 #include "pna_autoconf.h"
-#include "sources/pci/pcie.h"
+#include "sources/pci/pcie_sysfs.h"
 
 #include <ctype.h>
 #include <errno.h>

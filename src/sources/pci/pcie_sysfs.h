@@ -1,8 +1,8 @@
-/* sources/pci/pcie.h -- the PCIe link, AER totals and locality of one PCI
+/* sources/pci/pcie_sysfs.h -- the PCIe link, AER totals and locality of one PCI
  * function, from /sys/bus/pci/devices/<addr>/ under the sysfs root.  Plain,
  * bounded file reads (util/fileio.h); no capability needed. */
-#ifndef PNA_SOURCES_PCIE_H
-#define PNA_SOURCES_PCIE_H
+#ifndef PNA_SOURCES_PCIE_SYSFS_H
+#define PNA_SOURCES_PCIE_SYSFS_H
 
 #include <stdint.h>
 
