@@ -101,6 +101,7 @@ MACROS = [
     ("{$PRIMUS.GPU.MIG.MEM.FOR}", "10m", "MIG device memory above the maximum for this long."),
     ("{$PRIMUS.OOM.WINDOW}", "5m", "OOM kills counted within this window."),
     ("{$PRIMUS.ROCE.LOSSLESS.FOR}", "10m", "An interface or the node not ready for lossless RoCE for this long."),
+    ("{$PRIMUS.PCIE.DOWNTRAINED.FOR}", "5m", "An RDMA device's PCIe link below its maximum for this long."),
     ("{$PRIMUS.OPTIC.RX.LOW.FOR}", "5m", "A module lane below its own low RX power warning for this long."),
     ("{$PRIMUS.MODULE.ALARM.FOR}", "2m", "A module past one of its own alarm thresholds for this long."),
     ("{$PRIMUS.FEC.UNCORRECTABLE.WINDOW}", "10m", "FEC uncorrectable blocks counted within this window."),
@@ -249,7 +250,8 @@ EXCLUDED = {
     "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
     "primusModuleLane": "INDEX, not-accessible: {#LANE}",
     # accessible-for-notify: only in notifications, so in the trap items' text
-    "primusNotifyRdmaDevice": "accessible-for-notify: in the text of the primusIbPortDown/Up trap items",
+    "primusNotifyRdmaDevice": "accessible-for-notify: in the text of the primusIbPortDown/Up and "
+                              "primusPcieDowntrained/Restored trap items",
     "primusNotifyIbPort": "accessible-for-notify: in the text of the primusIbPortDown/Up trap items",
     "primusNotifyIbPortOldState": "accessible-for-notify: in the text of the primusIbPortDown/Up trap items",
     "primusNotifyGpuXid": "accessible-for-notify: in the text of the primusGpuXidError trap item",
@@ -857,6 +859,17 @@ TRIGGER_PROTOTYPES = {
                          "{$PRIMUS.PFC.STORM.FOR}, or storm events from the NIC in the last {$PRIMUS.PFC.STORM.WINDOW}. "
                          "A stuck receiver can stall the whole lossless priority across the fabric; find the host "
                          "that sends the pauses."),
+    ],
+    "primusRdmaDeviceTable": [
+        dict(alert="PrimusPcieDowntrained", component="rdma", priority="WARNING",
+             name="PCIe link of {#RDMA_DEVICE} is downtrained",
+             opdata="x{ITEM.LASTVALUE2} lanes",
+             expr="%s and last(%s)>=0" % (held_eq("primusRdmaPcieDowntrained", 1, "{$PRIMUS.PCIE.DOWNTRAINED.FOR}"),
+                                          k("primusRdmaPcieLinkWidth")),
+             description="The PCIe link of {#RDMA_DEVICE} has run below its maximum width or speed for "
+                         "{$PRIMUS.PCIE.DOWNTRAINED.FOR} (primusRdmaPcieLinkWidth and primusRdmaPcieLinkSpeed "
+                         "against their maximum): RDMA traffic is capped below line rate. Reseat the card or check "
+                         "the slot and riser (lspci -vv, LnkSta against LnkCap)."),
     ],
     "primusPhyTable": [
         dict(alert="PrimusFecUncorrectableRising", component="phy", priority="WARNING",

@@ -189,6 +189,7 @@ const char *const pna_event_type_names[PNA_EV_TYPE_MAX + 1] = {
     [PNA_EV_GPU_LINK_DOWN] = "gpuLinkDown", [PNA_EV_GPU_LINK_UP] = "gpuLinkUp",
     [PNA_EV_GPU_HEALTH] = "gpuHealth",
     [PNA_EV_ROCE_LOSSLESS] = "roceLossless", [PNA_EV_ROCE_NODE_LOSSLESS] = "roceNodeLossless",
+    [PNA_EV_PCIE_DOWNTRAINED] = "pcieDowntrained", [PNA_EV_PCIE_RESTORED] = "pcieRestored",
     [PNA_EV_MODULE_THRESHOLD] = "moduleThreshold",
     [PNA_EV_MODULE_THRESHOLD_CLEAR] = "moduleThresholdClear",
 };

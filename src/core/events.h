@@ -27,6 +27,8 @@ enum pna_event_type {
     PNA_EV_GPU_HEALTH = 12,
     PNA_EV_ROCE_LOSSLESS = 13,       /* an interface's lossless verdict changed */
     PNA_EV_ROCE_NODE_LOSSLESS = 14,  /* the node's lossless verdict changed */
+    PNA_EV_PCIE_DOWNTRAINED = 15,    /* an RDMA device's PCIe link fell below its maximum */
+    PNA_EV_PCIE_RESTORED = 16,       /* and is back at it */
     PNA_EV_MODULE_THRESHOLD = 17,    /* a module reading crossed one of its thresholds */
     PNA_EV_MODULE_THRESHOLD_CLEAR = 18, /* ... and is back inside them */
 };
@@ -89,6 +91,12 @@ struct pna_event_lossless {
     char reason[256];
 };
 
+struct pna_event_pcie {
+    char device[64];       /* primusRdmaDeviceName */
+    uint32_t speed_mtps, max_speed_mtps; /* 0 when not known */
+    uint32_t width, max_width;
+};
+
 struct pna_event_module {
     char ifname[32];
     int32_t quantity;      /* enum pna_module_quantity + 1: primusNotifyModuleQuantity */
@@ -113,6 +121,7 @@ struct pna_event {
         struct pna_event_gpu gpu;
         struct pna_event_pfc pfc;
         struct pna_event_lossless lossless;
+        struct pna_event_pcie pcie;
         struct pna_event_module module;
     } u;
 };

@@ -2,7 +2,8 @@
  * standard port counters, hardware (driver) counters, RoCE congestion counters
  * and the per-port figures derived from two successive polls.
  *
- * Filled by src/sources/rdma/ib_sysfs.c (from /sys/class/infiniband), completed by
+ * Filled by src/sources/rdma/ib_sysfs.c (from /sys/class/infiniband), the
+ * PCIe health of each device by the ib poller (src/sources/pci/pcie_sysfs.c), completed by
  * pna_ib_derive() (src/model/ib.c) against the previous poll, read by
  * the SNMP and HTTP front ends.  Plain data: nothing here knows sysfs or SNMP.
  *
@@ -18,6 +19,7 @@
 
 #include "core/cache.h"
 #include "model/counter.h"   /* struct pna_counter */
+#include "model/pcie.h"      /* struct pna_pcie */
 
 /* The standard port counters of /sys/class/infiniband/<dev>/ports/<n>/counters.
  * Order is fixed: it is the column order of the port table. */
@@ -174,6 +176,7 @@ struct pna_ib_device {
     char sys_image_guid_text[24];
     char pci_addr[16];            /* "0000:5e:00.0" when the device is a PCI function */
     char driver[32];              /* driver of the parent device ("mlx5_core"), or "" */
+    struct pna_pcie pcie;         /* its PCIe link, AER totals and locality (PCI functions) */
 
     struct pna_ib_port *ports;    /* sorted by num */
     size_t n_ports;

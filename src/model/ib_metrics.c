@@ -3,7 +3,9 @@
  * and primusHwCounterTable, one descriptor per value (see metric.h, ib.h).
  *
  * Counters a port does not offer (iWARP's "N/A (no PMA)") are absent, never
- * 0; data counters are octets already (the kernel's 4-octet words x 4). */
+ * 0; data counters are octets already (the kernel's 4-octet words x 4).  A
+ * device's PCIe figures (model/pcie.h) are absent where sysfs has no file or
+ * the link cannot say (a link in low power). */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
@@ -85,6 +87,12 @@ static void get_port_count(const struct pna_row *r, struct pna_value *out)
     pna_value_u64(out, ((const struct pna_ib_device *)r->rec)->n_ports);
 }
 
+#define PCIE_IF(member, has) PNA_FIELD_IF(struct pna_ib_device, pcie.member, pcie.has)
+#define AER_COL(col, obj, member, fam, text, js)                                               \
+    { .column = (col), .object = (obj), .syntax = C64,                                       \
+      .field = PNA_FIELD(struct pna_ib_device, pcie.member), .family = (fam), .type = COUNTER, \
+      .help = (text), .json = (js) }
+
 static const struct pna_metric device_metrics[] = {
     { .column = 2, .object = "primusRdmaNodeType", .syntax = PNA_SYNTAX_INTEGER,
       .field = PNA_FIELD_NZ(struct pna_ib_device, node_type), .enums = &node_type_enum },
@@ -106,6 +114,39 @@ static const struct pna_metric device_metrics[] = {
       .field = PNA_FIELD(struct pna_ib_device, driver), .label = "driver" },
     { .column = 10, .object = "primusRdmaPciBusId", .syntax = TEXT,
       .field = PNA_FIELD(struct pna_ib_device, pci_addr), .label = "pci_bus_id" },
+    { .column = 11, .object = "primusRdmaPcieLinkSpeed", .syntax = U32,
+      .field = PCIE_IF(link_speed_mtps, has_link_speed),
+      .family = "primus_rdma_pcie_link_speed_transfers_per_second", .type = GAUGE,
+      .scale = PNA_SCALE_E(6), .help = "PCIe link speed per lane as trained",
+      .json = "link_speed_mtps" },
+    { .column = 12, .object = "primusRdmaPcieMaxLinkSpeed", .syntax = U32,
+      .field = PCIE_IF(max_link_speed_mtps, has_max_link_speed),
+      .family = "primus_rdma_pcie_max_link_speed_transfers_per_second", .type = GAUGE,
+      .scale = PNA_SCALE_E(6), .help = "Highest PCIe link speed per lane device and slot support",
+      .json = "max_link_speed_mtps" },
+    { .column = 13, .object = "primusRdmaPcieLinkWidth", .syntax = U32, .max = 32,
+      .field = PCIE_IF(link_width, has_link_width), .family = "primus_rdma_pcie_link_width",
+      .type = GAUGE, .help = "PCIe lanes as trained", .json = "link_width" },
+    { .column = 14, .object = "primusRdmaPcieMaxLinkWidth", .syntax = U32, .max = 32,
+      .field = PCIE_IF(max_link_width, has_max_link_width), .family = "primus_rdma_pcie_max_link_width",
+      .type = GAUGE, .help = "Most PCIe lanes device and slot support", .json = "max_link_width" },
+    { .column = 15, .object = "primusRdmaPcieDowntrained", .syntax = PNA_SYNTAX_TRUTH,
+      .field = PCIE_IF(downtrained, has_downtrained), .flags = PNA_METRIC_JSON_BOOL,
+      .family = "primus_rdma_pcie_downtrained", .type = GAUGE,
+      .help = "1 when the PCIe link trained below its maximum width or speed",
+      .json = "downtrained" },
+    AER_COL(16, "primusRdmaPcieAerCorrectable", aer_correctable,
+            "primus_rdma_pcie_aer_correctable_errors_total",
+            "PCIe correctable errors AER counted (TOTAL_ERR_COR)", "aer_correctable"),
+    AER_COL(17, "primusRdmaPcieAerNonFatal", aer_nonfatal, "primus_rdma_pcie_aer_nonfatal_errors_total",
+            "PCIe uncorrectable non-fatal errors AER counted (TOTAL_ERR_NONFATAL)", "aer_nonfatal"),
+    AER_COL(18, "primusRdmaPcieAerFatal", aer_fatal, "primus_rdma_pcie_aer_fatal_errors_total",
+            "PCIe uncorrectable fatal errors AER counted (TOTAL_ERR_FATAL)", "aer_fatal"),
+    { .column = 19, .object = "primusRdmaNumaNode", .syntax = PNA_SYNTAX_INTEGER, .max = 65535,
+      .field = PCIE_IF(numa_node, has_numa_node), .family = "primus_rdma_numa_node", .type = GAUGE,
+      .help = "NUMA node of the device's PCI function, -1 for none", .json = "numa_node" },
+    { .column = 20, .object = "primusRdmaLocalCpus", .syntax = TEXT,
+      .field = PCIE_IF(local_cpus, has_local_cpus), .label = "local_cpus", .json = "local_cpus" },
 };
 
 const struct pna_metric_table pna_rdma_device_metrics = {
@@ -119,7 +160,7 @@ const struct pna_metric_table pna_rdma_device_metrics = {
     .row = device_row,
     .info_family = "primus_rdma_device_info",
     .info_help = "One series per RDMA device: node type, firmware, HCA type, board id, GUIDs, PCI "
-                 "address and driver; always 1",
+                 "address, driver and local CPUs; always 1",
 };
 
 /* ---- primusIbPortTable -------------------------------------------------------- */

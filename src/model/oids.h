@@ -220,6 +220,8 @@ enum pna_mib_notif { /* in primusNodeNotifications */
     PNA_NOTIF_GPU_HEALTH_CHANGE = 12,        /* primusGpuHealthChange */
     PNA_NOTIF_ROCE_LOSSLESS_CHANGE = 13,     /* primusRoceLosslessChange */
     PNA_NOTIF_ROCE_NODE_LOSSLESS_CHANGE = 14, /* primusRoceNodeLosslessChange */
+    PNA_NOTIF_PCIE_DOWNTRAINED = 15,         /* primusPcieDowntrained */
+    PNA_NOTIF_PCIE_RESTORED = 16,            /* primusPcieRestored */
     PNA_NOTIF_MODULE_THRESHOLD = 17,         /* primusModuleThreshold */
     PNA_NOTIF_MODULE_THRESHOLD_CLEAR = 18,   /* primusModuleThresholdClear */
 };
@@ -269,6 +271,8 @@ enum pna_mib_event_type { /* values of primusEventType */
     PNA_EVENT_TYPE_GPU_HEALTH = 12,          /* gpuHealth */
     PNA_EVENT_TYPE_ROCE_LOSSLESS = 13,       /* roceLossless */
     PNA_EVENT_TYPE_ROCE_NODE_LOSSLESS = 14,  /* roceNodeLossless */
+    PNA_EVENT_TYPE_PCIE_DOWNTRAINED = 15,    /* pcieDowntrained */
+    PNA_EVENT_TYPE_PCIE_RESTORED = 16,       /* pcieRestored */
     PNA_EVENT_TYPE_MODULE_THRESHOLD = 17,    /* moduleThreshold */
     PNA_EVENT_TYPE_MODULE_THRESHOLD_CLEAR = 18, /* moduleThresholdClear */
 };

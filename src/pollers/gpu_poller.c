@@ -18,6 +18,7 @@
 #include "sources/gpu/dri_map.h"
 #include "sources/gpu/gpu_procs.h"
 #include "sources/gpu/mig_caps.h"
+#include "sources/pci/pcie_sysfs.h"
 #include "sources/gpu/amd.h"
 #include "sources/gpu/amd_gpu_metrics.h"
 #include "sources/gpu/amd_kfd.h"
@@ -483,6 +484,22 @@ static void log_gpu_metrics_refusals(struct gpu_state *st)
             "not served (%lu refused since start)", pna_amd_gpu_metrics_last_refusal(), n);
 }
 
+/* The NUMA node and local CPUs of each GPU's PCI function, the same for
+ * every vendor; a GPU whose files are missing simply has none. */
+static void fill_locality(const struct pna_roots *roots, struct pna_gpu_list *list)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        struct pna_gpu *g = &list->gpus[i];
+        struct pna_pcie p;
+        if (!g->pci_bus_id[0])
+            continue;
+        pna_pcie_read_locality(roots, g->pci_bus_id, &p);
+        g->has_numa_node = p.has_numa_node;
+        g->numa_node = p.numa_node;
+        pna_strlcpy(g->local_cpus, p.has_local_cpus ? p.local_cpus : "", sizeof g->local_cpus);
+    }
+}
+
 static int gpu_collect(void *state, const struct pna_snap *prev,
                        const struct pna_poller_inputs *in, struct pna_snap **out,
                        char *err, size_t errlen)
@@ -513,6 +530,7 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
 
     pna_gpu_list_sort(&list);
     dedupe(&list);
+    fill_locality(&st->roots, &list);
     pna_gpu_procs_identify(&st->roots, &list);
     pna_gpu_list_trim_procs(&list, st->process_rows);
     pna_gpu_list_sort_migs(&list);

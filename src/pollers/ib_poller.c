@@ -1,7 +1,8 @@
 /* pollers/ib_poller.c -- the "ib" poller: reads /sys/class/infiniband into a
  * struct pna_ib_snap every interval, widens wrapping counters and computes rates
- * against the previous poll, and posts a notification when a port leaves or
- * enters the ACTIVE state.
+ * against the previous poll, reads the PCIe health of each device's PCI
+ * function, and posts a notification when a port leaves or enters the ACTIVE
+ * state and when a device's PCIe link falls below its maximum or returns to it.
  *
  * Thread ownership: everything here runs on the ib poller thread; the state
  * (last snapshot built, last known port states) is touched by no other thread.
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "core/cache.h"
+#include "sources/pci/pcie_sysfs.h"
 #include "sources/rdma/ib_mad.h"
 #include "sources/rdma/ib_smp.h"
 #include "sources/rdma/ib_sysfs.h"
@@ -32,6 +34,13 @@ struct known_port {
     int32_t state;
 };
 
+/* Last known PCIe verdict of one device's link; a poll that cannot judge it
+ * (a link in low power) keeps the previous verdict. */
+struct known_link {
+    char device[64];
+    bool downtrained;
+};
+
 struct ib_state {
     struct pna_roots roots;
     /* The last snapshot this poller built (one reference held).  Counter
@@ -41,6 +50,8 @@ struct ib_state {
     struct known_port *known;   /* sorted by (device, port) */
     size_t n_known;
     bool polled_once;
+    struct known_link *links;   /* sorted by device */
+    size_t n_links;
     /* What sysfs lacks, from libibmad and libibverbs: NULL when not built,
      * or when the roots are not the host's own (see ib_mad.h).  SMP holds
      * each InfiniBand port's neighbour between its queries (ib_smp.h). */
@@ -116,6 +127,7 @@ static void ib_fini(void *state)
     pna_ib_smp_free(st->smp);
     pna_ib_verbs_free(st->verbs);
     free(st->known);
+    free(st->links);
     free(st);
 }
 
@@ -212,6 +224,89 @@ static int track_port_states(struct ib_state *st, const struct pna_ib_model *m)
     return 0;
 }
 
+/* ---- PCIe health ---------------------------------------------------------------- */
+
+/* The PCIe files of each device's PCI function; their problems join the
+ * model's (software devices have no PCI address and read nothing). */
+static void read_pcie(const struct pna_roots *roots, struct pna_ib_model *m)
+{
+    for (size_t i = 0; i < m->n_devices; i++) {
+        struct pna_ib_device *d = &m->devices[i];
+        if (!d->pci_addr[0])
+            continue;
+        int problems = pna_pcie_read(roots, d->pci_addr, &d->pcie);
+        if (problems <= 0)
+            continue;
+        if (!m->problem[0])
+            snprintf(m->problem, sizeof m->problem, "%.40s PCIe %.100s", d->name, d->pcie.error);
+        m->problems += (uint32_t)problems;
+    }
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+    return strcmp(((const struct known_link *)a)->device, ((const struct known_link *)b)->device);
+}
+
+static const struct known_link *find_link(const struct ib_state *st, const char *device)
+{
+    struct known_link key;
+    if (st->n_links == 0)
+        return NULL;
+    pna_strlcpy(key.device, device, sizeof key.device);
+    return bsearch(&key, st->links, st->n_links, sizeof key, cmp_link);
+}
+
+static void post_pcie_event(const struct pna_ib_device *d, bool downtrained)
+{
+    const struct pna_pcie *p = &d->pcie;
+    struct pna_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = downtrained ? PNA_EV_PCIE_DOWNTRAINED : PNA_EV_PCIE_RESTORED;
+    ev.severity = downtrained ? PNA_SEV_WARNING : PNA_SEV_INFO;
+    snprintf(ev.subject, sizeof ev.subject, "%s", d->name);
+    struct pna_event_pcie *e = &ev.u.pcie;
+    pna_strlcpy(e->device, d->name, sizeof e->device);
+    e->speed_mtps = p->has_link_speed ? p->link_speed_mtps : 0;
+    e->max_speed_mtps = p->has_max_link_speed ? p->max_link_speed_mtps : 0;
+    e->width = p->has_link_width ? p->link_width : 0;
+    e->max_width = p->has_max_link_width ? p->max_link_width : 0;
+    snprintf(ev.text, sizeof ev.text, "RDMA device %s (%s) PCIe link %s: %u.%u GT/s x%u of %u.%u GT/s x%u",
+             d->name, d->pci_addr, downtrained ? "below its maximum" : "back at its maximum",
+             e->speed_mtps / 1000, e->speed_mtps % 1000 / 100, e->width, e->max_speed_mtps / 1000,
+             e->max_speed_mtps % 1000 / 100, e->max_width);
+    pna_event_post(&ev);
+}
+
+/* Compare each device's PCIe verdict with the last known one and post the
+ * changes.  On the first poll only a downtrained link is reported; a device
+ * that appears later downtrained is reported too.  A device that is gone is
+ * forgotten without a word (its port events say it went). */
+static int track_pcie_links(struct ib_state *st, const struct pna_ib_model *m)
+{
+    struct known_link *now = m->n_devices ? calloc(m->n_devices, sizeof *now) : NULL;
+    if (m->n_devices && !now)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_devices; i++) {
+        const struct pna_ib_device *d = &m->devices[i];
+        const struct known_link *before = find_link(st, d->name);
+        bool was = before && before->downtrained;
+        bool is = d->pcie.has_downtrained ? d->pcie.downtrained : was;
+        if (is != was)
+            post_pcie_event(d, is);
+        pna_strlcpy(now[k].device, d->name, sizeof now[k].device);
+        now[k].downtrained = is;
+        k++;
+    }
+    if (k > 1)
+        qsort(now, k, sizeof *now, cmp_link);
+    free(st->links);
+    st->links = now;
+    st->n_links = k;
+    return 0;
+}
+
 static int ib_collect(void *state, const struct pna_snap *prev,
                       const struct pna_poller_inputs *in, struct pna_snap **out,
                       char *err, size_t errlen)
@@ -228,13 +323,14 @@ static int ib_collect(void *state, const struct pna_snap *prev,
         free(snap);
         return -1;
     }
+    read_pcie(&st->roots, &snap->m);
     /* 64-bit PMA counters and port attributes first: rates use them */
     pna_ib_mad_apply(st->mad, &snap->m);
     pna_ib_verbs_apply(st->verbs, &snap->m);
     /* the neighbours: asked at link-up and every few minutes, else kept */
     pna_ib_smp_apply(st->smp, &snap->m);
     pna_ib_derive(&snap->m, before ? &before->m : NULL);
-    if (track_port_states(st, &snap->m) != 0) {
+    if (track_port_states(st, &snap->m) != 0 || track_pcie_links(st, &snap->m) != 0) {
         pna_ib_model_free(&snap->m);
         free(snap);
         snprintf(err, errlen, "out of memory");

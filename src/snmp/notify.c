@@ -32,6 +32,7 @@ static const oid gpu_link_entry[] = { PNA_OID_GPU_LINK_ENTRY };
 static const oid notify_objects[] = { PNA_OID_NOTIFY_OBJECTS };
 static const oid roce_config_entry[] = { PNA_OID_ROCE_CONFIG_ENTRY };
 static const oid pfc_group[] = { PNA_OID_PFC };
+static const oid rdma_device_entry[] = { PNA_OID_RDMA_DEVICE_ENTRY };
 
 /* A varbind list being built; NAME is reused for each OID. */
 struct vb_builder {
@@ -258,6 +259,24 @@ static void lossless_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_str(b, l->reason);
 }
 
+/* The device, then its link and maximum at its primusRdmaDeviceTable row
+ * (0 where a figure is not known). */
+static void pcie_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_pcie *p = &ev->u.pcie;
+    static const char *const objects[] = { "primusRdmaPcieLinkSpeed", "primusRdmaPcieMaxLinkSpeed",
+                                           "primusRdmaPcieLinkWidth", "primusRdmaPcieMaxLinkWidth" };
+    const uint32_t values[] = { p->speed_mtps, p->max_speed_mtps, p->width, p->max_width };
+    add_notify_object(b, PNA_SC_NOTIFY_RDMA_DEVICE);
+    add_str(b, p->device);
+    for (size_t i = 0; i < sizeof objects / sizeof objects[0]; i++) {
+        vb_name(b, rdma_device_entry, OID_LENGTH(rdma_device_entry),
+                column_of(&pna_rdma_device_metrics, objects[i]));
+        vb_index_str(b, p->device);
+        add_u32(b, values[i]);
+    }
+}
+
 /* The interface, which reading, its lane, its level and the threshold. */
 static void module_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
@@ -293,6 +312,8 @@ static unsigned notification_number(enum pna_event_type type)
     case PNA_EV_GPU_HEALTH: return PNA_NOTIF_GPU_HEALTH_CHANGE;
     case PNA_EV_ROCE_LOSSLESS: return PNA_NOTIF_ROCE_LOSSLESS_CHANGE;
     case PNA_EV_ROCE_NODE_LOSSLESS: return PNA_NOTIF_ROCE_NODE_LOSSLESS_CHANGE;
+    case PNA_EV_PCIE_DOWNTRAINED: return PNA_NOTIF_PCIE_DOWNTRAINED;
+    case PNA_EV_PCIE_RESTORED: return PNA_NOTIF_PCIE_RESTORED;
     case PNA_EV_MODULE_THRESHOLD: return PNA_NOTIF_MODULE_THRESHOLD;
     case PNA_EV_MODULE_THRESHOLD_CLEAR: return PNA_NOTIF_MODULE_THRESHOLD_CLEAR;
     }
@@ -316,6 +337,8 @@ static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
     case PNA_EV_PFC_PAUSE_STORM: pfc_varbinds(b, ev); break;
     case PNA_EV_ROCE_LOSSLESS:
     case PNA_EV_ROCE_NODE_LOSSLESS: lossless_varbinds(b, ev); break;
+    case PNA_EV_PCIE_DOWNTRAINED:
+    case PNA_EV_PCIE_RESTORED: pcie_varbinds(b, ev); break;
     case PNA_EV_MODULE_THRESHOLD:
     case PNA_EV_MODULE_THRESHOLD_CLEAR: module_varbinds(b, ev); break;
     }

@@ -480,6 +480,15 @@ def lldp_tlv():
     put("lldp_tlv", "pfc-long", dot1 + bytes([0x0b, 0x08, 0x18, 0x00]))
 
 
+def pcie():
+    # every file of tests/fixtures/pcie/ (real aer_dev_* and link files of
+    # three AMD GPUs, and the built cases its README.md lists)
+    for p in sorted(glob.glob(os.path.join(FX, "pcie", "*", "sys", "bus", "pci", "devices", "*", "*"))):
+        parts = p.split(os.sep)
+        put("pcie", "%s-%s-%s" % (parts[-7], parts[-2].replace(":", "_"), parts[-1]),
+            open(p, "rb").read())
+
+
 def module():
     # EEPROM images built from the specifications (two with the values of
     # real ethtool -m captures), as tests/fixtures/module/README.md says, and
@@ -496,7 +505,7 @@ def main():
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, module):
+               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module):
         fn()
 
 

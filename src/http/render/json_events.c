@@ -107,6 +107,14 @@ static json_t *details(const struct pna_event *ev)
                          "was", old <= PNA_LOSSLESS_NOT_APPLICABLE ? pna_lossless_verdict_names[old] : "",
                          "reason", pna_json_text(ev->u.lossless.reason));
     }
+    case PNA_EV_PCIE_DOWNTRAINED:
+    case PNA_EV_PCIE_RESTORED: {
+        const struct pna_event_pcie *p = &ev->u.pcie;
+        return json_pack("{s:o,s:I,s:I,s:I,s:I}", "device", pna_json_text(p->device),
+                         "link_speed_mtps", (json_int_t)p->speed_mtps, "max_link_speed_mtps",
+                         (json_int_t)p->max_speed_mtps, "link_width", (json_int_t)p->width,
+                         "max_link_width", (json_int_t)p->max_width);
+    }
     case PNA_EV_MODULE_THRESHOLD:
     case PNA_EV_MODULE_THRESHOLD_CLEAR:
         return module_details(&ev->u.module);

@@ -8,8 +8,10 @@
  * After the seed's members, "ports" lists each port with a netdev and that
  * interface's lossless-RoCE configuration and verdict (primusRoceConfigTable's
  * descriptors) under "roce", its physical layer (primusPhyTable) under "phy"
- * and its module (primusModuleTable, primusModuleLaneTable) under "module".
- * /node carries the node's verdict (pna_json_roce_summary). */
+ * and its module (primusModuleTable, primusModuleLaneTable) under "module";
+ * "pcie" the device's PCIe link, AER totals and locality
+ * (primusRdmaDeviceTable's descriptors with a JSON member).  /node carries
+ * the node's verdict (pna_json_roce_summary). */
 #include "pna_autoconf.h"
 #include "model/ib.h"
 #include "model/metric_tables.h"
@@ -128,6 +130,16 @@ json_t *pna_json_roce_summary(const struct pna_http_view *v)
     return o;
 }
 
+/* Device I's PCIe members, from the descriptors of primusRdmaDeviceTable. */
+static json_t *pcie_json(const struct pna_http_view *v, size_t i)
+{
+    struct pna_row row;
+    json_t *o = json_object();
+    if (pna_http_row(&pna_rdma_device_metrics, v, i, &row))
+        pna_json_put_members(o, &pna_rdma_device_metrics, &row);
+    return o;
+}
+
 struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
 {
     json_t *list = json_array();
@@ -143,6 +155,7 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
                                                       port ? port->port_guid : 0));
         json_object_set_new(o, "link_layer", pna_json_text(port ? port->link_layer : ""));
         json_object_set_new(o, "ports", ports_json(v, d));
+        json_object_set_new(o, "pcie", pcie_json(v, i));
         json_array_append_new(list, o);
     }
     return pna_json_envelope(list);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "core/cache.h"
+#include "model/pcie.h"   /* PNA_PCIE_CPULIST_CAP */
 
 /* (Named apart from model/oids.h's PNA_GPU_VENDOR_*, the MIB's own enum,
  * which a table file includes next to this header.) */
@@ -182,6 +183,9 @@ struct pna_gpu {
     bool has_pci_ids;
     uint16_t pci_vendor_id, pci_device_id;       /* 0x10de / 0x1002, device */
     uint16_t pci_subsys_vendor_id, pci_subsys_device_id;
+    bool has_numa_node;          /* from sysfs by pci_bus_id (sources/pci/pcie_sysfs.c) */
+    int32_t numa_node;           /* -1: the kernel says the GPU has none */
+    char local_cpus[PNA_PCIE_CPULIST_CAP]; /* its local_cpulist, "" unknown */
     bool has_vendor_index;
     uint32_t vendor_index;       /* the vendor tool's own GPU number (nvidia-smi
                                     or rocm-smi "GPU[n]"); informational only */

@@ -472,6 +472,11 @@ static const struct pna_metric gpu_metrics[] = {
       .field = GPU_NZ(compute_partition), .label = "compute_partition" },
     { .column = 87, .object = "primusGpuMemoryPartition", .syntax = TEXT,
       .field = GPU_NZ(memory_partition), .label = "memory_partition" },
+    { .column = 88, .object = "primusGpuNumaNode", .syntax = PNA_SYNTAX_INTEGER, .max = 65535,
+      .field = GPU_IF(numa_node, has_numa_node), .family = "primus_gpu_numa_node", .type = GAUGE,
+      .help = "NUMA node of the GPU's PCI function, -1 for none" },
+    { .column = 89, .object = "primusGpuLocalCpus", .syntax = TEXT, .field = GPU_NZ(local_cpus),
+      .label = "local_cpus" },
 };
 
 const struct pna_metric_table pna_gpu_metrics = {
