@@ -443,6 +443,26 @@ def dcb():
         put("dcb", os.path.basename(p)[:-len(".bin")], open(p, "rb").read())
 
 
+def ethtool_nl():
+    # the kernel's ethtool netlink answers recorded on veth and lo (real-*)
+    # and the replies built from its attribute definitions (built-*), as
+    # tests/fixtures/ethtool-nl/README.md says; the first octet picks the
+    # parser (fuzz_ethtool_nl.c): 0 link state, 1 FEC, 2 statistics,
+    # 3 pause, 4 module EEPROM, whose length (minus 1) is the next octet
+    pick = {"linkstate": 0, "fec": 1, "stats": 2, "pause": 3, "eeprom": 4}
+    for p in sorted(glob.glob(os.path.join(FX, "ethtool-nl", "*.bin"))):
+        name = os.path.basename(p)[:-len(".bin")]
+        data = open(p, "rb").read()
+        kind = name.split("-")[1]
+        if kind == "bad":
+            kind = {"truncated": "stats", "nest": "stats", "group": "stats", "short": "pause",
+                    "fec": "fec", "bitset": "fec"}.get(name.split("-")[2], "linkstate")
+        if kind == "eeprom":
+            put("ethtool_nl", name, bytes([4, 127]) + data)
+        else:
+            put("ethtool_nl", name, bytes([pick[kind]]) + data)
+
+
 def node_info(node_type, nports, guid, local_port):
     """NodeInfo attribute data (IBA vol. 1, 14.2.5.3), padded to an SMP's 64 octets."""
     g = struct.pack(">Q", guid)
@@ -505,7 +525,8 @@ def main():
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
-               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module):
+               config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
+               ethtool_nl):
         fn()
 
 

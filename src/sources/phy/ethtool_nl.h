@@ -5,7 +5,8 @@
  * reads, without running ethtool.
  *
  * One socket per poller thread; every request waits at most about a second.
- * Reading needs no capability: see ethtool_nl.c. */
+ * The link state, FEC, statistics and pause requests need no capability; the
+ * module EEPROM needs CAP_NET_ADMIN (EPERM without it): see ethtool_nl.c. */
 #ifndef PNA_SOURCES_PHY_ETHTOOL_NL_H
 #define PNA_SOURCES_PHY_ETHTOOL_NL_H
 
@@ -31,8 +32,10 @@ int pna_ethnl_read_phy(struct pna_ethnl *nl, struct pna_phy_if *out);
 /* Read LENGTH bytes (at most 128) of IFNAME's module EEPROM at OFFSET of PAGE
  * (and BANK) at I2C address I2C_ADDR (0x50; 0x51 for SFF-8472 diagnostics)
  * into BUF (ETHTOOL_MSG_MODULE_EEPROM_GET).  Offsets 0-127 are the lower
- * page, 128-255 the upper page PAGE.  Returns 0, or -1 with ERR ("no module
- * (ENODEV)", "not supported by the driver (EOPNOTSUPP)", ...). */
+ * page, 128-255 the upper page PAGE.  Returns 0, or -1 with ERR, one line
+ * naming the request ("module EEPROM: no module (ENODEV)", "module EEPROM:
+ * not supported by the driver (EOPNOTSUPP)", "module EEPROM: not permitted
+ * without CAP_NET_ADMIN (EPERM)", ...). */
 int pna_ethnl_module_eeprom(struct pna_ethnl *nl, const char *ifname, uint8_t i2c_addr,
                             uint8_t page, uint8_t bank, uint32_t offset, uint32_t length,
                             uint8_t *buf, char *err, size_t errlen);
