@@ -67,6 +67,8 @@ struct pna_config {
     /* RDMA / PFC */
     struct pna_name_list pfc_interfaces;  /* netdevs read for pause/PFC besides RoCE ones */
     uint64_t pause_storm_pps;             /* pause frames/s that count as a storm */
+    bool link_events;                     /* linkEvents: port changes from rtnetlink and
+                                             verbs events, besides the poll (default yes) */
 
     const char *lldp_socket;              /* lldpd's control socket, under rootfs; "" = off */
     /* The lossless-RoCE configuration the fleet is meant to have (losslessPfcPriorities,

@@ -5,9 +5,11 @@
  * one entry per RDMA device in name order (if_index is that position, as the
  * seed numbered ibv_devinfo's list).  GUIDs are printed as eight colon-separated
  * bytes, as the seed does; port_guid and link_layer are the first port's.
- * After the seed's members, "ports" lists each port with a netdev and that
- * interface's lossless-RoCE configuration and verdict (primusRoceConfigTable's
- * descriptors), under "roce".  /node carries the node's verdict
+ * After the seed's members, "ports" lists each port: its number, its netdev
+ * ("" for InfiniBand), the primusIbPortTable members that have a JSON name
+ * ("flaps", "last_change") and, for an interface the pfc poller watches,
+ * its lossless-RoCE configuration and verdict (primusRoceConfigTable's
+ * descriptors) under "roce".  /node carries the node's verdict
  * (pna_json_roce_summary). */
 #include "pna_autoconf.h"
 #include "model/ib.h"
@@ -53,16 +55,22 @@ static json_t *roce_json(const struct pna_http_view *v, const char *ifname)
     return NULL;
 }
 
-static json_t *ports_json(const struct pna_http_view *v, const struct pna_ib_device *d)
+/* The ports of device D, whose first row in primusIbPortTable is FIRST_ROW. */
+static json_t *ports_json(const struct pna_http_view *v, const struct pna_ib_device *d,
+                          size_t first_row)
 {
     json_t *list = json_array();
     for (size_t p = 0; p < d->n_ports; p++) {
         const struct pna_ib_port *port = &d->ports[p];
+        json_t *o = json_pack("{s:I,s:o}", "port", (json_int_t)port->num, "netdev",
+                              pna_json_text(port->netdev));
+        struct pna_row row;
+        if (pna_http_row(&pna_ib_port_metrics, v, first_row + p, &row))
+            pna_json_put_members(o, &pna_ib_port_metrics, &row);
         json_t *roce = port->netdev[0] ? roce_json(v, port->netdev) : NULL;
-        if (!roce)
-            continue;
-        json_array_append_new(list, json_pack("{s:I,s:o,s:o}", "port", (json_int_t)port->num,
-                                              "netdev", pna_json_text(port->netdev), "roce", roce));
+        if (roce)
+            json_object_set_new(o, "roce", roce);
+        json_array_append_new(list, o);
     }
     return list;
 }
@@ -80,6 +88,7 @@ json_t *pna_json_roce_summary(const struct pna_http_view *v)
 struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
 {
     json_t *list = json_array();
+    size_t first_row = 0;
     for (size_t i = 0; v->ib && i < v->ib->n_devices; i++) {
         const struct pna_ib_device *d = &v->ib->devices[i];
         const struct pna_ib_port *port = d->n_ports ? &d->ports[0] : NULL;
@@ -91,7 +100,8 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
         json_object_set_new(o, "port_guid", guid_json(port && port->has_port_guid,
                                                       port ? port->port_guid : 0));
         json_object_set_new(o, "link_layer", pna_json_text(port ? port->link_layer : ""));
-        json_object_set_new(o, "ports", ports_json(v, d));
+        json_object_set_new(o, "ports", ports_json(v, d, first_row));
+        first_row += d->n_ports;
         json_array_append_new(list, o);
     }
     return pna_json_envelope(list);
