@@ -32,7 +32,8 @@ shift
 
 all="fileio node ib_sysfs amdgpu_sysfs pfc_names cgroup config oci_spec containerd
      docker_list docker_inspect docker_events rfc3339 kubelet_pods kubelet_summary
-     k8s_quantity nvsmi dri_map amd_gpu_metrics mig_caps amd_kfd cdi dcb ib_smp lldp_tlv"
+     k8s_quantity nvsmi dri_map amd_gpu_metrics mig_caps amd_kfd cdi dcb ib_smp lldp_tlv
+     rtnl_link"
 # The pod-resources harness exists only in a build with protobuf-c.
 if grep -q '^#define HAVE_PROTOBUF_C 1' "$top_builddir/pna_autoconf.h" 2>/dev/null; then
     all="$all podresources"
@@ -47,7 +48,7 @@ max_len() {
         lldp_tlv) echo 1024 ;; # an LLDP TLV: 4 + at most 507 octets
         fileio) echo 256 ;;
         cgroup) echo 1024 ;;
-        dri_map | amd_gpu_metrics | mig_caps | dcb) echo 4096 ;;
+        dri_map | amd_gpu_metrics | mig_caps | dcb | rtnl_link) echo 4096 ;;
         amd_kfd) echo 8192 ;;
         node | config | docker_inspect) echo 16384 ;;
         pfc_names | nvsmi) echo 131072 ;;
