@@ -64,7 +64,7 @@ struct pna_link_watch {
 
     pthread_mutex_t lock;         /* guards everything below */
     struct target *targets;
-    size_t n_targets, cap_targets;
+    size_t n_targets;
     bool need_dump;               /* a netdev was added since the last dump */
     struct pna_link_change queue[PNA_LINK_QUEUE_MAX];
     size_t q_head, q_len;
@@ -502,7 +502,7 @@ int pna_link_watch_sync(struct pna_link_watch *w, const struct pna_link_target *
     devices_changed |= w->n_targets != n;
     free(w->targets);
     w->targets = next;
-    w->n_targets = w->cap_targets = n;
+    w->n_targets = n;
     w->need_dump |= added_netdev;
     pthread_mutex_unlock(&w->lock);
     if ((added_netdev && w->rtnl) || (devices_changed && w->async)) {
