@@ -446,6 +446,12 @@ def rdma_dashboard():
                               "Value #D": "width"},
                       units={"rate": "Bps"},
                       mappings={"state": IB_STATE_MAP, "phys state": IB_PHYS_MAP}),
+                ts("Link flaps", "Times each port left its up state per interval, from the agent's "
+                   "link events (a RoCE netdev's carrier loss, an InfiniBand port error) and polls: "
+                   "flaps shorter than a scrape are counted too.",
+                   both([("increase(primus_ib_port_flaps_total%s%s)" % (pb, RI), L_PORT_B)],
+                        [("increase(primusIbPortFlaps%s%s)" % (ps, RI), L_PORT_S)]),
+                   w=24, h=6, thresholds=steps("green", None, "orange", 1)),
             ]),
             row("Traffic and errors", [
                 ts("Receive / transmit", "Bytes per second over the last poll interval (transmit drawn "

@@ -45,6 +45,7 @@ void pna_config_defaults(struct pna_config *cfg)
     cfg->stale_after_s = 300;
     cfg->pause_storm_pps = 10000;
     cfg->module_interval_ms = 60000;
+    cfg->link_events = true;
     cfg->nvml_library = "libnvidia-ml.so.1";
     cfg->nvidia_smi = "/usr/bin/nvidia-smi";
     cfg->nvidia_smi_timeout_ms = 5000;
@@ -199,6 +200,7 @@ static const struct token simple_tokens[] = {
     { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
     { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT64_MAX },
     { "moduleInterval", K_SECONDS_MS, OFF(module_interval_ms), 10, 86400 },
+    { "linkEvents", K_BOOL, OFF(link_events), 0, 0 },
     { "lldpSocket", K_STR, OFF(lldp_socket), 0, 0 },
     { "nvmlLibrary", K_STR, OFF(nvml_library), 0, 0 },
     { "nvidiaSmi", K_STR, OFF(nvidia_smi), 0, 0 },

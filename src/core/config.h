@@ -68,6 +68,8 @@ struct pna_config {
     struct pna_name_list pfc_interfaces;  /* netdevs read for pause/PFC besides RoCE ones */
     uint64_t pause_storm_pps;             /* pause frames/s that count as a storm */
     unsigned module_interval_ms;          /* least time between two reads of a module's EEPROM */
+    bool link_events;                     /* linkEvents: port changes from rtnetlink and
+                                             verbs events, besides the poll (default yes) */
 
     const char *lldp_socket;              /* lldpd's control socket, under rootfs; "" = off */
     /* The lossless-RoCE configuration the fleet is meant to have (losslessPfcPriorities,

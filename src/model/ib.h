@@ -152,6 +152,12 @@ struct pna_ib_port {
     uint32_t active_mtu;          /* octets, from libibverbs (src/sources/rdma/ib_verbs.c); 0 unknown */
     uint32_t max_mtu;             /* largest MTU the port supports, octets; 0 unknown */
     struct pna_ib_neighbor neighbor; /* InfiniBand only: the switch or HCA port cabled to it */
+    /* Kept by the ib poller across polls (pollers/ib_poller.c), from the link
+     * watcher's events and the poll: times the port left its up state since
+     * the agent started (InfiniBand: PORT_ERR or ACTIVE -> not ACTIVE; RoCE:
+     * every carrier loss of its netdev), and when it last went up or down. */
+    uint32_t flaps;
+    uint32_t last_change_s;       /* seconds since 1970-01-01 UTC; 0 no change seen */
 
     struct pna_counter counters[PNA_IBC_COUNT];
     struct pna_hw_counter *hw;    /* sorted by name */

@@ -329,6 +329,15 @@ static void get_neighbor_type(const struct pna_row *r, struct pna_value *out)
                                : PNA_IB_PORT_NEIGHBOR_NODE_TYPE_UNKNOWN);
 }
 
+/* 0 before a change was seen (the MIB's DESCRIPTION); no sample then. */
+static void get_last_change(const struct pna_row *r, struct pna_value *out)
+{
+    if (port_of(r)->last_change_s)
+        pna_value_u64(out, port_of(r)->last_change_s);
+    else
+        pna_value_none(out);
+}
+
 #define PORT(member) PNA_FIELD(struct pna_ib_port, member)
 #define PORT_NZ(member) PNA_FIELD_NZ(struct pna_ib_port, member)
 #define PORT_IF(member, has) PNA_FIELD_IF(struct pna_ib_port, member, has)
@@ -461,6 +470,16 @@ static const struct pna_metric port_metrics[] = {
       .get = get_neighbor_port, .label = "neighbor_port" },
     { .column = 63, .object = "primusIbPortNeighborNodeType", .syntax = PNA_SYNTAX_INTEGER,
       .get = get_neighbor_type, .enums = &neighbor_type_enum, .label = "neighbor_node_type" },
+    { .column = 64, .object = "primusIbPortFlaps", .syntax = PNA_SYNTAX_COUNTER32,
+      .field = PORT(flaps), .family = "primus_ib_port_flaps_total", .type = COUNTER,
+      .json = "flaps",
+      .help = "Times the port left its up state since the agent started (InfiniBand: port "
+              "error or ACTIVE to not ACTIVE; RoCE: every carrier loss of its netdev)" },
+    { .column = 65, .object = "primusIbPortLastChange", .syntax = U32,
+      .get = get_last_change, .family = "primus_ib_port_last_change_timestamp_seconds",
+      .type = GAUGE, .json = "last_change",
+      .help = "When the port last went up or down, seconds since 1970-01-01 UTC; no sample "
+              "before a change was seen" },
 };
 
 /* primusIbPortSaturated: bit N stands for column 20 + N, a counter column;

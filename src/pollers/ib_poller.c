@@ -1,12 +1,26 @@
 /* pollers/ib_poller.c -- the "ib" poller: reads /sys/class/infiniband into a
  * struct pna_ib_snap every interval, widens wrapping counters and computes rates
  * against the previous poll, reads the PCIe health of each device's PCI
- * function, and posts a notification when a port leaves or enters the ACTIVE
+ * function, and posts a notification when a port leaves or enters its up
  * state and when a device's PCIe link falls below its maximum or returns to it.
  *
+ * Port changes come first from the link watcher (watchers/link_watch.c:
+ * rtnetlink carrier changes of RoCE netdevs, verbs PORT_ERR/PORT_ACTIVE of
+ * InfiniBand ports), which wakes this poller at once: each collect consumes
+ * the recorded changes in order, so a flap shorter than a poll still gives
+ * DOWN then UP.  The poll stays the fallback and the reconciler: a transition
+ * it sees counts only when no event covered it (an event already moved the
+ * port there, or one arrived for the port in this same collect, when the
+ * state file may lag behind the event: the next poll settles it).
+ *
+ * A port is up when its state is ACTIVE and, for a RoCE port whose netdev's
+ * carrier an event reported, that carrier is on: a carrier loss is a flap
+ * even when the state file still (or again) reads ACTIVE.
+ *
  * Thread ownership: everything here runs on the ib poller thread; the state
- * (last snapshot built, last known port states) is touched by no other thread.
- * The snapshots it publishes are read-only for everyone once published. */
+ * (last snapshot built, last known port states) is touched by no other thread
+ * (the link watcher is reached through its own locked calls).  The snapshots
+ * it publishes are read-only for everyone once published. */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "pollers/pollers.h"
@@ -22,8 +36,10 @@
 #include "sources/rdma/ib_sysfs.h"
 #include "sources/rdma/ib_verbs.h"
 #include "core/events.h"
+#include "core/log.h"
 #include "model/ib.h"
 #include "util/fileio.h"
+#include "watchers/link_watch.h"
 
 /* Last known state of one port.  A port whose state file could not be read in
  * one poll keeps its previous known state, so a passing read error is neither
@@ -32,6 +48,11 @@ struct known_port {
     char device[64];
     uint32_t port;
     int32_t state;
+    bool up;                    /* as last reported (event or poll) */
+    int8_t carrier;             /* its netdev's carrier from events: -1 unknown, 0, 1 */
+    bool event_this_collect;    /* an event moved it in this collect */
+    uint32_t flaps;
+    uint32_t last_change_s;
 };
 
 /* Last known PCIe verdict of one device's link; a poll that cannot judge it
@@ -58,6 +79,9 @@ struct ib_state {
     struct pna_ib_mad *mad;
     struct pna_ib_smp *smp;
     struct pna_ib_verbs *verbs;
+    /* Port changes as they happen; NULL with linkEvents no, or when neither
+     * rtnetlink nor verbs events could be opened. */
+    struct pna_link_watch *watch;
 };
 
 /* The library tables the next init() uses: the real ones where built. */
@@ -73,6 +97,16 @@ static const struct pna_ib_verbs_ops *verbs_ops = &pna_ib_verbs_libibverbs;
 #else
 static const struct pna_ib_verbs_ops *verbs_ops = NULL;
 #endif
+#ifdef HAVE_LIBMNL
+static const struct pna_rtnl_ops *rtnl_ops = &pna_rtnl_libmnl;
+#else
+static const struct pna_rtnl_ops *rtnl_ops = NULL;
+#endif
+#ifdef HAVE_IBVERBS
+static const struct pna_ib_async_ops *async_ops = &pna_ib_async_libibverbs;
+#else
+static const struct pna_ib_async_ops *async_ops = NULL;
+#endif
 static bool ext_any_roots;
 
 void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad, const struct pna_ib_smp_ops *smp,
@@ -84,11 +118,34 @@ void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad, const struct pn
     ext_any_roots = any_roots;
 }
 
+void pna_ib_poller_set_link_ops(const struct pna_rtnl_ops *rtnl,
+                                const struct pna_ib_async_ops *async)
+{
+    rtnl_ops = rtnl;
+    async_ops = async;
+}
+
 static void ib_snap_destroy(struct pna_snap *snap)
 {
     struct pna_ib_snap *ib = (struct pna_ib_snap *)snap;
     pna_ib_model_free(&ib->m);
     free(ib);
+}
+
+/* rtnetlink describes the agent's own network namespace, whatever sysfs tree
+ * is read (a fixture's RoCE netdev may be a real interface); verbs events,
+ * like the other libraries, only the host's own devices. */
+static void start_link_watch(struct ib_state *st)
+{
+    const struct pna_ib_async_ops *async =
+        ext_any_roots || pna_ib_host_roots(&st->roots) ? async_ops : NULL;
+    if (!rtnl_ops && !async)
+        return;
+    char why[160];
+    st->watch = pna_link_watch_new(rtnl_ops, async, why, sizeof why);
+    if (!st->watch)
+        pna_log(LOG_WARNING, "ib: no link events (%s): port changes are seen by the poll only",
+                why);
 }
 
 static int ib_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
@@ -113,6 +170,8 @@ static int ib_init(void **state, const struct pna_config *cfg, char *err, size_t
             return -1;
         }
     }
+    if (cfg->link_events)
+        start_link_watch(st);
     *state = st;
     return 0;
 }
@@ -126,6 +185,7 @@ static void ib_fini(void *state)
     pna_ib_mad_free(st->mad);
     pna_ib_smp_free(st->smp);
     pna_ib_verbs_free(st->verbs);
+    pna_link_watch_free(st->watch);
     free(st->known);
     free(st->links);
     free(st);
@@ -138,8 +198,8 @@ static int cmp_known(const void *a, const void *b)
     return c ? c : (x->port > y->port) - (x->port < y->port);
 }
 
-static const struct known_port *find_known(const struct ib_state *st, const char *device,
-                                           uint32_t port)
+static struct known_port *find_known(const struct ib_state *st, const char *device,
+                                     uint32_t port)
 {
     struct known_port key;
     if (st->n_known == 0)
@@ -155,16 +215,20 @@ static const char *state_label(int32_t state)
     return s[0] ? s : "gone";
 }
 
-static void post_port_event(const char *device, uint32_t port, int32_t old_state,
-                            int32_t new_state)
+/* UP: a primusIbPortUp, else a primusIbPortDown.  WHY: the text after
+ * "RDMA port D/P", NULL for the poll's own wording.  WALL_MS: when, 0 now. */
+static void post_port_event(const char *device, uint32_t port, bool up, int32_t old_state,
+                            int32_t new_state, const char *why, int64_t wall_ms)
 {
     struct pna_event ev;
     memset(&ev, 0, sizeof ev);
-    bool up = new_state == PNA_IB_STATE_ACTIVE;
     ev.type = up ? PNA_EV_IB_PORT_UP : PNA_EV_IB_PORT_DOWN;
     ev.severity = up ? PNA_SEV_INFO : PNA_SEV_ERROR;
+    ev.time_ms = wall_ms; /* 0: now */
     snprintf(ev.subject, sizeof ev.subject, "%s/%u", device, port);
-    if (up)
+    if (why)
+        snprintf(ev.text, sizeof ev.text, "RDMA port %s/%u %s", device, port, why);
+    else if (up)
         snprintf(ev.text, sizeof ev.text, "RDMA port %s/%u is ACTIVE (was %s)", device, port,
                  old_state ? state_label(old_state) : "absent");
     else
@@ -179,11 +243,110 @@ static void post_port_event(const char *device, uint32_t port, int32_t old_state
     pna_event_post(&ev);
 }
 
-/* Compare every port with its last known state, post ACTIVE transitions and
- * rebuild the known list.  Ports that vanished while ACTIVE are reported down
- * ("gone").  Nothing is posted on the first poll: there is no
- * transition to report. */
-static int track_port_states(struct ib_state *st, const struct pna_ib_model *m)
+/* The port K went up or down (from OLD_STATE to NEW_STATE) at WALL_MS (0:
+ * now): the notification, and the flap count and time of the last change. */
+static void port_moved(struct known_port *k, bool up, int32_t old_state, int32_t new_state,
+                       const char *why, int64_t wall_ms)
+{
+    int64_t when_ms = wall_ms ? wall_ms : pna_now_ms();
+    post_port_event(k->device, k->port, up, old_state, new_state, why, wall_ms);
+    if (k->up && !up)
+        k->flaps++;
+    k->up = up;
+    k->last_change_s = when_ms > 0 ? (uint32_t)(when_ms / 1000) : 0;
+}
+
+/* One change the link watcher recorded, against the last known states.  A
+ * change to the state the port is already in (the poll saw it first, or a
+ * repeated event) is no transition: nothing is counted twice. */
+static void apply_change(struct ib_state *st, const struct pna_link_change *c)
+{
+    struct known_port *k = find_known(st, c->device, c->port);
+    if (!k)
+        return; /* a port the last poll did not list */
+    bool netdev = c->source == PNA_LINK_FROM_NETDEV;
+    if (netdev)
+        k->carrier = c->up ? 1 : 0;
+    if (k->up == c->up)
+        return;
+    k->event_this_collect = true;
+    char why[sizeof ((struct pna_event *)0)->text];
+    if (netdev)
+        snprintf(why, sizeof why, c->up ? "is up: carrier on %s" : "is down: carrier lost on %s",
+                 c->netdev);
+    else
+        snprintf(why, sizeof why, c->up ? "is ACTIVE (port active event)"
+                                        : "left ACTIVE (port error event)");
+    /* The state file may not have followed yet (RoCE: it may never): the
+     * notification says ACTIVE -> down or down -> ACTIVE, as the event does. */
+    port_moved(k, c->up, c->up ? PNA_IB_STATE_DOWN : PNA_IB_STATE_ACTIVE,
+               c->up ? PNA_IB_STATE_ACTIVE : PNA_IB_STATE_DOWN, why, c->wall_ms);
+}
+
+/* Consume every change recorded since the last collect, oldest first.  When
+ * some were lost (the queue was full) the carriers are forgotten: the poll
+ * alone decides until the next events. */
+static void consume_changes(struct ib_state *st)
+{
+    for (size_t i = 0; i < st->n_known; i++)
+        st->known[i].event_this_collect = false;
+    if (!st->watch)
+        return;
+    struct pna_link_change batch[32];
+    bool lost = false, lost_now;
+    size_t n;
+    while ((n = pna_link_watch_take(st->watch, batch, 32, &lost_now)) > 0 || lost_now) {
+        lost |= lost_now;
+        for (size_t i = 0; i < n; i++)
+            apply_change(st, &batch[i]);
+        if (n == 0)
+            break;
+    }
+    for (size_t i = 0; lost && i < st->n_known; i++)
+        st->known[i].carrier = -1;
+}
+
+/* The ports the link watcher is to follow: the model's, InfiniBand ones by
+ * their device, the others by their netdev. */
+static void sync_watch(struct ib_state *st, const struct pna_ib_model *m)
+{
+    if (!st->watch)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_devices; i++)
+        n += m->devices[i].n_ports;
+    struct pna_link_target *t = n ? calloc(n, sizeof *t) : NULL;
+    if (n && !t)
+        return; /* out of memory: the old set stays */
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_devices; i++) {
+        const struct pna_ib_device *d = &m->devices[i];
+        for (size_t p = 0; p < d->n_ports; p++) {
+            const struct pna_ib_port *port = &d->ports[p];
+            pna_strlcpy(t[k].device, d->name, sizeof t[k].device);
+            t[k].port = port->num;
+            t[k].infiniband = strcmp(port->link_layer, "InfiniBand") == 0;
+            pna_strlcpy(t[k].netdev, port->netdev, sizeof t[k].netdev);
+            k++;
+        }
+    }
+    pna_link_watch_sync(st->watch, t, k);
+    free(t);
+}
+
+/* Up as the poll sees it: ACTIVE, and the carrier an event reported not off. */
+static bool poll_up(const struct pna_ib_port *port, int32_t state, int8_t carrier)
+{
+    bool infiniband = strcmp(port->link_layer, "InfiniBand") == 0;
+    return state == PNA_IB_STATE_ACTIVE && (infiniband || carrier != 0);
+}
+
+/* Compare every port with its last known state, post the transitions no
+ * event covered and rebuild the known list (flap counts and change times
+ * carried over, and copied into the model).  Ports that vanished while up
+ * are reported down ("gone").  Nothing is posted on the first poll: there is
+ * no transition to report. */
+static int track_port_states(struct ib_state *st, struct pna_ib_model *m)
 {
     size_t n = 0;
     for (size_t i = 0; i < m->n_devices; i++)
@@ -193,29 +356,38 @@ static int track_port_states(struct ib_state *st, const struct pna_ib_model *m)
         return -1;
     size_t k = 0;
     for (size_t i = 0; i < m->n_devices; i++) {
-        const struct pna_ib_device *d = &m->devices[i];
+        struct pna_ib_device *d = &m->devices[i];
         for (size_t p = 0; p < d->n_ports; p++) {
-            const struct pna_ib_port *port = &d->ports[p];
+            struct pna_ib_port *port = &d->ports[p];
             const struct known_port *before = find_known(st, d->name, port->num);
-            int32_t old_state = before ? before->state : 0;
-            int32_t new_state = port->state ? port->state : old_state;
-            bool was_active = old_state == PNA_IB_STATE_ACTIVE;
-            bool is_active = new_state == PNA_IB_STATE_ACTIVE;
-            if (st->polled_once && was_active != is_active && (before || is_active))
-                post_port_event(d->name, port->num, old_state, new_state);
-            pna_strlcpy(now[k].device, d->name, sizeof now[k].device);
-            now[k].port = port->num;
-            now[k].state = new_state;
-            k++;
+            struct known_port *kp = &now[k++];
+            if (before)
+                *kp = *before;
+            else {
+                pna_strlcpy(kp->device, d->name, sizeof kp->device);
+                kp->port = port->num;
+                kp->carrier = -1;
+            }
+            int32_t new_state = port->state ? port->state : kp->state;
+            bool up = poll_up(port, new_state, kp->carrier);
+            if (st->polled_once && kp->up != up && (before || up) && !kp->event_this_collect)
+                port_moved(kp, up, kp->state,
+                           up || new_state != PNA_IB_STATE_ACTIVE ? new_state : PNA_IB_STATE_DOWN,
+                           NULL, 0);
+            else if (!st->polled_once || !before)
+                kp->up = up;
+            kp->state = new_state;
+            kp->event_this_collect = false;
+            port->flaps = kp->flaps;
+            port->last_change_s = kp->last_change_s;
         }
     }
     if (k > 1)
         qsort(now, k, sizeof *now, cmp_known);
     for (size_t i = 0; i < st->n_known; i++) {
         const struct known_port *old = &st->known[i];
-        if (old->state == PNA_IB_STATE_ACTIVE &&
-            (k == 0 || !bsearch(old, now, k, sizeof *now, cmp_known)))
-            post_port_event(old->device, old->port, old->state, 0);
+        if (old->up && (k == 0 || !bsearch(old, now, k, sizeof *now, cmp_known)))
+            post_port_event(old->device, old->port, false, old->state, 0, NULL, 0);
     }
     free(st->known);
     st->known = now;
@@ -319,6 +491,9 @@ static int ib_collect(void *state, const struct pna_snap *prev,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    /* the changes recorded since the last collect, in order, before the
+     * poll reads where the ports are now */
+    consume_changes(st);
     if (pna_ib_sysfs_read(&st->roots, &snap->m, err, errlen) != 0) {
         free(snap);
         return -1;
@@ -336,6 +511,7 @@ static int ib_collect(void *state, const struct pna_snap *prev,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    sync_watch(st, &snap->m);
     pna_snap_init(&snap->base, ib_snap_destroy);
     /* A reference of our own besides the one the core publishes. */
     pna_snap_retain(&snap->base);

@@ -33,6 +33,16 @@ struct pna_ib_verbs_ops;
 void pna_ib_poller_set_ext_ops(const struct pna_ib_mad_ops *mad, const struct pna_ib_smp_ops *smp,
                                const struct pna_ib_verbs_ops *verbs, bool any_roots);
 
+/* Tests: the tables the next ib init() starts its link watcher with
+ * (watchers/link_watch.h): the rtnetlink socket and the verbs asynchronous
+ * events (the latter, like the tables above, only on the host's roots unless
+ * ANY_ROOTS was set).  NULL: that source is not used.  By default libmnl and
+ * libibverbs where built. */
+struct pna_rtnl_ops;
+struct pna_ib_async_ops;
+void pna_ib_poller_set_link_ops(const struct pna_rtnl_ops *rtnl,
+                                const struct pna_ib_async_ops *async);
+
 /* Tests: what the pfc poller reads an interface's statistics with (the
  * signature of pna_ethtool_read(), sources/pfc/ethtool.h; the result is freed
  * with pna_eth_stats_free()).  NULL restores the ethtool ioctl. */

@@ -520,13 +520,23 @@ def module():
     put("module", "arista-half-lower", arista[:64])
 
 
+def rtnl_link():
+    # the kernel's own RTM_NEWLINK / RTM_DELLINK messages, as
+    # tests/fixtures/rtnl/README.md says, one by one and two in one datagram
+    # (a notification's carrier loss, then its return)
+    for p in sorted(glob.glob(os.path.join(FX, "rtnl", "*.bin"))):
+        put("rtnl_link", os.path.basename(p)[:-len(".bin")], open(p, "rb").read())
+    put("rtnl_link", "down-up-datagram",
+        rd("rtnl", "newlink-0-carrier0.bin") + rd("rtnl", "newlink-1-carrier1.bin"))
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
-               ethtool_nl):
+               ethtool_nl, rtnl_link):
         fn()
 
 

@@ -514,6 +514,35 @@ static void add_oom_kills(void)
     nftw(dir, add_kills, 16, FTW_PHYS);
 }
 
+/* The ports go down and up between polls before the counters move, so
+ * primusIbPortFlaps and primusIbPortLastChange have figures: mlx5_0/1 six
+ * times, mlx5_1/1 nine (distinct from the rows' other figures). */
+static void set_port_state(const char *device, const char *state)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/class/infiniband/%s/ports/1/state", sysfs, device);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(state, f);
+        fclose(f);
+    }
+}
+
+static void flap_ports(void *ib)
+{
+    collect(&pna_ib_poller, ib);
+    for (int i = 0; i < 9; i++) {
+        if (i < 6)
+            set_port_state("mlx5_0", "1: DOWN\n");
+        set_port_state("mlx5_1", "1: DOWN\n");
+        collect(&pna_ib_poller, ib);
+        set_port_state("mlx5_0", "4: ACTIVE\n");
+        set_port_state("mlx5_1", "4: ACTIVE\n");
+        collect(&pna_ib_poller, ib);
+    }
+}
+
 static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
 {
     char ctl[PATH_MAX + 16], xml[PATH_MAX], url[64], lib[PATH_MAX];
@@ -554,6 +583,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     pna_pfc_poller_set_lldp_reader(read_lldp);
     pna_phy_poller_set_readers(read_phy, read_phy_module);
     pna_ib_poller_set_ext_ops(NULL, &fixture_smp, &fixture_verbs, true);
+    pna_ib_poller_set_link_ops(NULL, NULL); /* flaps come from polls (flap_ports) */
 
     void *node = start(&pna_node_poller, cfg), *gpu = start(&pna_gpu_poller, cfg);
     void *ib = start(&pna_ib_poller, cfg), *pfc = start(&pna_pfc_poller, cfg);
@@ -563,7 +593,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
 
     /* first polls, then the sources move on, then the polls that give rates */
     collect(&pna_node_poller, node);
-    collect(&pna_ib_poller, ib);
+    flap_ports(ib);
     collect(&pna_pfc_poller, pfc);
     collect(&pna_phy_poller, phy);
     bump_cpu_times();
@@ -1695,17 +1725,39 @@ static void compare_json_sub(json_t *gpus, const char *table, const char *member
     CHECK(seen > 0);
 }
 
-/* /rdma: each RDMA port with a netdev carries that interface's
+/* The primusIbPortTable row of DEVICE's port PORT: its primusIbPortFlaps cell. */
+static const struct cell *ib_port_cell(const char *device, json_int_t port)
+{
+    for (size_t i = 0; i < n_cells; i++) {
+        if (strcmp(cells[i].m->object, "primusIbPortFlaps") != 0)
+            continue;
+        char name[64];
+        size_t at = get_string(cells[i].idx, cells[i].idx_len, 0, name, sizeof name);
+        if (!strcmp(name, device) && at < cells[i].idx_len && (json_int_t)cells[i].idx[at] == port)
+            return &cells[i];
+    }
+    return NULL;
+}
+
+/* /rdma: every port carries its primusIbPortTable members (flaps, last
+ * change); each RDMA port with a netdev carries that interface's
  * primusRoceConfigTable row under ports[].roce; /node carries the node's
  * verdict under "roce". */
 static void compare_roce_json(const struct pna_http_view *v)
 {
     json_t *rdma = json_reply(pna_json_rdma(v)), *dev, *port;
-    size_t k, n, seen = 0, seen_phy = 0;
+    size_t k, n, seen = 0, seen_phy = 0, ports_seen = 0;
     json_array_foreach(json_object_get(rdma, "data"), k, dev)
     {
         json_array_foreach(json_object_get(dev, "ports"), n, port)
         {
+            const struct cell *pc =
+                ib_port_cell(json_string_value(json_object_get(dev, "if_name")),
+                             json_integer_value(json_object_get(port, "port")));
+            CHECK(pc != NULL);
+            if (pc)
+                compare_json_row(port, table_named("primusIbPortTable"), pc, true);
+            ports_seen++;
             const char *ifname = json_string_value(json_object_get(port, "netdev"));
             for (size_t i = 0; ifname && i < n_cells; i++)
                 if (!strcmp(cells[i].t->object, "primusRoceConfigTable") &&
@@ -1733,6 +1785,7 @@ static void compare_roce_json(const struct pna_http_view *v)
     }
     CHECK(seen > 0);
     CHECK(seen_phy >= 2);   /* the RoCE port's interface: its phy row and its module row */
+    CHECK_INT(ports_seen, 2);
     json_decref(rdma);
     json_t *node = json_reply(pna_json_node(v));
     compare_json_row(json_object_get(node, "roce"), table_named("primusPfc"), any_cell("primusPfc"), true);

@@ -72,6 +72,7 @@ static void test_good(void)
                   "eventHistory 500\n"
                   "staleAfter 0\n"
                   "pauseStormThreshold 5000000000\n"
+                  "linkEvents no\n"
                   "nvidiaSmiTimeout 3\n"
                   "gpuTempThreshold 85\n"
                   "kubeletInsecure yes\n"
@@ -94,6 +95,7 @@ static void test_good(void)
     CHECK_INT(cfg.event_history, 500);
     CHECK_INT(cfg.stale_after_s, 0);
     CHECK_U64(cfg.pause_storm_pps, 5000000000ull);
+    CHECK(!cfg.link_events);
     CHECK_INT(cfg.nvidia_smi_timeout_ms, 3000);
     CHECK_INT(cfg.gpu_temp_threshold_c, 85);
     CHECK(cfg.kubelet_insecure);
@@ -104,8 +106,8 @@ static void test_good(void)
     CHECK_INT(nremembered, 2);
     CHECK_STR(remembered[0], "rocommunity public 127.0.0.1");
     CHECK_STR(remembered[1], "createUser primus SHA-256 \"a secret\" AES \"another secret\"");
-    CHECK_INT(remembered_line[0], 18);
-    CHECK_INT(remembered_line[1], 19);
+    CHECK_INT(remembered_line[0], 19);
+    CHECK_INT(remembered_line[1], 20);
     CHECK_STR(remembered_user[0], "-");
     CHECK_STR(remembered_user[1], "primus");
     CHECK_STR(remembered_engine[1], "-");
@@ -312,6 +314,7 @@ static void test_errors(void)
     expect_error("eventHistory 0\n", "1: eventHistory: 0 is out of range");
     expect_error("gpuTempThreshold 201\n", "1: gpuTempThreshold: 201 is out of range");
     expect_error("poller node sometimes\n", "1: poller: 'sometimes' is not yes or no");
+    expect_error("linkEvents sometimes\n", "1: linkEvents: 'sometimes' is not yes or no");
     expect_error("pfcInterface\n", "1: pfcInterface: expected at least one interface name");
     expect_error("rwuser admin\n", "1: unknown token 'rwuser'");
     expect_error("trap2sink\n", "1: trap2sink: missing value");
@@ -330,6 +333,7 @@ static void test_errors(void)
     struct pna_config cfg;
     char err[512] = "";
     pna_config_defaults(&cfg);
+    CHECK(cfg.link_events); /* linkEvents: yes unless said otherwise */
     CHECK_INT(pna_config_load(&cfg, "/nonexistent/pna.conf", pollers, NPOLLERS, NULL, NULL, err,
                               sizeof err), -1);
     CHECK(strstr(err, "/nonexistent/pna.conf: cannot open") != NULL);

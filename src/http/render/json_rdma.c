@@ -5,13 +5,15 @@
  * one entry per RDMA device in name order (if_index is that position, as the
  * seed numbered ibv_devinfo's list).  GUIDs are printed as eight colon-separated
  * bytes, as the seed does; port_guid and link_layer are the first port's.
- * After the seed's members, "ports" lists each port with a netdev and that
- * interface's lossless-RoCE configuration and verdict (primusRoceConfigTable's
- * descriptors) under "roce", its physical layer (primusPhyTable) under "phy"
- * and its module (primusModuleTable, primusModuleLaneTable) under "module";
- * "pcie" the device's PCIe link, AER totals and locality
- * (primusRdmaDeviceTable's descriptors with a JSON member).  /node carries
- * the node's verdict (pna_json_roce_summary). */
+ * After the seed's members, "ports" lists each port: its number, its netdev
+ * ("" for InfiniBand), the primusIbPortTable members that have a JSON name
+ * ("flaps", "last_change") and, for an interface the pfc and phy pollers
+ * watch, its lossless-RoCE configuration and verdict (primusRoceConfigTable)
+ * under "roce", its physical layer (primusPhyTable) under "phy" and its
+ * module (primusModuleTable, primusModuleLaneTable) under "module"; "pcie" is
+ * the device's PCIe link, AER totals and locality (primusRdmaDeviceTable's
+ * descriptors with a JSON member).  /node carries the node's verdict
+ * (pna_json_roce_summary). */
 #include "pna_autoconf.h"
 #include "model/ib.h"
 #include "model/metric_tables.h"
@@ -85,19 +87,23 @@ static json_t *lanes_json(const struct pna_http_view *v, const char *ifname)
     return list;
 }
 
-/* The interface's members: "roce" (primusRoceConfigTable), "phy"
- * (primusPhyTable), "module" (primusModuleTable, with its "lanes"). */
-static json_t *port_json(const struct pna_http_view *v, const struct pna_ib_port *port)
+/* Port PORT of primusIbPortTable's row ROW: its members, then those of the
+ * interface's rows: "roce" (primusRoceConfigTable), "phy" (primusPhyTable),
+ * "module" (primusModuleTable, with its "lanes"). */
+static json_t *port_json(const struct pna_http_view *v, const struct pna_ib_port *port, size_t row)
 {
+    json_t *o = json_pack("{s:I,s:o}", "port", (json_int_t)port->num, "netdev",
+                          pna_json_text(port->netdev));
+    struct pna_row r;
+    if (pna_http_row(&pna_ib_port_metrics, v, row, &r))
+        pna_json_put_members(o, &pna_ib_port_metrics, &r);
+    if (!port->netdev[0])
+        return o;
     json_t *roce = v->pfc ? if_row_json(v, &pna_roce_config_metrics, port->netdev, pfc_row_ifname)
                           : NULL;
     json_t *phy = v->phy ? if_row_json(v, &pna_phy_metrics, port->netdev, phy_row_ifname) : NULL;
     json_t *module = v->phy ? if_row_json(v, &pna_module_metrics, port->netdev, phy_row_ifname)
                             : NULL;
-    if (!roce && !phy && !module)
-        return NULL;
-    json_t *o = json_pack("{s:I,s:o}", "port", (json_int_t)port->num, "netdev",
-                          pna_json_text(port->netdev));
     if (roce)
         json_object_set_new(o, "roce", roce);
     if (phy)
@@ -109,14 +115,13 @@ static json_t *port_json(const struct pna_http_view *v, const struct pna_ib_port
     return o;
 }
 
-static json_t *ports_json(const struct pna_http_view *v, const struct pna_ib_device *d)
+/* The ports of device D, whose first row in primusIbPortTable is FIRST_ROW. */
+static json_t *ports_json(const struct pna_http_view *v, const struct pna_ib_device *d,
+                          size_t first_row)
 {
     json_t *list = json_array();
-    for (size_t p = 0; p < d->n_ports; p++) {
-        json_t *o = d->ports[p].netdev[0] ? port_json(v, &d->ports[p]) : NULL;
-        if (o)
-            json_array_append_new(list, o);
-    }
+    for (size_t p = 0; p < d->n_ports; p++)
+        json_array_append_new(list, port_json(v, &d->ports[p], first_row + p));
     return list;
 }
 
@@ -143,6 +148,7 @@ static json_t *pcie_json(const struct pna_http_view *v, size_t i)
 struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
 {
     json_t *list = json_array();
+    size_t first_row = 0;
     for (size_t i = 0; v->ib && i < v->ib->n_devices; i++) {
         const struct pna_ib_device *d = &v->ib->devices[i];
         const struct pna_ib_port *port = d->n_ports ? &d->ports[0] : NULL;
@@ -154,7 +160,8 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
         json_object_set_new(o, "port_guid", guid_json(port && port->has_port_guid,
                                                       port ? port->port_guid : 0));
         json_object_set_new(o, "link_layer", pna_json_text(port ? port->link_layer : ""));
-        json_object_set_new(o, "ports", ports_json(v, d));
+        json_object_set_new(o, "ports", ports_json(v, d, first_row));
+        first_row += d->n_ports;
         json_object_set_new(o, "pcie", pcie_json(v, i));
         json_array_append_new(list, o);
     }

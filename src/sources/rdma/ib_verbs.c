@@ -7,7 +7,11 @@
  * one ioctl on an open device).  A device whose open fails is not tried again
  * while it stays; one that disappears is closed and forgotten.
  *
- * Thread ownership: the ib poller thread only. */
+ * The asynchronous event table (struct pna_ib_async_ops) opens contexts of
+ * its own for the link watcher.
+ *
+ * Thread ownership: the ib poller thread only; the async event table's
+ * contexts, the link watch thread only. */
 #include "pna_autoconf.h"
 #include "sources/rdma/ib_verbs.h"
 #include "util/array.h"
@@ -21,6 +25,8 @@
 #include "util/fileio.h"
 
 #ifdef HAVE_IBVERBS
+#include <errno.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #endif
 
@@ -194,6 +200,48 @@ static void libibverbs_close(void *ctx)
 const struct pna_ib_verbs_ops pna_ib_verbs_libibverbs = {
     .open_device = libibverbs_open,
     .query_port = libibverbs_query_port,
+    .close_device = libibverbs_close,
+};
+
+/* ---- libibverbs: asynchronous events ------------------------------------- */
+
+static int libibverbs_event_fd(void *ctx)
+{
+    int fd = ((struct ibv_context *)ctx)->async_fd;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return -1;
+    return fd;
+}
+
+static int libibverbs_get_event(void *ctx, struct pna_ib_async_event *out)
+{
+    struct ibv_async_event ev;
+    if (ibv_get_async_event(ctx, &ev) != 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    memset(out, 0, sizeof *out);
+    switch (ev.event_type) {
+    case IBV_EVENT_PORT_ACTIVE:
+        out->kind = PNA_IB_ASYNC_PORT_ACTIVE;
+        out->port = (uint32_t)ev.element.port_num;
+        break;
+    case IBV_EVENT_PORT_ERR:
+        out->kind = PNA_IB_ASYNC_PORT_ERR;
+        out->port = (uint32_t)ev.element.port_num;
+        break;
+    default:
+        out->kind = PNA_IB_ASYNC_OTHER;
+        break;
+    }
+    /* Every event must be acknowledged, or ibv_close_device() waits forever. */
+    ibv_ack_async_event(&ev);
+    return 1;
+}
+
+const struct pna_ib_async_ops pna_ib_async_libibverbs = {
+    .open_device = libibverbs_open,
+    .event_fd = libibverbs_event_fd,
+    .get_event = libibverbs_get_event,
     .close_device = libibverbs_close,
 };
 

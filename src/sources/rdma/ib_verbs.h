@@ -42,6 +42,37 @@ struct pna_ib_verbs_ops {
 extern const struct pna_ib_verbs_ops pna_ib_verbs_libibverbs;
 #endif
 
+/* Port state changes as the device reports them (ibv_get_async_event on the
+ * device's asynchronous event channel), for the link watcher
+ * (watchers/link_watch.c), which owns every context it opens with this table
+ * and uses it on its own thread only. */
+enum pna_ib_async_kind {
+    PNA_IB_ASYNC_OTHER = 0,      /* any other event: acknowledged, ignored */
+    PNA_IB_ASYNC_PORT_ACTIVE,    /* IBV_EVENT_PORT_ACTIVE */
+    PNA_IB_ASYNC_PORT_ERR,       /* IBV_EVENT_PORT_ERR: the port left ACTIVE */
+};
+
+struct pna_ib_async_event {
+    uint8_t kind;                /* enum pna_ib_async_kind */
+    uint32_t port;
+};
+
+struct pna_ib_async_ops {
+    /* Open DEVICE for its events; NULL on failure. */
+    void *(*open_device)(const char *device);
+    /* The descriptor that becomes readable when an event waits, set
+     * non-blocking; -1 on failure. */
+    int (*event_fd)(void *ctx);
+    /* Take one waiting event into OUT and acknowledge it (ibv_ack_async_event):
+     * 1, 0 when none waits, -1 on error. */
+    int (*get_event)(void *ctx, struct pna_ib_async_event *out);
+    void (*close_device)(void *ctx);
+};
+
+#ifdef HAVE_IBVERBS
+extern const struct pna_ib_async_ops pna_ib_async_libibverbs;
+#endif
+
 /* IBV_MTU_256 (1) .. IBV_MTU_4096 (5) in octets; 0 for anything else. */
 uint32_t pna_ib_mtu_octets(int ibv_mtu);
 
