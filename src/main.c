@@ -262,7 +262,7 @@ int main(int argc, char **argv)
         return 1;
     /* Capabilities are per thread: drop them before any thread is made. */
     char why[256];
-    if (pna_drop_privileges(why, sizeof why) != 0)
+    if (pna_drop_privileges(cfg.module_interval_ms != 0, why, sizeof why) != 0)
         pna_log(LOG_WARNING, "keeping all capabilities: %s", why);
     if (pna_pollers_start(&cfg) != 0)
         return 1;

@@ -199,7 +199,7 @@ static const struct token simple_tokens[] = {
     { "logRateInterval", K_UINT, OFF(log_rate_interval_s), 0, 86400 },
     { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
     { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT64_MAX },
-    { "moduleInterval", K_SECONDS_MS, OFF(module_interval_ms), 10, 86400 },
+    { "moduleInterval", K_SECONDS_MS, OFF(module_interval_ms), 0, 86400 },
     { "linkEvents", K_BOOL, OFF(link_events), 0, 0 },
     { "lldpSocket", K_STR, OFF(lldp_socket), 0, 0 },
     { "nvmlLibrary", K_STR, OFF(nvml_library), 0, 0 },

@@ -6,13 +6,18 @@
  *   CAP_SYS_PTRACE       /proc/<pid> of container processes where /proc is
  *                        mounted with hidepid
  *   CAP_NET_BIND_SERVICE the HTTP bridge binds after the drop (a port < 1024)
- * Everything else (DAC_OVERRIDE, SYS_ADMIN, NET_ADMIN, NET_RAW, SETUID, KILL,
+ *   CAP_NET_ADMIN        only while pluggable modules are read: the kernel asks
+ *                        it of ETHTOOL_MSG_MODULE_EEPROM_GET (reading a
+ *                        module's EEPROM goes over its I2C bus); the agent
+ *                        sends no other request that needs it
+ * Everything else (DAC_OVERRIDE, SYS_ADMIN, NET_RAW, SETUID, KILL,
  * SYS_MODULE...) goes.  The AgentX socket snmpd makes is root's (agentXPerms
  * sets its group and mode), so reconnecting needs no override. */
 #include "pna_autoconf.h"
 #include "core/privileges.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/capability.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,9 +28,9 @@
 
 static const int kept_caps[] = { CAP_DAC_READ_SEARCH, CAP_NET_BIND_SERVICE, CAP_SYS_PTRACE };
 
-static uint64_t kept_mask(void)
+static uint64_t kept_mask(bool module_reads)
 {
-    uint64_t m = 0;
+    uint64_t m = module_reads ? UINT64_C(1) << CAP_NET_ADMIN : 0;
     for (size_t i = 0; i < sizeof kept_caps / sizeof kept_caps[0]; i++)
         m |= UINT64_C(1) << kept_caps[i];
     return m;
@@ -62,7 +67,7 @@ static int set_caps(uint64_t effective, uint64_t permitted)
     return (int)syscall(SYS_capset, &hdr, data);
 }
 
-int pna_drop_privileges(char *why, size_t whylen)
+int pna_drop_privileges(bool module_reads, char *why, size_t whylen)
 {
     struct __user_cap_data_struct data[2];
     if (get_caps(data) != 0) {
@@ -70,7 +75,7 @@ int pna_drop_privileges(char *why, size_t whylen)
         return -1;
     }
     uint64_t permitted = ((uint64_t)data[1].permitted << 32) | data[0].permitted;
-    uint64_t keep = permitted & kept_mask();
+    uint64_t keep = permitted & kept_mask(module_reads);
     /* The bounding set first: dropping from it needs CAP_SETPCAP, which the
      * capset below gives up.  EINVAL: a capability this kernel lacks. */
     if (permitted & (UINT64_C(1) << CAP_SETPCAP)) {

@@ -120,6 +120,8 @@ static void read_module(struct phy_state *st, struct pna_phy_if *pif)
 static void update_module(struct phy_state *st, struct pna_phy_if *pif,
                           const struct pna_phy_if *old, int64_t now_ms)
 {
+    if (st->module_interval_ms == 0)
+        return;   /* moduleInterval 0: modules are not read (no CAP_NET_ADMIN kept) */
     bool link_changed = old && old->link.read && pif->link.read && old->link.link != pif->link.link;
     if (old && old->module_read_mono_ms &&
         now_ms - old->module_read_mono_ms < (int64_t)st->module_interval_ms && !link_changed) {

@@ -1,14 +1,27 @@
 #!/bin/bash
 # Started as root, the agent keeps only the capabilities its sources can need
-# (dac_read_search, net_bind_service, sys_ptrace) in every
-# thread, sets no_new_privs, and still serves.
+# (dac_read_search, net_bind_service, sys_ptrace; net_admin only while it reads
+# pluggable modules, which the kernel asks it of) in every thread, sets
+# no_new_privs, and still serves.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "not root: there are no capabilities to drop"
 want=$(printf '%016x' $(( (1 << 2) | (1 << 10) | (1 << 19) )))
+with_net_admin=$(printf '%016x' $(( (1 << 2) | (1 << 10) | (1 << 12) | (1 << 19) )))
 
+# Module reads on (the default): net_admin kept, for MODULE_EEPROM_GET.
 echo "agentXPingInterval 1" > "$WORK/agent.conf"
 start_snmpd
+start_agent
+wait_agent
+got=$(awk '$1 == "CapEff:" {print $2}' /proc/"$AGENT_PID"/status)
+[ "$got" = "$with_net_admin" ] || fail "module reads on: CapEff $got, want $with_net_admin"
+ok "module reads on: net_admin kept besides the three ($with_net_admin)"
+kill "$AGENT_PID"
+wait "$AGENT_PID" 2>/dev/null
+
+# moduleInterval 0: no module reads, net_admin dropped like the rest.
+printf 'agentXPingInterval 1\nmoduleInterval 0\n' > "$WORK/agent.conf"
 start_agent
 wait_agent
 threads=0

@@ -73,6 +73,7 @@ static void test_good(void)
                   "staleAfter 0\n"
                   "pauseStormThreshold 5000000000\n"
                   "linkEvents no\n"
+                  "moduleInterval 0\n"
                   "nvidiaSmiTimeout 3\n"
                   "gpuTempThreshold 85\n"
                   "kubeletInsecure yes\n"
@@ -96,6 +97,7 @@ static void test_good(void)
     CHECK_INT(cfg.stale_after_s, 0);
     CHECK_U64(cfg.pause_storm_pps, 5000000000ull);
     CHECK(!cfg.link_events);
+    CHECK_U64(cfg.module_interval_ms, 0); /* modules not read */
     CHECK_INT(cfg.nvidia_smi_timeout_ms, 3000);
     CHECK_INT(cfg.gpu_temp_threshold_c, 85);
     CHECK(cfg.kubelet_insecure);
@@ -106,8 +108,8 @@ static void test_good(void)
     CHECK_INT(nremembered, 2);
     CHECK_STR(remembered[0], "rocommunity public 127.0.0.1");
     CHECK_STR(remembered[1], "createUser primus SHA-256 \"a secret\" AES \"another secret\"");
-    CHECK_INT(remembered_line[0], 19);
-    CHECK_INT(remembered_line[1], 20);
+    CHECK_INT(remembered_line[0], 20);
+    CHECK_INT(remembered_line[1], 21);
     CHECK_STR(remembered_user[0], "-");
     CHECK_STR(remembered_user[1], "primus");
     CHECK_STR(remembered_engine[1], "-");
@@ -315,6 +317,7 @@ static void test_errors(void)
     expect_error("gpuTempThreshold 201\n", "1: gpuTempThreshold: 201 is out of range");
     expect_error("poller node sometimes\n", "1: poller: 'sometimes' is not yes or no");
     expect_error("linkEvents sometimes\n", "1: linkEvents: 'sometimes' is not yes or no");
+    expect_error("moduleInterval 86401\n", "1: moduleInterval: 86401 is out of range");
     expect_error("pfcInterface\n", "1: pfcInterface: expected at least one interface name");
     expect_error("rwuser admin\n", "1: unknown token 'rwuser'");
     expect_error("trap2sink\n", "1: trap2sink: missing value");
@@ -334,6 +337,7 @@ static void test_errors(void)
     char err[512] = "";
     pna_config_defaults(&cfg);
     CHECK(cfg.link_events); /* linkEvents: yes unless said otherwise */
+    CHECK_U64(cfg.module_interval_ms, 60000); /* moduleInterval: a minute */
     CHECK_INT(pna_config_load(&cfg, "/nonexistent/pna.conf", pollers, NPOLLERS, NULL, NULL, err,
                               sizeof err), -1);
     CHECK(strstr(err, "/nonexistent/pna.conf: cannot open") != NULL);
