@@ -552,6 +552,25 @@ def rdma_dashboard():
                         None),
                    unit="Bps", negative="tx"),
             ]),
+            row("HCA PCIe health", [
+                ts("PCIe link width against its maximum",
+                   "Lanes each RDMA device's PCIe link trained at, and the most it and its slot "
+                   "support (dashed): a gap is a downtrained link, RDMA capped below line rate.",
+                   both([("primus_rdma_pcie_link_width{%s,%s}" % (I, DEV_B), "{{instance}} {{device}}"),
+                         ("primus_rdma_pcie_max_link_width{%s,%s}" % (I, DEV_B), "{{instance}} {{device}} max")],
+                        [("primusRdmaPcieLinkWidth{%s,%s}" % (I, DEV_S), "{{instance}} {{primusRdmaDeviceName}}"),
+                         ("primusRdmaPcieMaxLinkWidth{%s,%s}" % (I, DEV_S),
+                          "{{instance}} {{primusRdmaDeviceName}} max")]),
+                   dashed="max", lo=0),
+                ts("PCIe AER errors",
+                   "Correctable, non-fatal and fatal PCIe errors the device's AER reported, per interval.",
+                   both([("increase(primus_rdma_pcie_aer_%s_errors_total{%s,%s}%s)" % (k, I, DEV_B, RI),
+                          "{{instance}} {{device}} " + k) for k in ("correctable", "nonfatal", "fatal")],
+                        [("increase(primusRdmaPcieAer%s{%s,%s}%s)" % (k, I, DEV_S, RI),
+                          "{{instance}} {{primusRdmaDeviceName}} " + k)
+                         for k in ("Correctable", "NonFatal", "Fatal")]),
+                   bars=True),
+            ]),
             row("Physical layer and optics", [
                 ts("FEC corrected and uncorrectable blocks",
                    "FEC codewords per second the FEC corrected (a link running close to its limit "
