@@ -175,6 +175,22 @@ static void update_ber(struct pna_phy_if *pif, const struct pna_pfc_if *pfc, int
 
 /* ---- one poll ------------------------------------------------------------------ */
 
+/* The driver's counters start again at 0 when it is reloaded or the device
+ * reset (and the kernel's link-down count is 32 bits): served as Counter64s
+ * they must not go back, so each continues from its last value. */
+static void widen_counters(struct pna_phy_if *pif, const struct pna_phy_if *old)
+{
+    for (int i = 0; i < PNA_PHY_COUNT; i++) {
+        struct pna_counter *c = &pif->c[i];
+        if (!c->present)
+            continue;
+        pif->raw[i] = c->value;
+        bool have_prev = old && old->c[i].present;
+        pna_counter_widen64(have_prev, have_prev ? old->raw[i] : 0,
+                            have_prev ? old->c[i].value : 0, pif->raw[i], &c->value);
+    }
+}
+
 static void read_interface(struct phy_state *st, struct pna_phy_if *pif)
 {
     if (phy_reader)
@@ -210,6 +226,7 @@ static int phy_collect(void *state, const struct pna_snap *prev,
         pif->ifindex = pfc_if->ifindex;
         const struct pna_phy_if *old = before ? pna_phy_find_if(&before->m, pif->ifname) : NULL;
         read_interface(st, pif);
+        widen_counters(pif, old);
         if (pif->error[0])
             unreadable++;
         update_ber(pif, pfc_if, pfc->m.sample_mono_ms, old);

@@ -8,8 +8,9 @@
  * threshold it left.  The poller (pollers/phy_poller.c) with stand-in readers
  * (no virtual interface has FEC or a module; the figures below are made up):
  * it reads the pfc snapshot's interfaces, reads a module no more often than
- * moduleInterval unless the link changed, and takes the BER over two pfc
- * samples of the driver's counters, not over one sample seen twice. */
+ * moduleInterval unless the link changed, takes the BER over two pfc
+ * samples of the driver's counters, not over one sample seen twice, and keeps
+ * a counter the driver restarted from going back. */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "pollers/pollers.h"
@@ -204,13 +205,14 @@ static void test_alarms(void)
 
 static bool link_up = true;
 static unsigned module_reads;
+static uint64_t fec_blocks = 4242;
 
 static int read_phy(const char *ifname, struct pna_phy_if *out)
 {
     (void)ifname;
     out->link.read = out->link.has_link = true;
     out->link.link = link_up;
-    out->c[PNA_PHY_FEC_CORRECTED_BLOCKS] = (struct pna_counter){ .value = 4242, .present = true };
+    out->c[PNA_PHY_FEC_CORRECTED_BLOCKS] = (struct pna_counter){ .value = fec_blocks, .present = true };
     return 0;
 }
 
@@ -314,6 +316,15 @@ static void test_poller(void)
     CHECK(p && !p->link.link);
     p = poll(state);
     CHECK_U64(module_reads, 4);
+
+    /* the driver reloaded: its counter starts again, the served one goes on */
+    fec_blocks = 100;
+    p = poll(state);
+    CHECK_U64(p ? p->c[PNA_PHY_FEC_CORRECTED_BLOCKS].value : 0, 4242 + 100);
+    CHECK_U64(p ? p->raw[PNA_PHY_FEC_CORRECTED_BLOCKS] : 0, 100);
+    fec_blocks = 150;
+    p = poll(state);
+    CHECK_U64(p ? p->c[PNA_PHY_FEC_CORRECTED_BLOCKS].value : 0, 4242 + 150);
 
     pna_phy_poller.fini(state);
     pna_phy_poller_set_readers(NULL, NULL);

@@ -165,7 +165,8 @@ struct pna_phy_if {
     int32_t ifindex;               /* IF-MIB ifIndex, 0 unknown */
     struct pna_phy_link link;
     struct pna_phy_fec fec;
-    struct pna_counter c[PNA_PHY_COUNT];
+    struct pna_counter c[PNA_PHY_COUNT];  /* widened: never back (see raw) */
+    uint64_t raw[PNA_PHY_COUNT];   /* what the driver said: C's value before widening */
     bool stats_read;               /* STATS_GET answered (even with no group) */
     char error[160];               /* why ethtool netlink could not be read, or "" */
 
