@@ -8,17 +8,6 @@ CTR_ENTRY="$CONTAINERS.10.1"
 DEV_ENTRY="$CONTAINERS.20.1"
 POD_ENTRY="$STORAGE.10.1"
 
-# str_index STRING: the OID index of a DisplayString (length, then one
-# sub-identifier per octet).
-str_index() {
-    local s=$1 out i
-    out=${#s}
-    for ((i = 0; i < ${#s}; i++)); do
-        out="$out.$(printf '%d' "'${s:i:1}")"
-    done
-    echo "$out"
-}
-
 now_ms() { date +%s%3N; }
 
 # fake_procfs DIR: the node files the agent's node poller reads, copied from

@@ -39,12 +39,6 @@ declare -A LEGACY=(
     [legacy_multicast_packets_received_total]=26 [legacy_multicast_packets_transmitted_total]=27
 )
 
-# "mlx5_0" -> "6.109.108.120.53.95.48" (SMIv2 string index)
-str_index() {
-    local s=$1 out=${#1} i
-    for ((i = 0; i < ${#s}; i++)); do out="$out.$(printf '%d' "'${s:i:1}")"; done
-    echo "$out"
-}
 
 compare_tree() {
     local tree=$1 label=$2

@@ -187,6 +187,13 @@ TARGET="127.0.0.1:$SNMP_PORT"
 # snmp_value OID: the bare value (strings unquoted) through the master, v2c.
 snmp_value() { snmpget $V2 -On -Oqv "$TARGET" "$1" 2>&1 | sed 's/^"//; s/"$//'; }
 snmp_walk() { snmpwalk $V2 -On -Oq "$TARGET" "$@"; }
+# str_index STRING: the OID index of a DisplayString (its length, then one
+# sub-identifier per octet): "mlx5_0" -> "6.109.108.120.53.95.48".
+str_index() {
+    local s=$1 out=${#1} i
+    for ((i = 0; i < ${#s}; i++)); do out="$out.$(printf '%d' "'${s:i:1}")"; done
+    echo "$out"
+}
 
 # The agent answers once its node scalars are served through the master.
 wait_agent() {

@@ -15,11 +15,6 @@ trap 'cleanup; ip netns del "$NS" 2>/dev/null' EXIT
 ip -n "$NS" link add pnav0 type veth peer name pnav1 2>/dev/null || skip "veth not supported here"
 ip -n "$NS" link set pnav0 up && ip -n "$NS" link set pnav1 up
 
-str_index() {
-    local s=$1 out=${#1} i
-    for ((i = 0; i < ${#s}; i++)); do out="$out.$(printf '%d' "'${s:i:1}")"; done
-    echo "$out"
-}
 # "3.97.98.99" -> "abc"
 index_str() {
     local n=${1%%.*} rest=${1#*.} out="" c i

@@ -33,11 +33,6 @@ ip -n "$NS" link set lo up && ip -n "$NS" link set pnav0 up && ip -n "$NS" link 
 mkdir -p "$WORK/modules"
 cp "$FIX/arista-qdd-400g-xdr4-cmis4.bin" "$WORK/modules/pnav0.bin"
 
-str_index() {
-    local s=$1 out=${#1} i
-    for ((i = 0; i < ${#s}; i++)); do out="$out.$(printf '%d' "'${s:i:1}")"; done
-    echo "$out"
-}
 MOD="$OBJ.6.60.1"
 LANE="$OBJ.6.61.1"
 IDX=$(str_index pnav0)

@@ -26,11 +26,6 @@ trap 'cleanup; ip netns del "$NS" 2>/dev/null' EXIT
 ip -n "$NS" link add pnav0 type veth peer name pnav1 2>/dev/null || skip "veth not supported here"
 ip -n "$NS" link set lo up && ip -n "$NS" link set pnav0 up && ip -n "$NS" link set pnav1 up
 
-str_index() {
-    local s=$1 out=${#1} i
-    for ((i = 0; i < ${#s}; i++)); do out="$out.$(printf '%d' "'${s:i:1}")"; done
-    echo "$out"
-}
 PHY_ENTRY="$OBJ.6.50.1"
 MODULE_ENTRY="$OBJ.6.60.1"
 IDX=$(str_index pnav0)

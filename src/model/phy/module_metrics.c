@@ -15,18 +15,6 @@
 #include "model/oids.h"
 #include "model/phy/phy.h"
 
-static const struct pna_phy_model *phy_model(const struct pna_view *v)
-{
-    const struct pna_phy_snap *s = pna_view_snap(v, PNA_DOM_PHY);
-    return s ? &s->m : NULL;
-}
-
-static bool ifname_ok(const char *name)
-{
-    size_t n = strlen(name);
-    return n >= 1 && n <= PNA_MAX_PHY_IF_NAME_LEN;
-}
-
 /* ---- primusModuleTable -------------------------------------------------------- */
 
 /* Interfaces whose module was read, in the model's (name) order. */
@@ -37,7 +25,7 @@ static bool has_module_row(const struct pna_phy_if *pif)
 
 static size_t module_rows(const struct pna_view *v)
 {
-    const struct pna_phy_model *m = phy_model(v);
+    const struct pna_phy_model *m = pna_phy_view_model(v);
     size_t n = 0;
     for (size_t i = 0; m && i < m->n_ifs; i++)
         n += has_module_row(&m->ifs[i]);
@@ -46,13 +34,13 @@ static size_t module_rows(const struct pna_view *v)
 
 static bool module_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
-    const struct pna_phy_model *m = phy_model(v);
+    const struct pna_phy_model *m = pna_phy_view_model(v);
     for (size_t k = 0; k < m->n_ifs; k++) {
         if (!has_module_row(&m->ifs[k]))
             continue;
         if (i-- == 0) {
             out->rec = &m->ifs[k];
-            return ifname_ok(m->ifs[k].ifname);
+            return pna_phy_ifname_ok(m->ifs[k].ifname);
         }
     }
     return false;
@@ -239,7 +227,7 @@ static uint32_t lanes_of(const struct pna_phy_if *pif)
 
 static size_t lane_rows(const struct pna_view *v)
 {
-    const struct pna_phy_model *m = phy_model(v);
+    const struct pna_phy_model *m = pna_phy_view_model(v);
     size_t n = 0;
     for (size_t i = 0; m && i < m->n_ifs; i++)
         n += lanes_of(&m->ifs[i]);
@@ -249,14 +237,14 @@ static size_t lane_rows(const struct pna_view *v)
 /* REC is the lane, OWNER its interface, SUB the lane number (1..). */
 static bool lane_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
-    const struct pna_phy_model *m = phy_model(v);
+    const struct pna_phy_model *m = pna_phy_view_model(v);
     for (size_t k = 0; k < m->n_ifs; k++) {
         uint32_t n = lanes_of(&m->ifs[k]);
         if (i < n) {
             out->owner = &m->ifs[k];
             out->rec = &m->ifs[k].module.lane[i];
             out->sub = (uint32_t)i + 1;
-            return ifname_ok(m->ifs[k].ifname);
+            return pna_phy_ifname_ok(m->ifs[k].ifname);
         }
         i -= n;
     }

@@ -205,6 +205,11 @@ const char *pna_fec_mode_name(enum pna_fec_mode mode);   /* "rs", "" unknown */
 /* "link training failure: KR link inhibit timeout": EXT_STATE and
  * EXT_SUBSTATE as struct pna_phy_link holds them, in words, into BUF. */
 const char *pna_link_down_reason(uint8_t ext_state, uint8_t ext_substate, char *buf, size_t cap);
+/* The phy model of view V, or NULL (model/phy/phy_metrics.c). */
+struct pna_view;
+const struct pna_phy_model *pna_phy_view_model(const struct pna_view *v);
+/* NAME can index a row: primusPhyIfName is SIZE (1..15), as primusPfcIfName. */
+bool pna_phy_ifname_ok(const char *name);
 /* The error of the first interface that has one, or "". */
 const char *pna_phy_first_error(const struct pna_phy_model *m);
 

@@ -16,14 +16,13 @@
 #include "model/oids.h"
 #include "model/phy/phy.h"
 
-static const struct pna_phy_model *phy_model(const struct pna_view *v)
+const struct pna_phy_model *pna_phy_view_model(const struct pna_view *v)
 {
     const struct pna_phy_snap *s = pna_view_snap(v, PNA_DOM_PHY);
     return s ? &s->m : NULL;
 }
 
-/* primusPhyIfName is SIZE (1..15), as primusPfcIfName. */
-static bool ifname_ok(const char *name)
+bool pna_phy_ifname_ok(const char *name)
 {
     size_t n = strlen(name);
     return n >= 1 && n <= PNA_MAX_PHY_IF_NAME_LEN;
@@ -38,15 +37,15 @@ static const struct pna_phy_if *phy_if(const struct pna_row *r)
 
 static size_t phy_rows(const struct pna_view *v)
 {
-    const struct pna_phy_model *m = phy_model(v);
+    const struct pna_phy_model *m = pna_phy_view_model(v);
     return m ? m->n_ifs : 0;
 }
 
 static bool phy_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
-    const struct pna_phy_if *pif = &phy_model(v)->ifs[i];
+    const struct pna_phy_if *pif = &pna_phy_view_model(v)->ifs[i];
     out->rec = pif;
-    return ifname_ok(pif->ifname);
+    return pna_phy_ifname_ok(pif->ifname);
 }
 
 /* The RDMA port whose netdev the interface is, from the view's IB snapshot. */

@@ -128,22 +128,12 @@ static void identity(const uint8_t *p, struct pna_module *out)
 static void thresholds(const uint8_t *page2, int offset, int64_t scale,
                        struct pna_module_thresholds *t)
 {
-    const uint8_t *p = upper(page2, offset);
-    t->present = true;
-    t->high_alarm = pna_be16(p) * scale;
-    t->low_alarm = pna_be16(p + 2) * scale;
-    t->high_warning = pna_be16(p + 4) * scale;
-    t->low_warning = pna_be16(p + 6) * scale;
+    pna_module_thresholds(upper(page2, offset), scale, t);
 }
 
 static void temp_thresholds(const uint8_t *page2, struct pna_module_thresholds *t)
 {
-    const uint8_t *p = upper(page2, THR_TEMP);
-    t->present = true;
-    t->high_alarm = pna_module_temp_mc(pna_be16s(p));
-    t->low_alarm = pna_module_temp_mc(pna_be16s(p + 2));
-    t->high_warning = pna_module_temp_mc(pna_be16s(p + 4));
-    t->low_warning = pna_module_temp_mc(pna_be16s(p + 6));
+    pna_module_temp_thresholds(upper(page2, THR_TEMP), t);
 }
 
 static void module_monitors(const uint8_t *p, const uint8_t *page1, const uint8_t *page2,

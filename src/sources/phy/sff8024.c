@@ -197,3 +197,21 @@ int64_t pna_module_temp_mc(int16_t raw)
     int64_t scaled = (int64_t)raw * 1000;
     return scaled >= 0 ? (scaled + 128) / 256 : -((-scaled + 128) / 256);
 }
+
+void pna_module_thresholds(const uint8_t *p, int64_t scale, struct pna_module_thresholds *t)
+{
+    t->present = true;
+    t->high_alarm = pna_be16(p) * scale;
+    t->low_alarm = pna_be16(p + 2) * scale;
+    t->high_warning = pna_be16(p + 4) * scale;
+    t->low_warning = pna_be16(p + 6) * scale;
+}
+
+void pna_module_temp_thresholds(const uint8_t *p, struct pna_module_thresholds *t)
+{
+    t->present = true;
+    t->high_alarm = pna_module_temp_mc(pna_be16s(p));
+    t->low_alarm = pna_module_temp_mc(pna_be16s(p + 2));
+    t->high_warning = pna_module_temp_mc(pna_be16s(p + 4));
+    t->low_warning = pna_module_temp_mc(pna_be16s(p + 6));
+}

@@ -50,4 +50,11 @@ void pna_module_oui(char *dst, size_t cap, const uint8_t *oui);
  * rounded to nearest. */
 int64_t pna_module_temp_mc(int16_t raw);
 
+/* The four thresholds of one monitored value as SFF-8636 (page 03h) and
+ * CMIS (page 02h) both lay them out at P: high alarm, low alarm, high
+ * warning, low warning, big-endian 16-bit, each times SCALE; the
+ * temperature's are signed 1/256 degrees, into thousandths of a degree. */
+void pna_module_thresholds(const uint8_t *p, int64_t scale, struct pna_module_thresholds *t);
+void pna_module_temp_thresholds(const uint8_t *p, struct pna_module_thresholds *t);
+
 #endif

@@ -119,22 +119,12 @@ static void identity(const uint8_t *p, struct pna_module *out)
 static void thresholds(const uint8_t *page3, int offset, int64_t scale,
                        struct pna_module_thresholds *t)
 {
-    const uint8_t *p = page3 + (offset - 128);
-    t->present = true;
-    t->high_alarm = pna_be16(p) * scale;
-    t->low_alarm = pna_be16(p + 2) * scale;
-    t->high_warning = pna_be16(p + 4) * scale;
-    t->low_warning = pna_be16(p + 6) * scale;
+    pna_module_thresholds(page3 + (offset - 128), scale, t);
 }
 
 static void temp_thresholds(const uint8_t *page3, struct pna_module_thresholds *t)
 {
-    const uint8_t *p = page3 + (THR_TEMP - 128);
-    t->present = true;
-    t->high_alarm = pna_module_temp_mc(pna_be16s(p));
-    t->low_alarm = pna_module_temp_mc(pna_be16s(p + 2));
-    t->high_warning = pna_module_temp_mc(pna_be16s(p + 4));
-    t->low_warning = pna_module_temp_mc(pna_be16s(p + 6));
+    pna_module_temp_thresholds(page3 + (THR_TEMP - 128), t);
 }
 
 /* Monitors and flags of lower page 00h; units: bias 2 uA, power 0.1 uW,
