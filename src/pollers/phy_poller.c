@@ -26,6 +26,10 @@
 #include "util/fileio.h"
 
 #define PHY_INDEX 9
+/* Module EEPROM reads one poll makes at most: each is a few I2C page reads
+ * (tens of milliseconds on real modules), and a node with 32 ports must not
+ * overrun the poll's deadline; the rest are read in the next polls. */
+#define MODULE_READS_PER_POLL 4
 
 /* The readers: ethtool netlink, or a test's stand-ins (no virtual interface
  * has FEC, 802.3 statistics or a module). */
@@ -116,22 +120,28 @@ static void read_module(struct phy_state *st, struct pna_phy_if *pif)
 
 /* A module's EEPROM is read when it was never read, after moduleInterval, or
  * when the link changed since (a module swapped or reseated takes the link
- * down); between reads its last reading is carried over with its age. */
+ * down), as long as *BUDGET (reads left in this poll) allows; between reads
+ * its last reading is carried over with its age. */
 static void update_module(struct phy_state *st, struct pna_phy_if *pif,
-                          const struct pna_phy_if *old, int64_t now_ms)
+                          const struct pna_phy_if *old, int64_t now_ms, unsigned *budget)
 {
     if (st->module_interval_ms == 0)
         return;   /* moduleInterval 0: modules are not read (no CAP_NET_ADMIN kept) */
     bool link_changed = old && old->link.read && pif->link.read && old->link.link != pif->link.link;
-    if (old && old->module_read_mono_ms &&
-        now_ms - old->module_read_mono_ms < (int64_t)st->module_interval_ms && !link_changed) {
+    bool due = !old || !old->module_read_mono_ms || link_changed || old->module_due ||
+               now_ms - old->module_read_mono_ms >= (int64_t)st->module_interval_ms;
+    pif->module_due = due && *budget == 0;
+    if (due && *budget > 0) {
+        (*budget)--;
+        read_module(st, pif);
+        pif->module_read_mono_ms = now_ms;
+        return;
+    }
+    if (old) {
         pif->module = old->module;
         pif->module_read_mono_ms = old->module_read_mono_ms;
         memcpy(pif->module_error, old->module_error, sizeof pif->module_error);
-        return;
     }
-    read_module(st, pif);
-    pif->module_read_mono_ms = now_ms;
 }
 
 /* ---- the pre-FEC bit error rate --------------------------------------------- */
@@ -218,7 +228,7 @@ static int phy_collect(void *state, const struct pna_snap *prev,
     snap->m.sample_mono_ms = pna_mono_ms();
     snap->m.ifs = ifs;
     snap->m.n_ifs = n;
-    unsigned unreadable = 0;
+    unsigned unreadable = 0, module_budget = MODULE_READS_PER_POLL;
     for (size_t i = 0; i < n; i++) {
         const struct pna_pfc_if *pfc_if = &pfc->m.ifs[i];   /* sorted by name: so are we */
         struct pna_phy_if *pif = &ifs[i];
@@ -230,7 +240,7 @@ static int phy_collect(void *state, const struct pna_snap *prev,
         if (pif->error[0])
             unreadable++;
         update_ber(pif, pfc_if, pfc->m.sample_mono_ms, old);
-        update_module(st, pif, old, snap->m.sample_mono_ms);
+        update_module(st, pif, old, snap->m.sample_mono_ms, &module_budget);
     }
     pna_phy_alarms_update(st->alarms, &snap->m, snap->m.sample_mono_ms);
     pna_snap_init(&snap->base, phy_snap_destroy);

@@ -205,7 +205,8 @@ EXPORT ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf, s
     mnl_attr_parse(nlh, sizeof *g, attr_cb, &r);
     if (!r.ifname[0] || !has_image(dir, r.ifname))
         return real(nl, buf, len);
-    char answer[MNL_SOCKET_BUFFER_SIZE] = {0};
+    static char answer[8192];   /* one page of data and its headers fit many times over */
+    memset(answer, 0, sizeof answer);
     size_t n = build_answer(nlh, &r, dir, answer);
     return deliver(nl, answer, n) < 0 ? -1 : (ssize_t)len;
 }

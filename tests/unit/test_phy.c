@@ -330,6 +330,53 @@ static void test_poller(void)
     pna_phy_poller_set_readers(NULL, NULL);
 }
 
+/* Six interfaces whose modules are all due: four are read in one poll, the
+ * other two in the next; a link change that finds no room is not lost. */
+static void test_module_budget(void)
+{
+    struct pna_config cfg;
+    pna_config_defaults(&cfg);
+    cfg.module_interval_ms = 60 * 60 * 1000;
+    pna_phy_poller_set_readers(read_phy, read_module);
+    void *state = NULL;
+    char err[160] = "";
+    CHECK_INT(pna_phy_poller.init(&state, &cfg, err, sizeof err), 0);
+    struct pna_pfc_snap *s = calloc(1, sizeof *s);
+    s->m.n_ifs = 6;
+    s->m.ifs = calloc(6, sizeof *s->m.ifs);
+    for (int i = 0; i < 6; i++)
+        snprintf(s->m.ifs[i].ifname, sizeof s->m.ifs[i].ifname, "eth%d", i);
+    pna_snap_init(&s->base, destroy_pfc);
+    pna_cache_publish(PNA_DOM_PFC, &s->base);
+
+    link_up = true;
+    module_reads = 0;
+    struct pna_snap *out = NULL;
+    CHECK_INT(pna_poller_collect(&pna_phy_poller, state, &out, err, sizeof err), 0);
+    pna_cache_publish(PNA_DOM_PHY, out);
+    CHECK_U64(module_reads, 4);
+    const struct pna_phy_snap *p = (const struct pna_phy_snap *)out;
+    CHECK(p->m.ifs[3].module_read_mono_ms != 0 && p->m.ifs[4].module_read_mono_ms == 0);
+    CHECK(p->m.ifs[4].module_due && p->m.ifs[5].module_due);
+    CHECK_INT(pna_poller_collect(&pna_phy_poller, state, &out, err, sizeof err), 0);
+    pna_cache_publish(PNA_DOM_PHY, out);
+    CHECK_U64(module_reads, 6);
+    CHECK_INT(pna_poller_collect(&pna_phy_poller, state, &out, err, sizeof err), 0);
+    pna_cache_publish(PNA_DOM_PHY, out);
+    CHECK_U64(module_reads, 6);       /* all read: nothing due */
+
+    /* every link changes: four now, the two left at the next poll */
+    link_up = false;
+    CHECK_INT(pna_poller_collect(&pna_phy_poller, state, &out, err, sizeof err), 0);
+    pna_cache_publish(PNA_DOM_PHY, out);
+    CHECK_U64(module_reads, 10);
+    CHECK_INT(pna_poller_collect(&pna_phy_poller, state, &out, err, sizeof err), 0);
+    pna_cache_publish(PNA_DOM_PHY, out);
+    CHECK_U64(module_reads, 12);
+    pna_phy_poller.fini(state);
+    pna_phy_poller_set_readers(NULL, NULL);
+}
+
 int main(void)
 {
     CHECK_INT(pna_events_init(64), 0);
@@ -338,6 +385,7 @@ int main(void)
     test_dbm_and_reason();
     test_alarms();
     test_poller();
+    test_module_budget();
     pna_cache_clear();
     pna_events_shutdown();
     UNIT_END();

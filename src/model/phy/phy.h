@@ -183,6 +183,7 @@ struct pna_phy_if {
 
     struct pna_module module;
     int64_t module_read_mono_ms;   /* when the EEPROM was last read, 0 never */
+    bool module_due;               /* to be read at the next poll that has room */
     char module_error[160];        /* why the module could not be read, or "" */
 };
 
