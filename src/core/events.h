@@ -101,7 +101,7 @@ struct pna_event_module {
     char ifname[32];
     int32_t quantity;      /* enum pna_module_quantity + 1: primusNotifyModuleQuantity */
     uint32_t lane;         /* 1.., 0 for the module's own temperature and voltage */
-    int32_t level;         /* primusModuleLevel now */
+    int32_t level;         /* primusNotifyModuleLevel: the level now */
     int32_t old_level;     /* before the change */
     int64_t value;         /* the reading, in the quantity's MIB units */
     int64_t threshold;     /* the threshold crossed (the one left, for a clear) */
