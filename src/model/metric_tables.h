@@ -62,6 +62,11 @@ bool pna_pfc_if_row(const struct pna_view *v, size_t i, struct pna_row *out);
  * record a struct pna_pfc_if), joined from the view's IB snapshot: the same
  * cells of primusPauseTable and primusRoceConfigTable (pfc_metrics.c).  The
  * port is the MIB's 0 when there is none. */
+/* The RDMA device and port whose netdev IFNAME is (empty / none when no
+ * port's), joined from view V's IB snapshot: the columns of every
+ * interface table (pause, lossless RoCE, phy). */
+void pna_netdev_rdma_device(const struct pna_view *v, const char *ifname, struct pna_value *out);
+void pna_netdev_rdma_port(const struct pna_view *v, const char *ifname, struct pna_value *out);
 void pna_pfc_get_rdma_device(const struct pna_row *r, struct pna_value *out);
 void pna_pfc_get_rdma_port(const struct pna_row *r, struct pna_value *out);
 

@@ -65,30 +65,40 @@ static void get_if_index(const struct pna_row *r, struct pna_value *out)
         pna_value_none(out);
 }
 
-/* The RDMA port whose netdev the interface is: joined when the answer is
- * built, from the view's IB snapshot (as every join is). */
-static bool rdma_port_of(const struct pna_row *r, const struct pna_ib_device **d,
-                         const struct pna_ib_port **p)
+/* The RDMA port whose netdev IFNAME is: joined when the answer is built,
+ * from view V's IB snapshot (as every join is). */
+static bool rdma_port_of(const struct pna_view *v, const char *ifname,
+                         const struct pna_ib_device **d, const struct pna_ib_port **p)
 {
-    const struct pna_ib_snap *ib = pna_view_snap(r->view, PNA_DOM_IB);
-    return ib && pna_ib_find_netdev(&ib->m, pause_if(r)->ifname, d, p);
+    const struct pna_ib_snap *ib = pna_view_snap(v, PNA_DOM_IB);
+    return ib && pna_ib_find_netdev(&ib->m, ifname, d, p);
+}
+
+void pna_netdev_rdma_device(const struct pna_view *v, const char *ifname, struct pna_value *out)
+{
+    const struct pna_ib_device *d;
+    const struct pna_ib_port *p;
+    pna_value_text(out, rdma_port_of(v, ifname, &d, &p) ? d->name : "");
+}
+
+void pna_netdev_rdma_port(const struct pna_view *v, const char *ifname, struct pna_value *out)
+{
+    const struct pna_ib_device *d;
+    const struct pna_ib_port *p;
+    if (rdma_port_of(v, ifname, &d, &p))
+        pna_value_u64(out, p->num);
+    else
+        pna_value_none(out);
 }
 
 void pna_pfc_get_rdma_device(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_ib_device *d;
-    const struct pna_ib_port *p;
-    pna_value_text(out, rdma_port_of(r, &d, &p) ? d->name : "");
+    pna_netdev_rdma_device(r->view, pause_if(r)->ifname, out);
 }
 
 void pna_pfc_get_rdma_port(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_ib_device *d;
-    const struct pna_ib_port *p;
-    if (rdma_port_of(r, &d, &p))
-        pna_value_u64(out, p->num);
-    else
-        pna_value_none(out);
+    pna_netdev_rdma_port(r->view, pause_if(r)->ifname, out);
 }
 
 static void pause_frames(const struct pna_row *r, bool tx, struct pna_value *out)

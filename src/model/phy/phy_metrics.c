@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/ib.h"
 #include "model/metric.h"
 #include "model/oids.h"
 #include "model/phy/phy.h"
@@ -48,29 +47,14 @@ static bool phy_row(const struct pna_view *v, size_t i, struct pna_row *out)
     return pna_phy_ifname_ok(pif->ifname);
 }
 
-/* The RDMA port whose netdev the interface is, from the view's IB snapshot. */
-static bool rdma_port_of(const struct pna_row *r, const struct pna_ib_device **d,
-                         const struct pna_ib_port **p)
-{
-    const struct pna_ib_snap *ib = pna_view_snap(r->view, PNA_DOM_IB);
-    return ib && pna_ib_find_netdev(&ib->m, phy_if(r)->ifname, d, p);
-}
-
 static void get_rdma_device(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_ib_device *d;
-    const struct pna_ib_port *p;
-    pna_value_text(out, rdma_port_of(r, &d, &p) ? d->name : "");
+    pna_netdev_rdma_device(r->view, phy_if(r)->ifname, out);
 }
 
 static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_ib_device *d;
-    const struct pna_ib_port *p;
-    if (rdma_port_of(r, &d, &p))
-        pna_value_u64(out, p->num);
-    else
-        pna_value_none(out);
+    pna_netdev_rdma_port(r->view, phy_if(r)->ifname, out);
 }
 
 static void get_link_up(const struct pna_row *r, struct pna_value *out)
