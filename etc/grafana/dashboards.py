@@ -291,16 +291,25 @@ def gpu_dashboard():
                          ("primusGpuTensorActive%s / 10000" % sel_s, L_GPU_S + " tensor")]),
                    unit="percentunit", lo=0, hi=1),
                 ts("Time held back", "Share of time the clocks were held back, per cause (power, "
-                   "thermal...): rising power or thermal shares mean lost throughput.",
+                   "thermal...): rising power or thermal shares mean lost throughput.  AMD "
+                   "MI300-series: the share of the firmware's accumulation cycles a limiter "
+                   "held the GPU back in (ppt is the power limit).",
                    both([('rate(primus_gpu_throttle_seconds_total%s%s)'
                           % (sel_b.replace("}", ',cause!="low_utilization"}'), RI),
-                          L_GPU_B + " {{cause}}")],
+                          L_GPU_B + " {{cause}}"),
+                         ("rate(primus_gpu_throttle_residency_cycles_total%s%s) / ignoring(cause) "
+                          "group_left() rate(primus_gpu_throttle_accumulation_cycles_total%s%s)"
+                          % (sel_b, RI, sel_b, RI), L_GPU_B + " {{cause}}")],
                         [("rate(primusGpuThrottleTimePower%s%s) / 1e6" % (sel_s, RI), L_GPU_S + " power"),
                          ("rate(primusGpuThrottleTimeThermal%s%s) / 1e6" % (sel_s, RI), L_GPU_S + " thermal"),
                          ("rate(primusGpuThrottleTimeHwThermal%s%s) / 1e6" % (sel_s, RI),
                           L_GPU_S + " hw thermal"),
                          ("rate(primusGpuThrottleTimeHwPowerBrake%s%s) / 1e6" % (sel_s, RI),
-                          L_GPU_S + " power brake")]),
+                          L_GPU_S + " power brake"),
+                         ("rate(primusGpuThrottleResPpt%s%s) / rate(primusGpuThrottleAccCycles%s%s)"
+                          % (sel_s, RI, sel_s, RI), L_GPU_S + " ppt"),
+                         ("rate(primusGpuThrottleResSocketThermal%s%s) / rate(primusGpuThrottleAccCycles%s%s)"
+                          % (sel_s, RI, sel_s, RI), L_GPU_S + " socket thermal")]),
                    unit="percentunit", lo=0),
                 ts("Memory bandwidth and PCIe", "Device memory bandwidth used against its peak, and "
                    "PCIe traffic.",

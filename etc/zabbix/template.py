@@ -320,6 +320,7 @@ UNITS = {
     "seconds since 1970-01-01 UTC": ("unixtime", None, None, None),
     "MHz": ("Hz", "1000000", None, None),
     "Mb/s": ("bps", "1000000", None, None),
+    "megabits per second": ("bps", "1000000", None, None),
     "hundredths": ("", "0.01", None, None),
     "hundredths of errors per second": ("errors/s", "0.01", None, None),
     "packets": ("", None, "pps", None),
@@ -783,6 +784,11 @@ _thermal = ("min({t},{{$PRIMUS.GPU.THERMAL.FOR}})>=last({s}) or "
 _throttle = " or ".join("min(%s,{$PRIMUS.GPU.THROTTLE.FOR})>{$PRIMUS.GPU.THROTTLE.MAX}" % k("primusGpuThrottleTime%s.rate" % c)
                         for c in ("Power", "Thermal", "SwThermal", "HwThermal", "HwPowerBrake", "BoardLimit",
                                   "Reliability"))
+# AMD: residency cycles against accumulation cycles (the cycle length is undocumented)
+_throttle_amd = " or ".join(
+    "min(%s,{$PRIMUS.GPU.THROTTLE.FOR})>{$PRIMUS.GPU.THROTTLE.MAX}/100*max(%s,{$PRIMUS.GPU.THROTTLE.FOR})"
+    % (k("primusGpuThrottleRes%s.rate" % c), k("primusGpuThrottleAccCycles.rate"))
+    for c in ("Ppt", "SocketThermal", "HbmThermal", "VrThermal", "Prochot"))
 _pfc_storm = ("min({rx},{{$PRIMUS.PFC.STORM.FOR}})>{{$PRIMUS.PFC.STORM.MAX}} or "
               "min({tx},{{$PRIMUS.PFC.STORM.FOR}})>{{$PRIMUS.PFC.STORM.MAX}} or "
               "max({e},{{$PRIMUS.PFC.STORM.WINDOW}})>min({e},{{$PRIMUS.PFC.STORM.WINDOW}}) or max({w},{{$PRIMUS.PFC.STORM.WINDOW}})>min({w},{{$PRIMUS.PFC.STORM.WINDOW}})").format(
@@ -997,6 +1003,12 @@ TRIGGER_PROTOTYPES = {
                          "the time by one cause (power, thermal, software or hardware thermal, hardware power "
                          "brake, board limit, reliability) for {$PRIMUS.GPU.THROTTLE.FOR}. Power: the power limit "
                          "or the PSU; thermal: fans, airflow, inlet."),
+        dict(alert="PrimusGpuThrottledAmd", component="gpu", priority="WARNING",
+             name="AMD GPU {#GPU_BUS_ID} is held back",
+             expr=_throttle_amd,
+             description="AMD GPU {#GPU_BUS_ID} has been held back in more than {$PRIMUS.GPU.THROTTLE.MAX}% of "
+                         "the firmware's accumulation cycles by one limiter (ppt: the power limit; socket, VR, "
+                         "HBM thermal, prochot: cooling) for {$PRIMUS.GPU.THROTTLE.FOR}."),
     ],
     "primusGpuLinkTable": [
         dict(alert="PrimusGpuNvlinkDown", component="gpu", priority="HIGH",

@@ -252,6 +252,17 @@ bool pna_container_holds_cap(const struct pna_container_set *set, const struct p
     return false;
 }
 
+bool pna_container_holds_render(const struct pna_container_set *set, const struct pna_container *c,
+                                uint32_t minor)
+{
+    for (uint32_t k = 0; k < c->dev_count; k++) {
+        const struct pna_container_device *d = &set->devs[c->dev_first + k];
+        if (d->family == PNA_DEVF_DRM_RENDER && d->unit >= 0 && (uint32_t)d->unit == minor)
+            return true;
+    }
+    return false;
+}
+
 const struct pna_container *pna_container_holding_cap(const struct pna_container_set *set,
                                                       uint32_t cap, uint32_t *count)
 {

@@ -253,6 +253,10 @@ bool pna_container_holds_gpu(const struct pna_container_set *set, const struct p
 bool pna_container_holds_cap(const struct pna_container_set *set, const struct pna_container *c,
                              uint32_t cap);
 
+/* Whether container C was given /dev/dri/renderDMINOR. */
+bool pna_container_holds_render(const struct pna_container_set *set, const struct pna_container *c,
+                                uint32_t minor);
+
 /* The container whose devices include device row DEV (binary search). */
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
                                                     size_t dev);

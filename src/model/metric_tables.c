@@ -18,6 +18,7 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_gpu_link_metrics,
     &pna_gpu_proc_metrics,
     &pna_gpu_mig_metrics,
+    &pna_gpu_partition_metrics,
     &pna_rdma_scalar_metrics,
     &pna_rdma_device_metrics,
     &pna_ib_port_metrics,

@@ -25,6 +25,8 @@ extern const struct pna_metric_table pna_gpu_link_metrics;   /* primusGpuLinkTab
 extern const struct pna_metric_table pna_gpu_proc_metrics;   /* primusGpuProcTable */
 /* gpu/gpu_mig_metrics.c */
 extern const struct pna_metric_table pna_gpu_mig_metrics;    /* primusGpuMigTable */
+/* gpu/gpu_partition_metrics.c */
+extern const struct pna_metric_table pna_gpu_partition_metrics; /* primusGpuPartitionTable */
 /* ib_metrics.c */
 extern const struct pna_metric_table pna_rdma_scalar_metrics;   /* primusRdma */
 extern const struct pna_metric_table pna_rdma_device_metrics;   /* primusRdmaDeviceTable */

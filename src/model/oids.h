@@ -64,6 +64,8 @@
 #define PNA_OID_GPU_PROC_ENTRY                       PNA_OID_GPU_PROC_TABLE, 1 /* primusGpuProcEntry */
 #define PNA_OID_GPU_MIG_TABLE                        PNA_OID_GPU, 13 /* primusGpuMigTable */
 #define PNA_OID_GPU_MIG_ENTRY                        PNA_OID_GPU_MIG_TABLE, 1 /* primusGpuMigEntry */
+#define PNA_OID_GPU_PARTITION_TABLE                  PNA_OID_GPU, 14 /* primusGpuPartitionTable */
+#define PNA_OID_GPU_PARTITION_ENTRY                  PNA_OID_GPU_PARTITION_TABLE, 1 /* primusGpuPartitionEntry */
 #define PNA_OID_RDMA_DEVICE_TABLE                    PNA_OID_RDMA, 10 /* primusRdmaDeviceTable */
 #define PNA_OID_RDMA_DEVICE_ENTRY                    PNA_OID_RDMA_DEVICE_TABLE, 1 /* primusRdmaDeviceEntry */
 #define PNA_OID_IB_PORT_TABLE                        PNA_OID_RDMA, 20 /* primusIbPortTable */
@@ -137,6 +139,11 @@ enum pna_mib_col_gpu_proc_entry { /* in primusGpuProcEntry */
 enum pna_mib_col_gpu_mig_entry { /* in primusGpuMigEntry */
     PNA_COL_GPU_MIG_GPU_INSTANCE = 1,            /* primusGpuMigGpuInstance */
     PNA_COL_GPU_MIG_COMPUTE_INSTANCE = 2,        /* primusGpuMigComputeInstance */
+};
+
+/* The index of primusGpuPartitionTable: INDEX { primusGpuIndex, primusGpuPartitionId }. */
+enum pna_mib_col_gpu_partition_entry { /* in primusGpuPartitionEntry */
+    PNA_COL_GPU_PARTITION_ID = 1,                /* primusGpuPartitionId */
 };
 
 /* The index of primusGpuLinkTable: INDEX { primusGpuIndex, primusGpuLinkNumber }. */

@@ -422,6 +422,7 @@ static void gpu_snap_destroy(struct pna_snap *snap)
     free(s->gpus);
     free(s->procs);
     free(s->migs);
+    free(s->parts);
     free(s);
 }
 
@@ -463,8 +464,8 @@ static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
                 return -1;
             snap->sources |= 1u << PNA_GPU_SRC_AMDGPU_SYSFS;
         }
-        /* KFD's per-process memory: sysfs under either source */
-        if (pna_amd_kfd_procs(&st->roots, list) != 0) {
+        /* KFD's partitions and per-process memory: sysfs under either source */
+        if (pna_amd_kfd_read(&st->roots, list) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
@@ -534,6 +535,7 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
     pna_gpu_procs_identify(&st->roots, &list);
     pna_gpu_list_trim_procs(&list, st->process_rows);
     pna_gpu_list_sort_migs(&list);
+    pna_gpu_list_sort_partitions(&list);
     pna_gpu_mig_caps(&st->roots, &list);
     fill_xids(st, list.gpus, list.count);
     check_alerts(st, &list);
@@ -545,6 +547,8 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
     snap->procs = list.procs;
     snap->mig_count = list.mig_count;
     snap->migs = list.migs;
+    snap->part_count = list.part_count;
+    snap->parts = list.parts;
     pna_snap_init(&snap->base, gpu_snap_destroy);
     *out = &snap->base;
     return 0;

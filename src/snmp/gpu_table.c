@@ -1,7 +1,8 @@
 /* snmp/gpu_table.c -- primusGpu: primusGpuCount, primusGpuTable,
- * primusGpuLinkTable, primusGpuProcTable and primusGpuMigTable, from the
- * descriptors of model/gpu/.  Rows come sorted by primusGpuIndex (the PCI key)
- * from the poller, links by number, MIG devices by GPU and compute instance. */
+ * primusGpuLinkTable, primusGpuProcTable, primusGpuMigTable and
+ * primusGpuPartitionTable, from the descriptors of model/gpu/.  Rows come
+ * sorted by primusGpuIndex (the PCI key) from the poller, links by number,
+ * MIG devices by GPU and compute instance, partitions by GPU and id. */
 #include "pna_autoconf.h"
 #include "snmp/tables.h"
 
@@ -46,7 +47,17 @@ static size_t gpu_mig_index(const struct pna_row *row, oid *idx)
     return 3;
 }
 
+/* primusGpuIndex, primusGpuPartitionId */
+static size_t gpu_partition_index(const struct pna_row *row, oid *idx)
+{
+    const struct pna_gpu_partition *p = row->rec;
+    idx[0] = p->gpu_index;
+    idx[1] = p->id;
+    return 2;
+}
+
 static const oid gpu_group_oid[] = { PNA_OID_GPU };
+static const oid gpu_partition_table_oid[] = { PNA_OID_GPU_PARTITION_TABLE };
 static const oid gpu_mig_table_oid[] = { PNA_OID_GPU_MIG_TABLE };
 static const oid gpu_proc_table_oid[] = { PNA_OID_GPU_PROC_TABLE };
 static const oid gpu_link_table_oid[] = { PNA_OID_GPU_LINK_TABLE };
@@ -66,4 +77,8 @@ const struct pna_table_def pna_gpu_proc_table = {
 };
 const struct pna_table_def pna_gpu_mig_table = {
     &pna_gpu_mig_metrics, gpu_mig_table_oid, OID_LENGTH(gpu_mig_table_oid), true, gpu_mig_index,
+};
+const struct pna_table_def pna_gpu_partition_table = {
+    &pna_gpu_partition_metrics, gpu_partition_table_oid, OID_LENGTH(gpu_partition_table_oid), true,
+    gpu_partition_index,
 };

@@ -10,8 +10,8 @@ const struct pna_scalar_def *const pna_snmp_scalars[] = {
 };
 
 const struct pna_table_def *const pna_snmp_tables[] = {
-    &pna_poller_table, &pna_event_table, &pna_gpu_table, &pna_gpu_link_table, &pna_gpu_proc_table, &pna_gpu_mig_table, &pna_rdma_device_table,
-    &pna_ib_port_table, &pna_roce_cong_table, &pna_hw_counter_table, &pna_phy_table,
+    &pna_poller_table, &pna_event_table, &pna_gpu_table, &pna_gpu_link_table, &pna_gpu_proc_table,
+    &pna_gpu_mig_table, &pna_gpu_partition_table, &pna_rdma_device_table, &pna_ib_port_table, &pna_roce_cong_table, &pna_hw_counter_table, &pna_phy_table,
     &pna_module_table, &pna_module_lane_table, &pna_pause_table,
     &pna_pfc_table, &pna_ethtool_counter_table, &pna_roce_config_table, &pna_container_table,
     &pna_container_device_table, &pna_pod_storage_table, &pna_podres_table, NULL,

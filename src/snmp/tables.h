@@ -19,6 +19,7 @@ extern const struct pna_table_def pna_gpu_table;
 extern const struct pna_table_def pna_gpu_link_table;
 extern const struct pna_table_def pna_gpu_proc_table;
 extern const struct pna_table_def pna_gpu_mig_table;
+extern const struct pna_table_def pna_gpu_partition_table;
 /* rdma_tables.c */
 extern const struct pna_scalar_def pna_rdma_scalars;
 extern const struct pna_table_def pna_rdma_device_table, pna_ib_port_table, pna_roce_cong_table,

@@ -1,7 +1,8 @@
-/* fuzz_amd_kfd.c -- libFuzzer harness for the KFD process reader
- * (sources/gpu/amd_kfd.c): sys/class/kfd/kfd/topology/nodes/N/{gpu_id,
+/* fuzz_amd_kfd.c -- libFuzzer harness for the KFD process and partition
+ * reader (sources/gpu/amd_kfd.c): sys/class/kfd/kfd/topology/nodes/N/{gpu_id,
  * properties} and sys/class/kfd/kfd/proc/<pid>/vram_<gpu_id>.  The input is a
- * file tree (see fuzz.h); two GPUs at fixed PCI addresses take the rows. */
+ * file tree (see fuzz.h); two GPUs at fixed PCI addresses take the rows, the
+ * second one partitioned (CPX, with two partitions' gpu_metrics activity). */
 #include "pna_autoconf.h"
 #include "sources/gpu/amd_kfd.h"
 #include "fuzz.h"
@@ -21,7 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         g->vendor = PNA_GPU_VND_AMD;
     }
-    pna_amd_kfd_procs(roots, &list);
+    struct pna_gpu *cpx = &list.gpus[1];
+    strcpy(cpx->compute_partition, "CPX");
+    cpx->xcp_count = 2;
+    cpx->has_xcp_gfx[0] = cpx->has_xcp_video[1] = true;
+    cpx->xcp_gfx_bp[0] = 4200;
+    cpx->xcp_video_bp[1] = 900;
+    pna_amd_kfd_read(roots, &list);
     pna_gpu_list_free(&list);
     fz_tree_clear();
     return 0;

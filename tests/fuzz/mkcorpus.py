@@ -421,6 +421,17 @@ def amd_kfd():
         (t + "proc/7001/vram_41235", b"4096\n"),
         (t + "proc/7002/vram_41234", b"268435456\n"),
         (t + "proc/7002/pasid", b"32770\n")]))
+    # the second GPU (0000:64:00.0) in two compute partitions: two nodes at
+    # its address with their render minors, dies and compute units
+    props = ("simd_count 152\nsimd_per_cu 4\nlocation_id 25600\ndomain 0\n"
+             "drm_render_minor %d\nnum_xcc 1\n")
+    put("amd_kfd", "partitioned", tree([
+        (t + "topology/nodes/1/gpu_id", b"51001\n"),
+        (t + "topology/nodes/1/properties", (props % 129).encode()),
+        (t + "topology/nodes/2/gpu_id", b"51002\n"),
+        (t + "topology/nodes/2/properties", (props % 130).encode()),
+        (t + "proc/7101/vram_51001", b"1073741824\n"),
+        (t + "proc/7101/vram_51002", b"536870912\n")]))
 
 
 def cdi():
@@ -530,13 +541,31 @@ def rtnl_link():
         rd("rtnl", "newlink-0-carrier0.bin") + rd("rtnl", "newlink-1-carrier1.bin"))
 
 
+def amd_gpu_metrics():
+    # the recorded blobs, and MI300-style headers BUILT from the kernel's
+    # struct sizes (v1.4 288 ... v1.8 3360 bytes): every other byte 0xff, the
+    # driver's "not supported", with two partitions and link states set
+    for p in sorted(glob.glob(os.path.join(FX, "amdgpu-sysfs", "gpu_metrics", "*.bin"))):
+        put("amd_gpu_metrics", os.path.basename(p)[:-len(".bin")], open(p, "rb").read())
+    sizes = {4: 288, 5: 360, 6: 1664, 7: 2208, 8: 3360}
+    partitions = {6: 306, 7: 338, 8: 338}
+    for content, size in sizes.items():
+        blob = bytearray(b"\xff" * size)
+        blob[0:4] = struct.pack("<HBB", size, 1, content)
+        if content in partitions:
+            blob[partitions[content]:partitions[content] + 2] = struct.pack("<H", 2)
+        if content >= 7:
+            blob[264:280] = struct.pack("<8H", 1, 1, 0, 1, 0xffbd, 1, 1, 0xffff)
+        put("amd_gpu_metrics", "built-mi-v1_%d" % content, bytes(blob))
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
-               ethtool_nl, rtnl_link):
+               ethtool_nl, rtnl_link, amd_gpu_metrics):
         fn()
 
 

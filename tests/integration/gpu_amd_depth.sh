@@ -12,6 +12,13 @@
 # The recorded tree has no XGMI hive, no partition files and no KFD tree (a
 # consumer card): those files are built here in the kernel's formats, with
 # made-up values, and say so.
+# Then the blob is swapped for an MI300-style gpu_metrics v1.7, BUILT here
+# (no MI-series blob has been published): python3 lays out the kernel's
+# struct gpu_metrics_v1_7 by natural alignment from its field list, with
+# made-up figures and amd-smi's throttle counts; multimedia activity, PCIe
+# bandwidth, the throttle residency counters and the XGMI link rows with
+# their state are checked through snmpd and on /metrics (also under
+# prometheusCompat amd's names), and a link turning inactive reads down.
 . "$(dirname "$0")/http_lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 
@@ -48,7 +55,7 @@ for pid in 7001 7002; do mkdir -p "$P/$pid"; done
 echo pt_main_thread > "$P/7001/comm"
 echo rccl-bench > "$P/7002/comm"
 
-echo "pollInterval gpu 1" > "$WORK/agent.conf"
+printf 'pollInterval gpu 1\nprometheusCompat amd\n' > "$WORK/agent.conf"
 start_snmpd
 start_http_agent --sysfs "$S" --procfs "$P" --devfs "$D"
 wait_agent
@@ -91,3 +98,106 @@ grep -q "^primus_gpu_info{.*compute_partition=\"CPX\".*memory_partition=\"NPS4\"
 grep -q "^primus_gpu_process_memory_used_bytes{.*pci_bus_id=\"$bus_id\".*pid=\"7001\".*} 2147483648$" "$m" ||
     fail "/metrics process 7001 VRAM differs: $(grep 'process_memory_used_bytes' "$m")"
 ok "/metrics agrees: activity, partitions, process VRAM"
+
+# --- an MI300-style gpu_metrics v1.7, built ------------------------------------
+# build_v17 FILE LINK5_STATUS: every field not set is 0xff.. (not supported)
+build_v17() {
+    python3 - "$1" "$2" <<'PY'
+import struct, sys
+u16, u32, u64 = ("H", 2), ("I", 4), ("Q", 8)
+def arr(t, n): return (t[0], t[1], n)
+xcp = [("gfx_busy_inst", arr(u32, 8)), ("jpeg_busy", arr(u16, 32)), ("vcn_busy", arr(u16, 4)),
+       ("gfx_busy_acc", arr(u64, 8)), ("gfx_below_host_limit_acc", arr(u64, 8))]
+fields = [("structure_size", u16), ("format_revision", ("B", 1)), ("content_revision", ("B", 1)),
+          ("temperature_hotspot", u16), ("temperature_mem", u16), ("temperature_vrsoc", u16),
+          ("curr_socket_power", u16), ("average_gfx_activity", u16), ("average_umc_activity", u16),
+          ("mem_max_bandwidth", u64), ("energy_accumulator", u64), ("system_clock_counter", u64),
+          ("accumulation_counter", u32), ("prochot_residency_acc", u32), ("ppt_residency_acc", u32),
+          ("socket_thm_residency_acc", u32), ("vr_thm_residency_acc", u32),
+          ("hbm_thm_residency_acc", u32), ("gfxclk_lock_status", u32), ("pcie_link_width", u16),
+          ("pcie_link_speed", u16), ("xgmi_link_width", u16), ("xgmi_link_speed", u16),
+          ("gfx_activity_acc", u32), ("mem_activity_acc", u32), ("pcie_bandwidth_acc", u64),
+          ("pcie_bandwidth_inst", u64), ("pcie_l0_to_recov_count_acc", u64),
+          ("pcie_replay_count_acc", u64), ("pcie_replay_rover_count_acc", u64),
+          ("pcie_nak_sent_count_acc", u32), ("pcie_nak_rcvd_count_acc", u32),
+          ("xgmi_read_data_acc", arr(u64, 8)), ("xgmi_write_data_acc", arr(u64, 8)),
+          ("xgmi_link_status", arr(u16, 8)), ("padding", u16), ("firmware_timestamp", u64),
+          ("current_gfxclk", arr(u16, 8)), ("current_socclk", arr(u16, 4)),
+          ("current_vclk0", arr(u16, 4)), ("current_dclk0", arr(u16, 4)), ("current_uclk", u16),
+          ("num_partition", u16)]
+fields += [("xcp%d_%s" % (i, n), t, 8 if j == 0 else None)
+           for i in range(8) for j, (n, t) in enumerate(xcp)]
+fields += [("pcie_lc_perf_other_end_recovery", u32)]
+at, off = {}, 0
+for f in fields:
+    name, t = f[0], f[1]
+    align = f[2] if len(f) > 2 and f[2] else t[1]
+    off = (off + align - 1) // align * align
+    at[name] = (off, t)
+    off += t[1] * (t[2] if len(t) > 2 else 1)
+size = (off + 7) // 8 * 8
+assert size == 2208, size          # sizeof(struct gpu_metrics_v1_7)
+blob = bytearray(b"\xff" * size)
+def put(name, value, i=0):
+    o, t = at[name]
+    struct.pack_into("<" + t[0], blob, o + i * t[1], value)
+put("structure_size", size); put("format_revision", 1); put("content_revision", 7)
+put("average_gfx_activity", 64); put("average_umc_activity", 23)
+put("xgmi_link_width", 16); put("xgmi_link_speed", 32)
+put("pcie_bandwidth_inst", 18)
+put("accumulation_counter", 3808991); put("prochot_residency_acc", 0)
+put("ppt_residency_acc", 585613); put("socket_thm_residency_acc", 2190)
+put("vr_thm_residency_acc", 0); put("hbm_thm_residency_acc", 7)
+for i in range(7):
+    put("xgmi_read_data_acc", 1000 + i, i); put("xgmi_write_data_acc", 2000 + i, i)
+    put("xgmi_link_status", 1, i)
+put("xgmi_link_status", int(sys.argv[2]), 5)
+put("num_partition", 2)
+put("xcp0_vcn_busy", 12); put("xcp1_vcn_busy", 31)     # mean 21.5 % -> 2150
+open(sys.argv[1], "wb").write(blob)
+PY
+}
+build_v17 "$WORK/v17" 1 || fail "could not build the v1.7 blob"
+cp "$WORK/v17" "$DEV/gpu_metrics"
+wait_until 15 sh -c "[ \"\$(snmpget $V2 -On -Oqv $TARGET $ENTRY.92.$INDEX)\" = 3808991 ]" ||
+    fail "primusGpuThrottleAccCycles not 3808991 after the v1.7 blob: $(snmp_value "$ENTRY.92.$INDEX")"
+want "$ENTRY.57.$INDEX" 6400 "primusGpuGrEngineActive (v1.7)"
+want "$ENTRY.90.$INDEX" 2150 "primusGpuMultimediaActive (VCN 12 % and 31 % in two partitions)"
+want "$ENTRY.91.$INDEX" 18 "primusGpuPcieBandwidth (Mb/s)"
+want "$ENTRY.93.$INDEX" 0 "primusGpuThrottleResProchot"
+want "$ENTRY.94.$INDEX" 585613 "primusGpuThrottleResPpt"
+want "$ENTRY.95.$INDEX" 2190 "primusGpuThrottleResSocketThermal"
+want "$ENTRY.96.$INDEX" 0 "primusGpuThrottleResVrThermal"
+want "$ENTRY.97.$INDEX" 7 "primusGpuThrottleResHbmThermal"
+LINK="$GPU.11.1"
+want "$LINK.2.$INDEX.5" 1 "primusGpuLinkState of XGMI link 5 (active)"
+want "$LINK.6.$INDEX.5" 64000 "primusGpuLinkSpeed of XGMI link 5 (32 Gb/s x 16)"
+want "$LINK.13.$INDEX.5" $((1005 * 1024)) "primusGpuLinkRxBytes of XGMI link 5"
+got=$(snmp_value "$LINK.2.$INDEX.7")
+case "$got" in *"No Such"*) ;; *) fail "XGMI link 7 (no counters) has a row: $got" ;; esac
+ok "gpu_metrics v1.7 (built): multimedia, PCIe bandwidth, residency counters, XGMI link state"
+
+http_body /metrics > "$m"
+mline() { grep "^$1{" "$m" | grep "$2" | grep -q " $3\$" || fail "/metrics $1 $2 is not $3: $(grep "^$1{" "$m")"; }
+mline primus_gpu_multimedia_active_ratio "pci_bus_id=\"$bus_id\"" 0.215
+mline primus_gpu_pcie_bandwidth_bytes_per_second "pci_bus_id=\"$bus_id\"" 2250000
+mline primus_gpu_throttle_accumulation_cycles_total "pci_bus_id=\"$bus_id\"" 3808991
+mline primus_gpu_throttle_residency_cycles_total 'cause="ppt"' 585613
+mline primus_gpu_throttle_residency_cycles_total 'cause="hbm_thermal"' 7
+mline primus_gpu_link_up 'link="5"' 1
+mline gpu_violation_ppt_residency_accumulated 'gpu_id="0"' 585613
+mline gpu_violation_current_accumulated_counter 'gpu_id="0"' 3808991
+mline pcie_bandwidth 'gpu_id="0"' 18
+if command -v promtool >/dev/null; then
+    grep -E '^(# (HELP|TYPE) )?primus_' "$m" | promtool check metrics > "$WORK/promtool.out" 2>&1 ||
+        fail "promtool check metrics on the primus families: $(head -5 "$WORK/promtool.out")"
+fi
+ok "/metrics agrees (bytes per second from Mb/s), and under the AMD exporter's names"
+
+build_v17 "$WORK/v17" 0 || fail "could not build the v1.7 blob"
+cp "$WORK/v17" "$DEV/gpu_metrics"
+wait_until 15 sh -c "[ \"\$(snmpget $V2 -On -Oqv $TARGET $LINK.2.$INDEX.5)\" = 2 ]" ||
+    fail "XGMI link 5 inactive in the blob, primusGpuLinkState still $(snmp_value "$LINK.2.$INDEX.5")"
+want "$LINK.2.$INDEX.4" 1 "primusGpuLinkState of XGMI link 4 (still active)"
+want "$ENTRY.78.$INDEX" 2 "primusGpuHealth with an XGMI link that was up now down (warning)"
+ok "an XGMI link the firmware reports inactive reads down(2); the GPU's health: $(snmp_value "$ENTRY.79.$INDEX")"

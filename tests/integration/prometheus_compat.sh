@@ -119,7 +119,7 @@ PY
 samples "$WORK/metrics.txt" > "$WORK/samples.tsv"
 grep -q '^UNPARSED' "$WORK/samples.tsv" && fail "unparsed lines: $(grep '^UNPARSED' "$WORK/samples.tsv" | head -3)"
 names_of() { cut -f2 | tr ',' '\n' | sed 's/=.*//' | tr '\n' ',' | sed 's/,$//'; }
-COMPAT_RE='^(DCGM_FI_|gpu_(gfx_activity|umc_activity|edge_temperature|junction_temperature|memory_temperature|power_usage|energy_consumed|clock|total_vram|used_vram|free_vram|ecc_correct_total|ecc_uncorrect_total|nodes_total)|pcie_replay_count)'
+COMPAT_RE='^(DCGM_FI_|gpu_(gfx_activity|umc_activity|edge_temperature|junction_temperature|memory_temperature|power_usage|energy_consumed|clock|total_vram|used_vram|free_vram|ecc_correct_total|ecc_uncorrect_total|nodes_total|violation_[a-z_]+)|pcie_replay_count|pcie_bandwidth)'
 grep -E "$COMPAT_RE" "$WORK/samples.tsv" > "$WORK/compat.tsv"
 ok "$(cut -f1 "$WORK/compat.tsv" | sort -u | wc -l) compat families, $(wc -l < "$WORK/compat.tsv") samples"
 
@@ -254,12 +254,14 @@ promtool check metrics < "$WORK/compat.txt" > "$WORK/promtool.log" 2>&1
 # What the exporters' own names necessarily trip: dcgm-exporter's counters
 # have no _total, its modelName label is camelCase, PCIE_REPLAY_COUNTER has
 # "counter" in its name; AMD's gauges gpu_nodes_total and gpu_ecc_*_total end
-# in _total, and pcie_replay_count in _count.
+# in _total, pcie_replay_count in _count, and
+# gpu_violation_current_accumulated_counter names the type "counter".
 grep -v -E '^DCGM_FI_[A-Z0-9_]+ counter metrics should have "_total" suffix$' "$WORK/promtool.log" |
     grep -v -E '^DCGM_FI_[A-Z0-9_]+ label names should be written in .snake_case. not .camelCase.$' |
     grep -v -E "^DCGM_FI_DEV_PCIE_REPLAY_COUNTER metric name should not include type 'counter'$" |
     grep -v -E '^gpu_(nodes_total|ecc_correct_total|ecc_uncorrect_total) non-counter metrics should not have "_total" suffix$' |
     grep -v -E '^pcie_replay_count non-histogram and non-summary metrics should not have "_count" suffix$' |
+    grep -v -E "^gpu_violation_current_accumulated_counter metric name should not include type 'counter'$" |
     grep . > "$WORK/promtool-rest.log" && fail "promtool check metrics: $(cat "$WORK/promtool-rest.log")"
 ok "promtool check metrics on the compat families: only what the exporters' own names trip: $(sort -u "$WORK/promtool.log" | sed -E 's/^([A-Za-z0-9_]+) (.*)$/\2: \1/' | sort | awk -F': ' '$1 != last { if (last != "") printf "; "; printf "%s: %s", $1, $2; last = $1; next } { printf ", %s", $2 }')"
 

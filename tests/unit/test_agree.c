@@ -964,6 +964,7 @@ static const struct {
     { "primusGpuProcTable", 2, { { PCI, "pci_bus_id" }, { NUM, "pid" } } },
     { "primusGpuMigTable", 3, { { PCI, "pci_bus_id" }, { NUM, "gpu_instance" },
                                 { NUM, "compute_instance" } } },
+    { "primusGpuPartitionTable", 2, { { PCI, "pci_bus_id" }, { NUM, "partition" } } },
     { "primusRdmaDeviceTable", 1, { { STR, "device" } } },
     { "primusIbPortTable", 2, { { STR, "device" }, { NUM, "port" } } },
     { "primusRoceCongTable", 2, { { STR, "device" }, { NUM, "port" } } },
@@ -1807,6 +1808,8 @@ static void compare_json(const struct pna_http_view *v)
     compare_json_sub(gpus, "primusGpuProcTable", "processes", (const char *const[2]){ "pid", NULL });
     compare_json_sub(gpus, "primusGpuMigTable", "mig",
                      (const char *const[2]){ "gpu_instance", "compute_instance" });
+    compare_json_sub(gpus, "primusGpuPartitionTable", "partitions",
+                     (const char *const[2]){ "partition", NULL });
     json_decref(node);
 
     json_t *brief = json_reply(pna_json_metrics(v));
@@ -1913,7 +1916,7 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
         /* the GPU's detail is the one /node carries (compare_json checks that) */
         json_t *node = json_reply(pna_json_node(v));
         json_t *ng = json_array_get(json_object_get(json_object_get(node, "gpu"), "gpus"), rows - 1);
-        static const char *const detail[] = { "health", "links", "processes", "mig" };
+        static const char *const detail[] = { "health", "links", "processes", "mig", "partitions" };
         for (size_t k = 0; k < sizeof detail / sizeof detail[0]; k++)
             CHECK(json_equal(json_object_get(g, detail[k]), json_object_get(ng, detail[k])));
         json_decref(node);

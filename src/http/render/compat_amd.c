@@ -53,6 +53,20 @@ static const struct pna_compat_map amd_maps[] = {
     MAP("pcie_replay_count", GAUGE, "Total number of PCIe replays", "primusGpuPcieReplays"),
     MAP("gpu_ecc_correct_total", GAUGE, "Total Correctable error count", "primusGpuEccCorrected"),
     MAP("gpu_ecc_uncorrect_total", GAUGE, "Total Uncorrectable error count", "primusGpuEccUncorrected"),
+    MAP("pcie_bandwidth", GAUGE, "Current PCIe bandwidth in Mb/s", "primusGpuPcieBandwidth"),
+    /* MI300: the throttle residency accumulators (gpu_metrics 1.6+) */
+    MAP("gpu_violation_current_accumulated_counter", GAUGE, "current accumulated violation counter",
+      "primusGpuThrottleAccCycles"),
+    MAP("gpu_violation_processor_hot_residency_accumulated", GAUGE,
+      "process hot residency accumulated violation counter", "primusGpuThrottleResProchot"),
+    MAP("gpu_violation_ppt_residency_accumulated", GAUGE,
+      "package power tracking accumulated violation counter", "primusGpuThrottleResPpt"),
+    MAP("gpu_violation_socket_thermal_residency_accumulated", GAUGE,
+      "socket thermal accumulated violation counter", "primusGpuThrottleResSocketThermal"),
+    MAP("gpu_violation_vr_thermal_residency_accumulated", GAUGE,
+      "voltage rail accumulated violation counter", "primusGpuThrottleResVrThermal"),
+    MAP("gpu_violation_hbm_thermal_residency_accumulated", GAUGE, "HBM accumulated violation counter",
+      "primusGpuThrottleResHbmThermal"),
 };
 
 /* card_model: the PCI device id as the exporter prints ids, "0x73bf", from

@@ -79,7 +79,14 @@ static void mig_key(json_t *o, const struct pna_row *row)
     json_object_set_new(o, "compute_instance", json_integer(m->compute_instance));
 }
 
-/* The rows of sub-table T (links, processes, MIG devices) that belong to G. */
+static void partition_key(json_t *o, const struct pna_row *row)
+{
+    const struct pna_gpu_partition *p = row->rec;
+    json_object_set_new(o, "partition", json_integer(p->id));
+}
+
+/* The rows of sub-table T (links, processes, MIG devices, partitions) that
+ * belong to G. */
 static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
                         const struct pna_gpu *g, void (*key)(json_t *, const struct pna_row *))
 {
@@ -96,7 +103,7 @@ static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_t
     return list;
 }
 
-/* GPU I's links, processes and MIG devices, and its health with the reason:
+/* GPU I's links, processes, MIG devices and partitions, and its health with the reason:
  * the detail /gpus, /node and /metrics/json share. */
 static void put_depth(json_t *o, const struct pna_http_view *v, size_t i, bool with_health)
 {
@@ -111,6 +118,7 @@ static void put_depth(json_t *o, const struct pna_http_view *v, size_t i, bool w
     json_object_set_new(o, "links", sub_rows(v, &pna_gpu_link_metrics, g, link_key));
     json_object_set_new(o, "processes", sub_rows(v, &pna_gpu_proc_metrics, g, proc_key));
     json_object_set_new(o, "mig", sub_rows(v, &pna_gpu_mig_metrics, g, mig_key));
+    json_object_set_new(o, "partitions", sub_rows(v, &pna_gpu_partition_metrics, g, partition_key));
 }
 
 struct pna_json_reply pna_json_gpus(const struct pna_http_view *v)

@@ -118,6 +118,15 @@ static void mig_labels(const struct pna_http_view *v, const struct pna_row *row,
     sub_labels(v, row, names, ids, 2, out);
 }
 
+static void partition_labels(const struct pna_http_view *v, const struct pna_row *row,
+                             struct pna_row_labels *out)
+{
+    const struct pna_gpu_partition *p = row->rec;
+    static const char *const names[] = { "partition" };
+    const uint32_t ids[] = { p->id };
+    sub_labels(v, row, names, ids, 1, out);
+}
+
 /* A MIB sum served split by its parts, the part named by label KEY. */
 struct split {
     const char *family, *object, *key, *help;
@@ -284,6 +293,7 @@ void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_table(p, v, &pna_gpu_link_metrics, link_labels);
     pna_prom_table(p, v, &pna_gpu_proc_metrics, proc_labels);
     pna_prom_table(p, v, &pna_gpu_mig_metrics, mig_labels);
+    pna_prom_table(p, v, &pna_gpu_partition_metrics, partition_labels);
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++)
         split_family(p, v, &splits[i]);
     holders(p, v);

@@ -119,11 +119,14 @@ void pna_gpu_list_free(struct pna_gpu_list *list)
     free(list->gpus);
     free(list->procs);
     free(list->migs);
+    free(list->parts);
     list->gpus = NULL;
     list->procs = NULL;
     list->migs = NULL;
+    list->parts = NULL;
     list->count = list->cap = list->nprocs = list->proc_cap = 0;
     list->mig_count = list->mig_cap = 0;
+    list->part_count = list->part_cap = 0;
 }
 
 struct pna_gpu_mig *pna_gpu_list_add_mig(struct pna_gpu_list *list)
@@ -155,6 +158,34 @@ void pna_gpu_list_sort_migs(struct pna_gpu_list *list)
     list->mig_count = kept;
     if (kept > 1)
         qsort(list->migs, kept, sizeof list->migs[0], cmp_mig);
+}
+
+struct pna_gpu_partition *pna_gpu_list_add_partition(struct pna_gpu_list *list)
+{
+    if (PNA_ARRAY_RESERVE(list->parts, list->part_cap, list->part_count + 1) != 0)
+        return NULL;
+    struct pna_gpu_partition *p = &list->parts[list->part_count++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+static int cmp_partition(const void *a, const void *b)
+{
+    const struct pna_gpu_partition *x = a, *y = b;
+    if (x->gpu_index != y->gpu_index)
+        return x->gpu_index < y->gpu_index ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void pna_gpu_list_sort_partitions(struct pna_gpu_list *list)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < list->part_count; i++)
+        if (pna_gpu_find(list->gpus, list->count, list->parts[i].gpu_index))
+            list->parts[kept++] = list->parts[i];
+    list->part_count = kept;
+    if (kept > 1)
+        qsort(list->parts, kept, sizeof list->parts[0], cmp_partition);
 }
 
 struct pna_gpu_proc *pna_gpu_list_add_proc(struct pna_gpu_list *list)

@@ -80,7 +80,19 @@ enum pna_gpu_activity {
     PNA_GPU_ACT_FP64,
     PNA_GPU_ACT_FP32,
     PNA_GPU_ACT_FP16,
+    PNA_GPU_ACT_MULTIMEDIA,      /* video decode/encode engines busy (AMD UVD/VCN) */
     PNA_GPU_ACTIVITIES
+};
+
+/* AMD's throttle residency causes (gpu_metrics v1.6+), in the kernel's
+ * layout order. */
+enum pna_gpu_residency {
+    PNA_GPU_RES_PROCHOT,         /* PROCHOT asserted (processor hot) */
+    PNA_GPU_RES_PPT,             /* package power tracking: power limit */
+    PNA_GPU_RES_SOCKET_THERMAL,  /* socket thermal limit */
+    PNA_GPU_RES_VR_THERMAL,      /* voltage regulator thermal limit */
+    PNA_GPU_RES_HBM_THERMAL,     /* HBM thermal limit */
+    PNA_GPU_RESIDENCIES
 };
 
 /* The remote end of a GPU link. */
@@ -170,6 +182,26 @@ struct pna_gpu_mig {
      * GPU instance) */
     bool has_sm_active, has_tensor_active;
     uint32_t sm_active_bp, tensor_active_bp;
+};
+
+#define PNA_GPU_MAX_XCP 8         /* NUM_XCP of amdgpu's gpu_metrics */
+
+/* A compute partition of an AMD GPU: one KFD node (and DRM render node) of a
+ * GPU its compute partition mode splits (SPX: one, CPX: one per XCD). */
+struct pna_gpu_partition {
+    uint32_t gpu_index;          /* the GPU's primusGpuIndex */
+    uint32_t id;                 /* 0.. in KFD node order, which is amdgpu's XCP order */
+    uint32_t kfd_gpu_id;         /* KFD's gpu_id: the vram_<gpu_id> of its processes */
+    bool has_render;
+    uint32_t render_minor;       /* N of /dev/dri/renderDN */
+    bool has_xcc;
+    uint32_t xcc_count;          /* compute dies (XCCs) in the partition */
+    bool has_cus;
+    uint32_t cu_count;           /* compute units */
+    bool has_gfx_active, has_video_active;   /* gpu_metrics 1.6+, hundredths of a percent */
+    uint32_t gfx_active_bp, video_active_bp;
+    bool has_mem;
+    uint64_t mem_used_bytes;     /* device memory KFD's processes hold on it */
 };
 
 struct pna_gpu {
@@ -289,9 +321,20 @@ struct pna_gpu {
     bool has_held[PNA_GPU_HELD_CAUSES];
     uint64_t held_us[PNA_GPU_HELD_CAUSES];
 
+    /* AMD throttle residency (gpu_metrics v1.6+): the firmware's
+     * accumulation cycles and, of them, those it was held back in, per
+     * cause.  32-bit counters that wrap; their ratio is the share of time
+     * held back (the firmware does not say how long a cycle is). */
+    bool has_acc_cycles;
+    uint32_t acc_cycles;
+    bool has_residency[PNA_GPU_RESIDENCIES];
+    uint32_t residency_cycles[PNA_GPU_RESIDENCIES];
+
     /* activity over the last poll interval, hundredths of a percent */
     bool has_activity[PNA_GPU_ACTIVITIES];
     uint32_t activity_bp[PNA_GPU_ACTIVITIES];
+    bool has_pcie_bandwidth;     /* AMD: PCIe traffic, both directions together, */
+    uint64_t pcie_bandwidth_mbps;    /* megabits per second as amd-smi reports it */
     bool has_pcie_rate;          /* PCIe traffic, bytes per second */
     uint64_t pcie_tx_rate, pcie_rx_rate;
     bool has_nvlink_rate;        /* all links together, bytes per second */
@@ -319,6 +362,11 @@ struct pna_gpu {
     char xgmi_hive_id[24];       /* "0x" + 16 hex digits; "" outside a hive */
     char compute_partition[16];  /* "SPX", "DPX", "TPX", "QPX", "CPX" */
     char memory_partition[16];   /* "NPS1", "NPS2", "NPS4", "NPS8" */
+    /* gpu_metrics 1.6+: each partition's (XCP's) graphics and video engine
+     * activity, hundredths of a percent, for its primusGpuPartitionTable row */
+    uint32_t xcp_count;
+    bool has_xcp_gfx[PNA_GPU_MAX_XCP], has_xcp_video[PNA_GPU_MAX_XCP];
+    uint32_t xcp_gfx_bp[PNA_GPU_MAX_XCP], xcp_video_bp[PNA_GPU_MAX_XCP];
 
     /* /dev/dri names (sources/gpu/dri_map.c), empty when unknown */
     char drm_card[16];           /* "card0" */
@@ -338,6 +386,8 @@ struct pna_gpu_list {
     struct pna_gpu_proc *procs;
     size_t mig_count, mig_cap;
     struct pna_gpu_mig *migs;
+    size_t part_count, part_cap;
+    struct pna_gpu_partition *parts;
 };
 
 /* The GPU domain's snapshot as served from the cache. */
@@ -350,6 +400,8 @@ struct pna_gpu_snap {
     size_t mig_count;
     struct pna_gpu_mig *migs;    /* ascending (gpu_index, gpu_instance, compute_instance);
                                     owned by the snapshot */
+    size_t part_count;
+    struct pna_gpu_partition *parts; /* ascending (gpu_index, id); owned by the snapshot */
     char nvidia_driver_version[80];
     char cuda_version[16];
     char amd_driver_version[80];
@@ -385,6 +437,11 @@ struct pna_gpu_mig *pna_gpu_list_add_mig(struct pna_gpu_list *list);
 /* Sort the MIG rows by (gpu_index, gpu_instance, compute_instance) and drop
  * those whose GPU is not in the (sorted) list. */
 void pna_gpu_list_sort_migs(struct pna_gpu_list *list);
+/* Append a zeroed partition row; NULL when out of memory. */
+struct pna_gpu_partition *pna_gpu_list_add_partition(struct pna_gpu_list *list);
+/* Sort the partition rows by (gpu_index, id) and drop those whose GPU is not
+ * in the (sorted) list. */
+void pna_gpu_list_sort_partitions(struct pna_gpu_list *list);
 void pna_gpu_list_free(struct pna_gpu_list *list);
 /* The GPU with INDEX in a sorted array, or NULL (binary search). */
 const struct pna_gpu *pna_gpu_find(const struct pna_gpu *gpus, size_t count, uint32_t index);

@@ -247,6 +247,14 @@ static void get_fabric(const struct pna_row *r, struct pna_value *out)
       .type = COUNTER, .scale = PNA_SCALE_E(-6), .label = "cause", .label_value = (name),       \
       .help = "Time the GPU's clocks were held back since the driver loaded, by cause" }
 
+#define RESIDENCY(col, obj, res, name)                                                        \
+    { .column = (col), .object = (obj), .syntax = PNA_SYNTAX_COUNTER32,                         \
+      .field = GPU_IF(residency_cycles[res], has_residency[res]),                               \
+      .family = "primus_gpu_throttle_residency_cycles_total", .type = COUNTER, .label = "cause", \
+      .label_value = (name),                                                                    \
+      .help = "AMD: firmware accumulation cycles in which the GPU was held back, by cause (32-bit, " \
+              "wraps); against primus_gpu_throttle_accumulation_cycles_total, the share held back" }
+
 static const struct pna_metric gpu_metrics[] = {
     /* identity: every row has it, a lost GPU too */
     { .column = 2, .object = "primusGpuVendor", .syntax = INT, .flags = ID, .get = get_vendor,
@@ -477,6 +485,27 @@ static const struct pna_metric gpu_metrics[] = {
       .help = "NUMA node of the GPU's PCI function, -1 for none" },
     { .column = 89, .object = "primusGpuLocalCpus", .syntax = TEXT, .field = GPU_NZ(local_cpus),
       .label = "local_cpus" },
+
+    /* AMD gpu_metrics: multimedia engines, PCIe bandwidth, throttle residency */
+    ACTIVITY(90, "primusGpuMultimediaActive", PNA_GPU_ACT_MULTIMEDIA,
+             "primus_gpu_multimedia_active_ratio",
+             "Share of time the video decode/encode engines were busy (AMD), the firmware's average"),
+    { .column = 91, .object = "primusGpuPcieBandwidth", .syntax = C64,
+      .field = GPU_IF(pcie_bandwidth_mbps, has_pcie_bandwidth),
+      .family = "primus_gpu_pcie_bandwidth_bytes_per_second", .type = GAUGE,
+      .scale = PNA_SCALE_MUL(125000),
+      .help = "AMD: PCIe traffic of both directions together, the firmware's instantaneous figure "
+              "(amd-smi's BANDWIDTH in Mb/s, here in bytes per second)" },
+    { .column = 92, .object = "primusGpuThrottleAccCycles", .syntax = PNA_SYNTAX_COUNTER32,
+      .field = GPU_IF(acc_cycles, has_acc_cycles),
+      .family = "primus_gpu_throttle_accumulation_cycles_total", .type = COUNTER,
+      .help = "AMD: the firmware's accumulation cycles, the base of the throttle residency "
+              "counters (32-bit, wraps)" },
+    RESIDENCY(93, "primusGpuThrottleResProchot", PNA_GPU_RES_PROCHOT, "prochot"),
+    RESIDENCY(94, "primusGpuThrottleResPpt", PNA_GPU_RES_PPT, "ppt"),
+    RESIDENCY(95, "primusGpuThrottleResSocketThermal", PNA_GPU_RES_SOCKET_THERMAL, "socket_thermal"),
+    RESIDENCY(96, "primusGpuThrottleResVrThermal", PNA_GPU_RES_VR_THERMAL, "vr_thermal"),
+    RESIDENCY(97, "primusGpuThrottleResHbmThermal", PNA_GPU_RES_HBM_THERMAL, "hbm_thermal"),
 };
 
 const struct pna_metric_table pna_gpu_metrics = {

@@ -142,3 +142,25 @@ void pna_mig_holder(const struct pna_view *v, const struct pna_gpu_mig *m, struc
     const struct matcher mm = { podres_mig, container_mig, m, NULL };
     find_holders(v, &mm, h);
 }
+
+static bool podres_none(const struct pna_podres_row *r, const void *what, const void *ctx)
+{
+    (void)r;
+    (void)what;
+    (void)ctx;
+    return false;
+}
+
+static bool container_partition(const struct pna_container_set *set, const struct pna_container *c,
+                                const void *what)
+{
+    const struct pna_gpu_partition *p = what;
+    return p->has_render && pna_container_holds_render(set, c, p->render_minor);
+}
+
+void pna_partition_holder(const struct pna_view *v, const struct pna_gpu_partition *p,
+                          struct pna_holder *h)
+{
+    const struct matcher m = { podres_none, container_partition, p, NULL };
+    find_holders(v, &m, h);
+}

@@ -41,4 +41,10 @@ void pna_gpu_holders_each(const struct pna_view *v, const struct pna_gpu *g, pna
  * then the containers given its access capability node. */
 void pna_mig_holder(const struct pna_view *v, const struct pna_gpu_mig *m, struct pna_holder *h);
 
+/* The same for AMD compute partition P: the containers given its render
+ * node.  (The kubelet's assignments name whole GPUs; a device plugin's
+ * partition ids are not matched yet.) */
+void pna_partition_holder(const struct pna_view *v, const struct pna_gpu_partition *p,
+                          struct pna_holder *h);
+
 #endif

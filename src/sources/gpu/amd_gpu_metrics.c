@@ -8,7 +8,8 @@
  * when structure_size covers every field its line names.  v1.0 and v2.0 are
  * not naturally aligned (the kernel advises against them) and are refused as
  * unknown, as is any revision newer than the layouts known here: a field
- * read at the wrong offset would be a wrong figure, worse than none. */
+ * read at the wrong offset would be a wrong figure, worse than none.  (v1.9
+ * is a list of attributes pointing into the kernel, not a table.) */
 #include "pna_autoconf.h"
 #include "sources/gpu/amd_gpu_metrics.h"
 
@@ -25,27 +26,53 @@ struct layout {
     uint16_t need;               /* bytes up to the end of the last field read */
     bool centi;                  /* activity in hundredths of a percent (v2.4) */
     uint16_t gfx, umc, mm;       /* u16 activity */
+    uint16_t vcn;                /* u16 vcn_activity[4] (v1.4, v1.5) */
     uint16_t xgmi_width, xgmi_speed;     /* u16 */
     uint16_t pcie_inst;          /* u64 */
     uint16_t xgmi_read, xgmi_write;      /* u64[8] */
+    uint16_t xgmi_status;        /* u16[8] */
     uint16_t acc_counter, residency;     /* u32, u32[5] */
+    uint16_t num_partition;      /* u16 */
+    uint16_t xcp, xcp_size, xcp_vcn;     /* xcp_stats[8]: start, element size,
+                                            u16 vcn_busy[4] inside an element */
 };
+
+#define NUM_VCN 4
+#define NUM_XCP PNA_GPU_MAX_XCP
+#define MAX_XCC 8            /* gfx_busy_inst[MAX_XCC] leads each XCP's statistics */
 
 static const struct layout layouts[] = {
     /* gpu_metrics_v1_1 .. v1_3: the same prefix */
-    { 1, 1, 3, 22, false, 16, 18, 20, 0, 0, 0, 0, 0, 0, 0 },
+    { .format = 1, .content_lo = 1, .content_hi = 3, .need = 22, .gfx = 16, .umc = 18, .mm = 20 },
     /* v1_4 (MI300) */
-    { 1, 4, 4, 232, false, 12, 14, 0, 52, 54, 72, 104, 168, 0, 0 },
+    { .format = 1, .content_lo = 4, .content_hi = 4, .need = 232, .gfx = 12, .umc = 14, .vcn = 16,
+      .xgmi_width = 52, .xgmi_speed = 54, .pcie_inst = 72, .xgmi_read = 104, .xgmi_write = 168 },
     /* v1_5: jpeg_activity[32] and the PCIe NAK counters moved the rest */
-    { 1, 5, 5, 304, false, 12, 14, 0, 116, 118, 136, 176, 240, 0, 0 },
-    /* v1_6: the throttle residency accumulators after system_clock_counter */
-    { 1, 6, 6, 328, false, 12, 14, 0, 140, 142, 160, 200, 264, 104, 108 },
+    { .format = 1, .content_lo = 5, .content_hi = 5, .need = 304, .gfx = 12, .umc = 14, .vcn = 16,
+      .xgmi_width = 116, .xgmi_speed = 118, .pcie_inst = 136, .xgmi_read = 176, .xgmi_write = 240 },
+    /* v1_6: no VCN/JPEG arrays; throttle residencies after system_clock_counter;
+     * struct amdgpu_xcp_metrics (168 bytes) per partition at the end */
+    { .format = 1, .content_lo = 6, .content_hi = 6, .need = 1656, .gfx = 12, .umc = 14,
+      .acc_counter = 32, .residency = 36, .xgmi_width = 64, .xgmi_speed = 66, .pcie_inst = 88,
+      .xgmi_read = 128, .xgmi_write = 192, .num_partition = 306, .xcp = 312, .xcp_size = 168,
+      .xcp_vcn = 96 },
+    /* v1_7: mem_max_bandwidth (u64) at 16 moved the rest; xgmi_link_status[8];
+     * struct amdgpu_xcp_metrics_v1_1 (232 bytes) */
+    { .format = 1, .content_lo = 7, .content_hi = 7, .need = 2200, .gfx = 12, .umc = 14,
+      .acc_counter = 40, .residency = 44, .xgmi_width = 72, .xgmi_speed = 74, .pcie_inst = 96,
+      .xgmi_read = 136, .xgmi_write = 200, .xgmi_status = 264, .num_partition = 338, .xcp = 344,
+      .xcp_size = 232, .xcp_vcn = 96 },
+    /* v1_8: v1_7 with struct amdgpu_xcp_metrics_v1_2 (376 bytes, 40 JPEG engines) */
+    { .format = 1, .content_lo = 8, .content_hi = 8, .need = 3352, .gfx = 12, .umc = 14,
+      .acc_counter = 40, .residency = 44, .xgmi_width = 72, .xgmi_speed = 74, .pcie_inst = 96,
+      .xgmi_read = 136, .xgmi_write = 200, .xgmi_status = 264, .num_partition = 338, .xcp = 344,
+      .xcp_size = 376, .xcp_vcn = 112 },
     /* gpu_metrics_v2_1 .. v2_3 (APU) */
-    { 2, 1, 3, 32, false, 28, 0, 30, 0, 0, 0, 0, 0, 0, 0 },
+    { .format = 2, .content_lo = 1, .content_hi = 3, .need = 32, .gfx = 28, .mm = 30 },
     /* v2_4: the same places, utilization in hundredths ("centi") */
-    { 2, 4, 4, 32, true, 28, 0, 30, 0, 0, 0, 0, 0, 0, 0 },
+    { .format = 2, .content_lo = 4, .content_hi = 4, .need = 32, .centi = true, .gfx = 28, .mm = 30 },
     /* gpu_metrics_v3_0 (APU): average_vcn_activity stands for multimedia */
-    { 3, 0, 0, 46, false, 42, 0, 44, 0, 0, 0, 0, 0, 0, 0 },
+    { .format = 3, .content_lo = 0, .content_hi = 0, .need = 46, .gfx = 42, .mm = 44 },
 };
 
 static atomic_ulong rejected;
@@ -117,6 +144,13 @@ static void read_links(const uint8_t *buf, const struct layout *l, struct pna_am
         m->has_xgmi_write[i] = t != UINT64_MAX;
         m->xgmi_write_kb[i] = m->has_xgmi_write[i] ? t : 0;
     }
+    for (int i = 0; l->xgmi_status && i < PNA_AMD_XGMI_LINKS; i++) {
+        /* the kernel's XGMI_LINK_ACTIVE / INACTIVE; anything else (an
+         * error code, 0xffff) says nothing */
+        uint16_t st = le16(buf + l->xgmi_status + 2 * i);
+        m->has_xgmi_status[i] = st <= 1;
+        m->xgmi_up[i] = st == 1;
+    }
     uint64_t bw = le64(buf + l->pcie_inst);
     m->has_pcie_bandwidth = bw != UINT64_MAX;
     m->pcie_bandwidth_inst = m->has_pcie_bandwidth ? bw : 0;
@@ -130,11 +164,78 @@ static void read_residency(const uint8_t *buf, const struct layout *l,
         return;
     m->has_residency = true;
     m->accumulation_counter = acc;
-    for (int i = 0; i < PNA_AMD_RESIDENCIES; i++) {
+    for (int i = 0; i < PNA_GPU_RESIDENCIES; i++) {
         uint32_t v = le32(buf + l->residency + 4 * i);
         m->has_res[i] = v != UINT32_MAX;
         m->res_cycles[i] = m->has_res[i] ? v : 0;
     }
+}
+
+/* Multimedia activity from GROUPS arrays of NUM_VCN u16 readings, the
+ * first at OFF and each STRIDE bytes after the one before: the mean of the
+ * instances that report.  False when none does. */
+static bool vcn_mean(const uint8_t *buf, uint16_t off, uint32_t groups, uint16_t stride,
+                     uint32_t *bp)
+{
+    uint32_t sum = 0, n = 0;
+    for (uint32_t g = 0; g < groups; g++)
+        for (uint32_t i = 0; i < NUM_VCN; i++) {
+            uint32_t v;
+            if (activity(buf, (uint16_t)(off + g * stride + 2 * i), false, &v)) {
+                sum += v;
+                n++;
+            }
+        }
+    if (!n)
+        return false;
+    *bp = (sum + n / 2) / n;
+    return true;
+}
+
+/* The mean of the MAX_XCC u32 gfx_busy_inst readings (percent) at OFF that
+ * report; false when none does. */
+static bool xcc_mean(const uint8_t *buf, uint16_t off, uint32_t *bp)
+{
+    uint32_t sum = 0, n = 0;
+    for (uint32_t i = 0; i < MAX_XCC; i++) {
+        uint32_t v = le32(buf + off + 4 * i);
+        if (v <= 100) {
+            sum += v * 100;
+            n++;
+        }
+    }
+    if (!n)
+        return false;
+    *bp = (sum + n / 2) / n;
+    return true;
+}
+
+/* v1.6+: the partitions the driver filled (num_partition, at most 8). */
+static uint32_t partitions(const uint8_t *buf, const struct layout *l)
+{
+    uint16_t n = le16(buf + l->num_partition);
+    return n == 0xffffu ? 0 : (n > NUM_XCP ? NUM_XCP : n);
+}
+
+static void read_xcp(const uint8_t *buf, const struct layout *l, struct pna_amd_gpu_metrics *m)
+{
+    for (uint32_t p = 0; p < m->partitions; p++) {
+        uint16_t at = (uint16_t)(l->xcp + p * l->xcp_size);
+        m->has_xcp_gfx[p] = xcc_mean(buf, at, &m->xcp_gfx_bp[p]);
+        m->has_xcp_video[p] = vcn_mean(buf, (uint16_t)(at + l->xcp_vcn), 1, 0, &m->xcp_video_bp[p]);
+    }
+}
+
+static void read_multimedia(const uint8_t *buf, const struct layout *l,
+                            struct pna_amd_gpu_metrics *m)
+{
+    if (l->mm)
+        m->has_mm_activity = activity(buf, l->mm, l->centi, &m->mm_activity_bp);
+    else if (l->vcn)
+        m->has_mm_activity = vcn_mean(buf, l->vcn, 1, 0, &m->mm_activity_bp);
+    else if (l->xcp && m->partitions)
+        m->has_mm_activity = vcn_mean(buf, (uint16_t)(l->xcp + l->xcp_vcn), m->partitions,
+                                      l->xcp_size, &m->mm_activity_bp);
 }
 
 int pna_amd_gpu_metrics_parse(const uint8_t *buf, size_t len, struct pna_amd_gpu_metrics *out,
@@ -161,7 +262,11 @@ int pna_amd_gpu_metrics_parse(const uint8_t *buf, size_t len, struct pna_amd_gpu
     }
     out->has_gfx_activity = activity(buf, l->gfx, l->centi, &out->gfx_activity_bp);
     out->has_umc_activity = activity(buf, l->umc, l->centi, &out->umc_activity_bp);
-    out->has_mm_activity = activity(buf, l->mm, l->centi, &out->mm_activity_bp);
+    if (l->num_partition) {
+        out->partitions = partitions(buf, l);
+        read_xcp(buf, l, out);
+    }
+    read_multimedia(buf, l, out);
     if (l->xgmi_read)
         read_links(buf, l, out);
     if (l->acc_counter)
@@ -191,6 +296,10 @@ static void apply_links(const struct pna_amd_gpu_metrics *m, struct pna_gpu *g)
             l->has_speed = true;
             l->speed_mbps = (uint32_t)((uint64_t)m->xgmi_gbps * m->xgmi_width * 1000u / 8u);
         }
+        if (m->has_xgmi_status[i]) {
+            l->has_state = true;
+            l->up = m->xgmi_up[i];
+        }
         /* read: data the GPU read over the link (received); write: sent */
         if (m->has_xgmi_read[i] && m->has_xgmi_write[i]) {
             l->has_traffic = true;
@@ -200,25 +309,48 @@ static void apply_links(const struct pna_amd_gpu_metrics *m, struct pna_gpu *g)
     }
 }
 
+static void apply_residency(const struct pna_amd_gpu_metrics *m, struct pna_gpu *g)
+{
+    if (!m->has_residency)
+        return;
+    g->has_acc_cycles = true;
+    g->acc_cycles = m->accumulation_counter;
+    for (int i = 0; i < PNA_GPU_RESIDENCIES; i++) {
+        g->has_residency[i] = m->has_res[i];
+        g->residency_cycles[i] = m->res_cycles[i];
+    }
+}
+
+static void set_activity(struct pna_gpu *g, enum pna_gpu_activity act, bool has, uint32_t bp)
+{
+    if (has) {
+        g->has_activity[act] = true;
+        g->activity_bp[act] = bp;
+    }
+}
+
 void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_gpu *g)
 {
-    if (m->has_gfx_activity) {
-        g->has_activity[PNA_GPU_ACT_GRAPHICS] = true;
-        g->activity_bp[PNA_GPU_ACT_GRAPHICS] = m->gfx_activity_bp;
+    set_activity(g, PNA_GPU_ACT_GRAPHICS, m->has_gfx_activity, m->gfx_activity_bp);
+    set_activity(g, PNA_GPU_ACT_DRAM, m->has_umc_activity, m->umc_activity_bp);
+    set_activity(g, PNA_GPU_ACT_MULTIMEDIA, m->has_mm_activity, m->mm_activity_bp);
+    if (m->has_pcie_bandwidth) {
+        g->has_pcie_bandwidth = true;
+        g->pcie_bandwidth_mbps = m->pcie_bandwidth_inst;
     }
-    if (m->has_umc_activity) {
-        g->has_activity[PNA_GPU_ACT_DRAM] = true;
-        g->activity_bp[PNA_GPU_ACT_DRAM] = m->umc_activity_bp;
+    apply_residency(m, g);
+    g->xcp_count = m->partitions;
+    for (uint32_t p = 0; p < m->partitions; p++) {
+        g->has_xcp_gfx[p] = m->has_xcp_gfx[p];
+        g->xcp_gfx_bp[p] = m->xcp_gfx_bp[p];
+        g->has_xcp_video[p] = m->has_xcp_video[p];
+        g->xcp_video_bp[p] = m->xcp_video_bp[p];
     }
-    /* Not served (docs/gpu.md): multimedia activity has no column; the PCIe
-     * figure is both directions in one, in units that changed between
-     * revisions; the residency counts are firmware cycles of a period the
-     * kernel does not document. */
     apply_links(m, g);
 }
 
-/* The largest layout is 328 bytes; newer firmware pads, so read more. */
-#define BLOB_MAX 4096
+/* The largest layout (v1.8) is 3,360 bytes; read more, newer firmware pads. */
+#define BLOB_MAX 8192
 
 int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, size_t errlen)
 {

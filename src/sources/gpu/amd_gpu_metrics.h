@@ -3,11 +3,16 @@
  * format_revision, content_revision) and a little-endian, naturally aligned
  * structure whose layout the revision names, as the kernel's
  * drivers/gpu/drm/amd/include/kgd_pp_interface.h defines them
- * (struct gpu_metrics_v1_1 .. v1_6, v2_1 .. v2_4, v3_0).
+ * (struct gpu_metrics_v1_1 .. v1_8, v2_1 .. v2_4, v3_0).
  *
  * Format 1 is a discrete GPU's, format 2 and 3 an APU's.  The firmware fills
  * what it has and the driver leaves the rest as all ones: 0xffff, 0xffffffff
- * and all-ones 64-bit fields mean "not supported" and are absent here. */
+ * and all-ones 64-bit fields mean "not supported" and are absent here.
+ *
+ * The revisions are not append-only: v1.6 dropped v1.5's VCN and JPEG arrays
+ * for per-partition (XCP) statistics, v1.7 inserted mem_max_bandwidth near
+ * the top.  A v1.6 with the layout AMD proposed in May 2024 and withdrew
+ * (384 bytes, never in a kernel release) is refused as short. */
 #ifndef PNA_GPU_AMD_GPU_METRICS_H
 #define PNA_GPU_AMD_GPU_METRICS_H
 
@@ -19,16 +24,6 @@
 
 #define PNA_AMD_XGMI_LINKS 8     /* NUM_XGMI_LINKS of the kernel's layouts */
 
-/* Causes of the v1.6 throttle residency accumulators, in layout order. */
-enum pna_amd_residency {
-    PNA_AMD_RES_PROCHOT,
-    PNA_AMD_RES_PPT,
-    PNA_AMD_RES_SOCKET_THM,
-    PNA_AMD_RES_VR_THM,
-    PNA_AMD_RES_HBM_THM,
-    PNA_AMD_RESIDENCIES
-};
-
 /* What one gpu_metrics blob said.  Every figure has its flag. */
 struct pna_amd_gpu_metrics {
     uint16_t structure_size;
@@ -37,18 +32,25 @@ struct pna_amd_gpu_metrics {
     uint32_t gfx_activity_bp;    /* hundredths of a percent */
     bool has_umc_activity;       /* memory controllers busy */
     uint32_t umc_activity_bp;
-    bool has_mm_activity;        /* multimedia (UVD/VCN) busy: v1.1-1.3, v2.x */
+    bool has_mm_activity;        /* multimedia (UVD/VCN) busy: v1.1-1.3, v2.x, v3.0;
+                                    v1.4+: the mean of the VCN instances that report */
     uint32_t mm_activity_bp;
     bool has_xgmi_link;          /* v1.4+: one width and rate for every link */
     uint32_t xgmi_width, xgmi_gbps;  /* lanes; gigabits per second per lane */
     bool has_xgmi_read[PNA_AMD_XGMI_LINKS], has_xgmi_write[PNA_AMD_XGMI_LINKS];
     uint64_t xgmi_read_kb[PNA_AMD_XGMI_LINKS], xgmi_write_kb[PNA_AMD_XGMI_LINKS];
-    bool has_pcie_bandwidth;     /* v1.4+: instantaneous, both directions together */
-    uint64_t pcie_bandwidth_inst;    /* GB/s in v1.4/1.5, Mb/s in v1.6 (the kernel's comments) */
-    bool has_residency;          /* v1.6: firmware accumulation cycles */
+    bool has_xgmi_status[PNA_AMD_XGMI_LINKS];    /* v1.7+ */
+    bool xgmi_up[PNA_AMD_XGMI_LINKS];
+    bool has_pcie_bandwidth;     /* v1.4+: instantaneous, both directions together, */
+    uint64_t pcie_bandwidth_inst;    /* in the unit amd-smi prints, Mb/s */
+    bool has_residency;          /* v1.6+: firmware accumulation cycles */
     uint32_t accumulation_counter;
-    bool has_res[PNA_AMD_RESIDENCIES];
-    uint32_t res_cycles[PNA_AMD_RESIDENCIES];
+    bool has_res[PNA_GPU_RESIDENCIES];
+    uint32_t res_cycles[PNA_GPU_RESIDENCIES];
+    uint32_t partitions;         /* v1.6+: XCPs with statistics (num_partition), else 0 */
+    /* v1.6+, per XCP: the mean of its XCCs' gfx_busy_inst and of its VCNs' vcn_busy */
+    bool has_xcp_gfx[PNA_GPU_MAX_XCP], has_xcp_video[PNA_GPU_MAX_XCP];
+    uint32_t xcp_gfx_bp[PNA_GPU_MAX_XCP], xcp_video_bp[PNA_GPU_MAX_XCP];
 };
 
 /* Decode the LEN bytes at BUF.  Returns 0, or -1 with ERR ("short ...",
@@ -58,7 +60,8 @@ struct pna_amd_gpu_metrics {
 int pna_amd_gpu_metrics_parse(const uint8_t *buf, size_t len, struct pna_amd_gpu_metrics *out,
                               char *err, size_t errlen);
 
-/* Fill G's activity and XGMI link rows from M (see docs/gpu.md, "AMD"). */
+/* Fill G's activity, throttle residency, PCIe bandwidth and XGMI link rows
+ * from M (see docs/gpu.md, "AMD"). */
 void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_gpu *g);
 
 /* Read the gpu_metrics file at PATH into G.  A missing file is normal (older

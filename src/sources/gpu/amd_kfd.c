@@ -18,8 +18,10 @@
 #define MAX_NODES 256
 
 struct kfd_node {
+    uint32_t number;             /* N of topology/nodes/N */
     uint64_t gpu_id;
     uint32_t key;                /* the GPU's PCI key (primusGpuIndex) */
+    uint64_t render_minor, xcc, simds, simd_per_cu;  /* 0: not said */
 };
 
 struct kfd_map {
@@ -51,7 +53,9 @@ static bool prop_value(const char *props, const char *name, uint64_t *out)
 static void load_node(const char *dir, const char *name, struct kfd_map *map)
 {
     char path[4096 + 300], props[8192];
-    uint64_t id, loc, dom;
+    uint64_t id, loc, dom, number;
+    if (pna_parse_u64(name, &number) != 0 || number > UINT32_MAX || map->count >= MAX_NODES)
+        return;
     snprintf(path, sizeof path, "%s/%s/gpu_id", dir, name);
     if (pna_read_u64(path, &id) != 0 || id == 0)
         return;
@@ -61,11 +65,22 @@ static void load_node(const char *dir, const char *name, struct kfd_map *map)
         return;
     if (!prop_value(props, "domain", &dom))
         dom = 0;
-    if (map->count < MAX_NODES)
-        map->nodes[map->count++] = (struct kfd_node){
-            .gpu_id = id, .key = pna_gpu_pci_key((uint32_t)dom, (uint32_t)(loc >> 8),
-                                                 (uint32_t)(loc >> 3) & 0x1f, (uint32_t)loc & 7)
-        };
+    struct kfd_node *n = &map->nodes[map->count++];
+    *n = (struct kfd_node){
+        .number = (uint32_t)number, .gpu_id = id,
+        .key = pna_gpu_pci_key((uint32_t)dom, (uint32_t)(loc >> 8), (uint32_t)(loc >> 3) & 0x1f,
+                               (uint32_t)loc & 7),
+    };
+    prop_value(props, "drm_render_minor", &n->render_minor);
+    prop_value(props, "num_xcc", &n->xcc);
+    prop_value(props, "simd_count", &n->simds);
+    prop_value(props, "simd_per_cu", &n->simd_per_cu);
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+    uint32_t x = ((const struct kfd_node *)a)->number, y = ((const struct kfd_node *)b)->number;
+    return x < y ? -1 : x > y;
 }
 
 static void load_topology(const struct pna_roots *roots, struct kfd_map *map)
@@ -82,6 +97,8 @@ static void load_topology(const struct pna_roots *roots, struct kfd_map *map)
         if (de->d_name[0] != '.')
             load_node(dir, de->d_name, map);
     closedir(d);
+    /* KFD numbers a partitioned GPU's nodes in its partitions' order */
+    qsort(map->nodes, map->count, sizeof map->nodes[0], cmp_node);
 }
 
 /* The AMD GPU of LIST that KFD's GPU_ID stands for, or NULL. */
@@ -95,6 +112,49 @@ static struct pna_gpu *gpu_of(const struct kfd_map *map, struct pna_gpu_list *li
                 return &list->gpus[k];
     }
     return NULL;
+}
+
+/* The partition row KFD's GPU_ID is (rows from FIRST on are this source's). */
+static struct pna_gpu_partition *partition_of(struct pna_gpu_list *list, size_t first,
+                                              uint64_t gpu_id)
+{
+    for (size_t i = first; i < list->part_count; i++)
+        if (list->parts[i].kfd_gpu_id == gpu_id)
+            return &list->parts[i];
+    return NULL;
+}
+
+/* One row per KFD node of a partitionable GPU G (one with a compute
+ * partition mode), its activity from G's gpu_metrics partition statistics. */
+static int add_partitions(const struct kfd_map *map, struct pna_gpu_list *list, size_t gi)
+{
+    uint32_t id = 0;
+    for (size_t i = 0; i < map->count; i++) {
+        const struct kfd_node *n = &map->nodes[i];
+        if (n->key != list->gpus[gi].index || n->gpu_id > UINT32_MAX)
+            continue;
+        struct pna_gpu_partition *p = pna_gpu_list_add_partition(list);
+        if (!p)
+            return -1;
+        const struct pna_gpu *g = &list->gpus[gi];
+        p->gpu_index = g->index;
+        p->id = id;
+        p->kfd_gpu_id = (uint32_t)n->gpu_id;
+        p->has_render = n->render_minor >= 128 && n->render_minor <= 255;
+        p->render_minor = p->has_render ? (uint32_t)n->render_minor : 0;
+        p->has_xcc = n->xcc > 0 && n->xcc <= 64;
+        p->xcc_count = p->has_xcc ? (uint32_t)n->xcc : 0;
+        p->has_cus = n->simds > 0 && n->simd_per_cu > 0 && n->simds / n->simd_per_cu <= UINT32_MAX;
+        p->cu_count = p->has_cus ? (uint32_t)(n->simds / n->simd_per_cu) : 0;
+        if (id < g->xcp_count && id < PNA_GPU_MAX_XCP) {
+            p->has_gfx_active = g->has_xcp_gfx[id];
+            p->gfx_active_bp = g->xcp_gfx_bp[id];
+            p->has_video_active = g->has_xcp_video[id];
+            p->video_active_bp = g->xcp_video_bp[id];
+        }
+        id++;
+    }
+    return 0;
 }
 
 /* Add BYTES to PID's row on G (rows from FIRST on are this source's). */
@@ -123,7 +183,7 @@ static int add_usage(struct pna_gpu_list *list, size_t first, struct pna_gpu *g,
 
 /* "vram_<gpu_id>" files of one process directory. */
 static int read_process(const char *dir, uint32_t pid, const struct kfd_map *map,
-                        struct pna_gpu_list *list, size_t first)
+                        struct pna_gpu_list *list, size_t first, size_t first_part)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -137,8 +197,15 @@ static int read_process(const char *dir, uint32_t pid, const struct kfd_map *map
         struct pna_gpu *g = gpu_of(map, list, gpu_id);
         char path[4096 + 300 + 260];
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        if (g && pna_read_u64(path, &bytes) == 0)
-            rc = add_usage(list, first, g, pid, bytes);
+        if (!g || pna_read_u64(path, &bytes) != 0)
+            continue;
+        struct pna_gpu_partition *p = partition_of(list, first_part, gpu_id);
+        if (p) {
+            p->has_mem = true;
+            p->mem_used_bytes = bytes > UINT64_MAX - p->mem_used_bytes ? UINT64_MAX
+                                                                       : p->mem_used_bytes + bytes;
+        }
+        rc = add_usage(list, first, g, pid, bytes);
     }
     closedir(d);
     return rc;
@@ -153,21 +220,20 @@ static bool pid_name(const char *name, uint32_t *pid)
     return true;
 }
 
-int pna_amd_kfd_procs(const struct pna_roots *roots, struct pna_gpu_list *list)
+/* The processes of KFD's proc directory DIR. */
+static int read_processes(const char *dir, const struct kfd_map *map, struct pna_gpu_list *list,
+                          size_t first_part)
 {
-    char dir[4096];
-    if (pna_path(dir, sizeof dir, roots->sysfs, "/class/kfd/kfd/proc") != 0)
-        return 0;
     DIR *d = opendir(dir);
     if (!d)
         return 0; /* no KFD, or a kernel without its proc directory */
-    struct kfd_map map;
-    load_topology(roots, &map);
     for (size_t i = 0; i < list->count; i++)
         if (list->gpus[i].vendor == PNA_GPU_VND_AMD) {
             list->gpus[i].has_processes = true;
             list->gpus[i].process_count = 0;
         }
+    for (size_t i = first_part; i < list->part_count; i++)
+        list->parts[i].has_mem = true; /* KFD lists processes: none is 0 bytes */
     size_t first = list->nprocs;
     int rc = 0;
     struct dirent *de;
@@ -177,8 +243,26 @@ int pna_amd_kfd_procs(const struct pna_roots *roots, struct pna_gpu_list *list)
         if (!pid_name(de->d_name, &pid))
             continue;
         snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
-        rc = read_process(sub, pid, &map, list, first);
+        rc = read_process(sub, pid, map, list, first, first_part);
     }
     closedir(d);
+    return rc;
+}
+
+int pna_amd_kfd_read(const struct pna_roots *roots, struct pna_gpu_list *list)
+{
+    struct kfd_map *map = malloc(sizeof *map);
+    if (!map)
+        return -1;
+    load_topology(roots, map);
+    size_t first_part = list->part_count;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < list->count; i++)
+        if (list->gpus[i].vendor == PNA_GPU_VND_AMD && list->gpus[i].compute_partition[0])
+            rc = add_partitions(map, list, i);
+    char dir[4096];
+    if (rc == 0 && pna_path(dir, sizeof dir, roots->sysfs, "/class/kfd/kfd/proc") == 0)
+        rc = read_processes(dir, map, list, first_part);
+    free(map);
     return rc;
 }
