@@ -145,6 +145,11 @@ TABLES = {
         name="GPU {#GPU_INDEX} MIG {#GPU_INSTANCE}/{#COMPUTE_INSTANCE} ({#MIG_PROFILE})",
         index=[("GPU_INDEX", "n"), ("GPU_INSTANCE", "n"), ("COMPUTE_INSTANCE", "n")],
         columns={"MIG_UUID": "primusGpuMigUuid", "MIG_PROFILE": "primusGpuMigProfile"}, component="gpu"),
+    "primusGpuPartitionTable": dict(
+        rule="GPU compute partitions", prefix="primusGpuPartition",
+        name="GPU {#GPU_INDEX} partition {#PARTITION} ({#RENDER_NODE})",
+        index=[("GPU_INDEX", "n"), ("PARTITION", "n")],
+        columns={"RENDER_NODE": "primusGpuPartitionRenderNode"}, component="gpu"),
     "primusRdmaDeviceTable": dict(
         rule="RDMA devices", prefix="primusRdma", name="RDMA {#RDMA_DEVICE}",
         index=[("RDMA_DEVICE", "s")], columns={"RDMA_HCA": "primusRdmaHcaType"}, component="rdma"),

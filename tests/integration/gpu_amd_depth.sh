@@ -8,6 +8,7 @@
 #     primusGpuMemoryPartition equal the sysfs files;
 #   - primusGpuProcTable rows from a KFD proc tree: per-process VRAM, named
 #     from /proc/PID/comm;
+#   - primusGpuPartitionTable rows from KFD's topology (two CPX partitions);
 #   - SNMP and /metrics agree on each.
 # The recorded tree has no XGMI hive, no partition files and no KFD tree (a
 # consumer card): those files are built here in the kernel's formats, with
@@ -16,9 +17,10 @@
 # (no MI-series blob has been published): python3 lays out the kernel's
 # struct gpu_metrics_v1_7 by natural alignment from its field list, with
 # made-up figures and amd-smi's throttle counts; multimedia activity, PCIe
-# bandwidth, the throttle residency counters and the XGMI link rows with
-# their state are checked through snmpd and on /metrics (also under
-# prometheusCompat amd's names), and a link turning inactive reads down.
+# bandwidth, the throttle residency counters, the XGMI link rows with their
+# state and each compute partition's activity are checked through snmpd and
+# on /metrics (also under prometheusCompat amd's names), and a link turning
+# inactive reads down.
 . "$(dirname "$0")/http_lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 
@@ -44,13 +46,18 @@ echo NPS4 > "$DEV/current_memory_partition"
 PCI=$(sed -n 's/^PCI_SLOT_NAME=//p' "$DEV/uevent")      # 0000:0c:00.0
 bus=$((16#$(echo "$PCI" | cut -d: -f2)))
 INDEX=$((bus << 8))
-# built, not recorded: the KFD topology node of this GPU and two processes
+# built, not recorded: the KFD topology nodes of this GPU's two compute
+# partitions (amdkfd's properties file; render minors 129 and 130) and two
+# processes, one on each
 K="$S/class/kfd/kfd"
-mkdir -p "$K/topology/nodes/1" "$K/proc/7001" "$K/proc/7002"
-echo 41234 > "$K/topology/nodes/1/gpu_id"
-printf 'simd_count 160\nlocation_id %d\ndomain 0\n' $((bus << 8)) > "$K/topology/nodes/1/properties"
+mkdir -p "$K/topology/nodes/1" "$K/topology/nodes/2" "$K/proc/7001" "$K/proc/7002"
+for n in 1 2; do
+    echo $((41233 + n)) > "$K/topology/nodes/$n/gpu_id"
+    printf 'simd_count 160\nsimd_per_cu 4\nlocation_id %d\ndomain 0\ndrm_render_minor %d\nnum_xcc 1\n' \
+        $((bus << 8)) $((128 + n)) > "$K/topology/nodes/$n/properties"
+done
 echo 2147483648 > "$K/proc/7001/vram_41234"
-echo 268435456 > "$K/proc/7002/vram_41234"
+echo 268435456 > "$K/proc/7002/vram_41235"
 for pid in 7001 7002; do mkdir -p "$P/$pid"; done
 echo pt_main_thread > "$P/7001/comm"
 echo rccl-bench > "$P/7002/comm"
@@ -86,6 +93,18 @@ want "$PROC.4.$INDEX.7002" 268435456 "VRAM of process 7002"
 want "$PROC.3.$INDEX.7001" 1 "type of process 7001 (compute)"
 want "$ENTRY.44.$INDEX" 2 "primusGpuProcessCount"
 ok "KFD processes: VRAM per process, names from /proc"
+
+PART="$GPU.14.1"
+want "$PART.2.$INDEX.0" 41234 "primusGpuPartitionKfdId of partition 0"
+want "$PART.2.$INDEX.1" 41235 "primusGpuPartitionKfdId of partition 1"
+want "$PART.3.$INDEX.1" /dev/dri/renderD130 "primusGpuPartitionRenderNode of partition 1"
+want "$PART.4.$INDEX.0" 1 "primusGpuPartitionXccCount"
+want "$PART.5.$INDEX.0" 40 "primusGpuPartitionComputeUnits (160 SIMDs / 4)"
+want "$PART.8.$INDEX.0" 2147483648 "primusGpuPartitionMemUsed of partition 0 (process 7001)"
+want "$PART.8.$INDEX.1" 268435456 "primusGpuPartitionMemUsed of partition 1 (process 7002)"
+got=$(snmp_value "$PART.6.$INDEX.0")
+case "$got" in *"No Such"*) ;; *) fail "partition activity without gpu_metrics 1.6+: $got" ;; esac
+ok "compute partitions (CPX): two rows from KFD's topology, their render nodes and memory"
 
 m="$WORK/metrics"
 http_body /metrics > "$m"
@@ -154,6 +173,7 @@ for i in range(7):
 put("xgmi_link_status", int(sys.argv[2]), 5)
 put("num_partition", 2)
 put("xcp0_vcn_busy", 12); put("xcp1_vcn_busy", 31)     # mean 21.5 % -> 2150
+put("xcp0_gfx_busy_inst", 55); put("xcp1_gfx_busy_inst", 7)
 open(sys.argv[1], "wb").write(blob)
 PY
 }
@@ -173,6 +193,9 @@ LINK="$GPU.11.1"
 want "$LINK.2.$INDEX.5" 1 "primusGpuLinkState of XGMI link 5 (active)"
 want "$LINK.6.$INDEX.5" 64000 "primusGpuLinkSpeed of XGMI link 5 (32 Gb/s x 16)"
 want "$LINK.13.$INDEX.5" $((1005 * 1024)) "primusGpuLinkRxBytes of XGMI link 5"
+want "$PART.6.$INDEX.0" 5500 "primusGpuPartitionGfxActive of partition 0 (its XCC's gfx_busy_inst)"
+want "$PART.6.$INDEX.1" 700 "primusGpuPartitionGfxActive of partition 1"
+want "$PART.7.$INDEX.1" 3100 "primusGpuPartitionVideoActive of partition 1"
 got=$(snmp_value "$LINK.2.$INDEX.7")
 case "$got" in *"No Such"*) ;; *) fail "XGMI link 7 (no counters) has a row: $got" ;; esac
 ok "gpu_metrics v1.7 (built): multimedia, PCIe bandwidth, residency counters, XGMI link state"
@@ -188,6 +211,8 @@ mline primus_gpu_link_up 'link="5"' 1
 mline gpu_violation_ppt_residency_accumulated 'gpu_id="0"' 585613
 mline gpu_violation_current_accumulated_counter 'gpu_id="0"' 3808991
 mline pcie_bandwidth 'gpu_id="0"' 18
+mline primus_gpu_partition_graphics_engine_active_ratio 'partition="0"' 0.55
+mline primus_gpu_partition_memory_used_bytes 'partition="1"' 268435456
 if command -v promtool >/dev/null; then
     grep -E '^(# (HELP|TYPE) )?primus_' "$m" | promtool check metrics > "$WORK/promtool.out" 2>&1 ||
         fail "promtool check metrics on the primus families: $(head -5 "$WORK/promtool.out")"

@@ -472,10 +472,12 @@ static void test_kfd(void)
     PUT("%s/%d/gpu_id", 0, "0\n"); /* the CPU */
     PUT("%s/%d/properties", 0, "cpu_cores_count 16\nsimd_count 0\nlocation_id 0\ndomain 0\n");
     PUT("%s/%d/gpu_id", 1, "35218\n");
-    PUT("%s/%d/properties", 1, "simd_count 24\nlocation_id 25600\ndomain 0\ndrm_render_minor 128\n");
-    /* a second partition of the same GPU (same PCI address, its own gpu_id) */
-    PUT("%s/%d/gpu_id", 2, "35219\n");
-    PUT("%s/%d/properties", 2, "simd_count 24\nlocation_id 25600\ndomain 0\n");
+    PUT("%s/%d/properties", 1,
+        "simd_count 24\nsimd_per_cu 4\nlocation_id 25600\ndomain 0\ndrm_render_minor 128\nnum_xcc 1\n");
+    /* a second partition of the same GPU (same PCI address, its own gpu_id),
+     * numbered 10 so that a name sort would put it first */
+    PUT("%s/%d/gpu_id", 10, "35219\n");
+    PUT("%s/%d/properties", 10, "simd_count 24\nlocation_id 25600\ndomain 0\ndrm_render_minor 999\n");
     put(root, "class/kfd/kfd/proc/4321/vram_35218", "1073741824\n");
     put(root, "class/kfd/kfd/proc/4321/vram_35219", "4096\n");
     put(root, "class/kfd/kfd/proc/4321/pasid", "32770\n");
@@ -487,6 +489,11 @@ static void test_kfd(void)
     struct pna_gpu *g = pna_gpu_list_add(&list);
     CHECK_INT(pna_gpu_set_pci(g, "0000:64:00.0"), 0);
     g->vendor = PNA_GPU_VND_AMD;
+    strcpy(g->compute_partition, "DPX"); /* partitionable: partition rows */
+    g->xcp_count = 2;
+    g->has_xcp_gfx[1] = g->has_xcp_video[0] = true;
+    g->xcp_gfx_bp[1] = 4200;
+    g->xcp_video_bp[0] = 1300;
     g = pna_gpu_list_add(&list); /* an NVIDIA GPU: KFD does not speak for it */
     CHECK_INT(pna_gpu_set_pci(g, "0000:65:00.0"), 0);
     g->vendor = PNA_GPU_VND_NVIDIA;
@@ -505,6 +512,32 @@ static void test_kfd(void)
     CHECK(list.gpus[0].has_processes);
     CHECK_INT(list.gpus[0].process_count, 2);
     CHECK(!list.gpus[1].has_processes);
+    /* the partitions, in node order (1 before 10), with the GPU's XCP figures */
+    pna_gpu_list_sort_partitions(&list);
+    CHECK_U64(list.part_count, 2);
+    const struct pna_gpu_partition *p0 = &list.parts[0], *p1 = &list.parts[1];
+    CHECK_INT(p0->id, 0);
+    CHECK_INT(p0->kfd_gpu_id, 35218);
+    CHECK(p0->has_render && p0->render_minor == 128);
+    CHECK(p0->has_xcc && p0->xcc_count == 1);
+    CHECK(p0->has_cus && p0->cu_count == 6);
+    CHECK(!p0->has_gfx_active && p0->has_video_active && p0->video_active_bp == 1300);
+    CHECK(p0->has_mem && p0->mem_used_bytes == 1073741824ULL + 65536);
+    CHECK_INT(p1->id, 1);
+    CHECK_INT(p1->kfd_gpu_id, 35219);
+    CHECK(!p1->has_render); /* 999 is no render minor */
+    CHECK(!p1->has_xcc && !p1->has_cus);
+    CHECK(p1->has_gfx_active && p1->gfx_active_bp == 4200 && !p1->has_video_active);
+    CHECK(p1->has_mem && p1->mem_used_bytes == 4096);
+    pna_gpu_list_free(&list);
+
+    /* a GPU without a compute partition mode has no partition rows */
+    g = pna_gpu_list_add(&list);
+    CHECK_INT(pna_gpu_set_pci(g, "0000:64:00.0"), 0);
+    g->vendor = PNA_GPU_VND_AMD;
+    CHECK_INT(pna_amd_kfd_read(&roots, &list), 0);
+    CHECK_U64(list.part_count, 0);
+    CHECK_U64(list.nprocs, 2);
     pna_gpu_list_free(&list);
 
     /* no KFD proc directory: nothing, and the GPU's process count stays absent */
