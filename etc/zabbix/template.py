@@ -240,6 +240,7 @@ EXCLUDED = {
     "primusGpuLinkNumber": "INDEX, not-accessible: {#LINK}",
     "primusGpuProcPid": "INDEX, not-accessible: {#PID}",
     "primusGpuMigGpuInstance": "INDEX, not-accessible: {#GPU_INSTANCE}",
+    "primusGpuPartitionId": "INDEX, not-accessible: {#PARTITION}",
     "primusGpuMigComputeInstance": "INDEX, not-accessible: {#COMPUTE_INSTANCE}",
     "primusRdmaDeviceName": "INDEX, not-accessible: {#RDMA_DEVICE}",
     "primusIbPortNumber": "INDEX, not-accessible: {#PORT}",
