@@ -241,26 +241,28 @@ const struct pna_container *pna_container_holding_gpu(const struct pna_container
     return first_holder(set, pna_container_holds_gpu, gpu_index, count);
 }
 
-bool pna_container_holds_cap(const struct pna_container_set *set, const struct pna_container *c,
-                             uint32_t cap)
+/* Whether container C was given the device of FAMILY numbered UNIT. */
+static bool holds_unit(const struct pna_container_set *set, const struct pna_container *c,
+                       enum pna_dev_family family, uint32_t unit)
 {
     for (uint32_t k = 0; k < c->dev_count; k++) {
         const struct pna_container_device *d = &set->devs[c->dev_first + k];
-        if (d->family == PNA_DEVF_NVIDIA_CAP && d->unit >= 0 && (uint32_t)d->unit == cap)
+        if (d->family == family && d->unit >= 0 && (uint32_t)d->unit == unit)
             return true;
     }
     return false;
 }
 
+bool pna_container_holds_cap(const struct pna_container_set *set, const struct pna_container *c,
+                             uint32_t cap)
+{
+    return holds_unit(set, c, PNA_DEVF_NVIDIA_CAP, cap);
+}
+
 bool pna_container_holds_render(const struct pna_container_set *set, const struct pna_container *c,
                                 uint32_t minor)
 {
-    for (uint32_t k = 0; k < c->dev_count; k++) {
-        const struct pna_container_device *d = &set->devs[c->dev_first + k];
-        if (d->family == PNA_DEVF_DRM_RENDER && d->unit >= 0 && (uint32_t)d->unit == minor)
-            return true;
-    }
-    return false;
+    return holds_unit(set, c, PNA_DEVF_DRM_RENDER, minor);
 }
 
 const struct pna_container *pna_container_holding_cap(const struct pna_container_set *set,
