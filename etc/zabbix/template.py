@@ -1023,8 +1023,8 @@ TRIGGER_PROTOTYPES = {
                   + " and count(%s,{$PRIMUS.GPU.NVLINK.UP.WINDOW},\"eq\",1)>0" % k("primusGpuLinkState"),
              description="Link {#LINK} of GPU {#GPU_INDEX} (remote {#LINK_REMOTE}) was up in the last "
                          "{$PRIMUS.GPU.NVLINK.UP.WINDOW} and has been down for {$PRIMUS.GPU.NVLINK.DOWN.FOR}: "
-                         "collective traffic takes slower paths or fails. Check nvidia-smi nvlink -s, the fabric "
-                         "manager and the XID log."),
+                         "collective traffic takes slower paths or fails. Check nvidia-smi nvlink -s (NVLink) or "
+                         "amd-smi xgmi (XGMI), the fabric manager and the XID log."),
     ],
     "primusGpuMigTable": [
         dict(alert="PrimusGpuMigMemoryFull", component="gpu", priority="WARNING",
