@@ -20,6 +20,7 @@ AGENT="$top_builddir/primus-node-agent"
 FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
 IBPOLL="$top_builddir/bench/ibpoll"
 GETLAT="$top_builddir/bench/getlat"
+FLOOR="$top_builddir/bench/floor_subagent"
 CONTAINERS=${BENCH_CONTAINERS:-2000}
 GPUS=${BENCH_GPUS:-16}
 HCAS=${BENCH_HCAS:-8}
@@ -36,7 +37,7 @@ say() { echo "== $*"; }
 for t in snmpd snmptrapd snmpbulkwalk snmpget ip python3 curl prometheus-node-exporter; do
     command -v "$t" >/dev/null || die "$t not installed"
 done
-for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$GETLAT"; do
+for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$GETLAT" "$FLOOR"; do
     [ -x "$f" ] || [ -f "$f" ] || die "$f not built: run 'make bench-helpers' (or 'make bench')"
 done
 
@@ -69,9 +70,11 @@ SUMMARY="$WORK/summary.txt"
 : > "$SUMMARY"
 result() { echo "$*" | tee -a "$SUMMARY"; }
 ms_now() { date +%s%3N; }
-rand_port() { echo $(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999); }
+# below the ephemeral range (32768-60999)
+rand_port() { echo $(( (RANDOM % 20000) + 10000 )); }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "n/a" }'; }
+ratio2() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # (A function run in the background is a subshell: $! would not be the
 # process.  Daemons are started with "ip netns exec" itself, which execs.)
 in_ns() { ip netns exec "$NS" "$@"; }
@@ -188,7 +191,7 @@ walk_time() {   # OID...: seconds for walking them, and the varbinds seen
 }
 walk_time "$ROOT" >/dev/null
 walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >/dev/null
-: > "$WORK/w-agent"; : > "$WORK/w-if"
+: > "$WORK/w-agent"; : > "$WORK/w-if"; : > "$WORK/w-agent2"
 for _ in 1 2 3; do
     walk_time "$ROOT" >> "$WORK/w-agent"
     walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >> "$WORK/w-if"
@@ -202,6 +205,31 @@ result "walk: agent subtree $A_VB varbinds in $(awk -v u="$A_US" 'BEGIN{printf "
 result "walk: snmpd IF-MIB ($(( PAIRS * 2 + 1 )) interfaces) $I_VB varbinds in $(awk -v u="$I_US" 'BEGIN{printf "%.2f", u/1e6}') s = $I_RATE varbinds/s" \
        "($(awk -v u="$I_US" -v n="$I_VB" 'BEGIN{printf "%.1f", u/n}') us each, in snmpd)"
 result "ratio walk: agent/IF-MIB varbinds per second = $(ratio "$A_RATE" "$I_RATE")"
+# The floor: a subagent of the same snmpd answering as many integers from
+# nothing (bench/floor_subagent.c), so that what AgentX itself costs is known.
+"$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" 2>>"$WORK/floor.log" &
+FLOOR_PID=$!
+PIDS+=("$FLOOR_PID")
+FLOOR_OID=.1.3.6.1.4.1.59888.99
+for _ in $(seq 50); do
+    [ "$(in_ns snmpget $V2 -On -Oqv "$TARGET" "$FLOOR_OID.1.1.1.1" 2>/dev/null)" = 1 ] && break
+    sleep 0.2
+done
+walk_time "$FLOOR_OID" >/dev/null
+: > "$WORK/w-floor"
+for _ in 1 2 3; do
+    walk_time "$ROOT" >> "$WORK/w-agent2"
+    walk_time "$FLOOR_OID" >> "$WORK/w-floor"
+done
+F_US=$(awk '{print $1}' "$WORK/w-floor" | median); F_VB=$(tail -1 "$WORK/w-floor" | awk '{print $2}')
+A2_US=$(awk '{print $1}' "$WORK/w-agent2" | median)
+F_RATE=$(awk -v n="$F_VB" -v us="$F_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+A2_RATE=$(awk -v n="$A_VB" -v us="$A2_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+result "walk: floor subagent $F_VB varbinds in $(awk -v u="$F_US" 'BEGIN{printf "%.2f", u/1e6}') s = $F_RATE varbinds/s" \
+       "($(awk -v u="$F_US" -v n="$F_VB" 'BEGIN{printf "%.1f", u/n}') us each, through AgentX, answering from nothing)"
+result "ratio walk: agent/floor varbinds per second = $(ratio2 "$A2_RATE" "$F_RATE")" \
+       "(agent $A2_RATE/s in the same rounds; walks of agent/floor: $(paste -d/ <(awk '{print $1}' "$WORK/w-agent2") <(awk '{print $1}' "$WORK/w-floor") | tr '\n' ' ')us)"
+kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
 # The agent's own engine without AgentX: the same binary as a standalone SNMP
 # agent on the same node (a second process; the subagent keeps running).
 S_PORT=$(rand_port)
@@ -343,6 +371,16 @@ CPU_PCT=$(awk -v c=$((c1 - c0)) -v hz="$TCK" -v ns=$((t1 - t0)) 'BEGIN{printf "%
 durations=$(for i in 1 2 3 4 5 6 7; do printf '%s=%sms ' "$(value "$POLLER.2.$i")" "$(value "$POLLER.5.$i")"; done)
 result "footprint: RSS $((RSS / 1024)) MiB (peak $((HWM / 1024)) MiB), $THREADS threads; CPU $CPU_H s per hour ($CPU_PCT % of one CPU)," \
        "extrapolated from $FOOTPRINT_S s at default intervals"
+# Private memory (what the agent itself holds: heap, stacks, written pages)
+# apart from the shared libraries' pages; and whether the optional libraries
+# are mapped (rocm-smi-lib only on nodes with an AMD GPU; libstdc++ comes
+# with libxml2's ICU).
+PRIV=$(awk '/^Private_(Clean|Dirty):/ {s += $2} END {print s + 0}' "/proc/$AGENT_PID/smaps_rollup")
+HEAP=$(awk '/\[heap\]/ {h = 1; next} /^[0-9a-f]+-/ {h = 0} h && /^Private_Dirty:/ {s += $2} END {print s + 0}' \
+    "/proc/$AGENT_PID/smaps")
+OPTIONAL=$(grep -oE 'lib(rocm_smi64|stdc\+\+|nvidia-ml)[^ ]*' "/proc/$AGENT_PID/maps" | sort -u | tr '\n' ' ')
+result "footprint: private $((PRIV / 1024)) MiB ($PRIV KiB, of it heap $((HEAP / 1024)) MiB) of RSS $((RSS / 1024)) MiB;" \
+       "optional libraries mapped: ${OPTIONAL:-none}"
 result "footprint: last poll durations: $durations"
 result "footprint: for reference, node_exporter (infiniband collector only) RSS after the scrapes: $((NE_RSS / 1024)) MiB"
 

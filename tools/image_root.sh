@@ -10,6 +10,7 @@
 #     at the build stage's paths, with their soname links;
 #   - libibverbs' providers (the user-space drivers it dlopens for real HCAs:
 #     the libibverbs/ directory and /etc/libibverbs.d) and their closure;
+#   - rocm-smi-lib, which it dlopens on nodes with an AMD GPU, and its closure;
 #   - glibc's small compatibility libraries (libdl, libpthread, librt), which
 #     the nvidia-smi and libnvidia-ml.so.1 that the NVIDIA runtime injects
 #     link: the runtime never injects glibc;
@@ -86,6 +87,15 @@ for p in "$MULTIARCH"/libibverbs/*.so; do
     copy_libs "$p"
 done
 copy_path /etc/libibverbs.d
+
+# rocm-smi-lib, which the agent loads at run time on nodes with an AMD GPU,
+# and its closure; Debian installs it in /usr/lib, a
+# directory the loader searches without its cache.
+for p in "$MULTIARCH"/librocm_smi64.so.* /usr/lib/librocm_smi64.so.*; do
+    [ -e "$p" ] || continue
+    copy_path "$p"
+    copy_libs "$p"
+done
 
 for lib in libdl.so.2 libpthread.so.0 librt.so.1; do
     copy_path "$MULTIARCH/$lib"

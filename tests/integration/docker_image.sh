@@ -6,8 +6,9 @@
 # /sys, /proc, /dev and os-release, containerd's task directory and Docker's
 # socket mounted read-only) and checked from outside only:
 #   - the image: FROM scratch (one layer), its size under a bound, the
-#     entrypoint, user and HEALTHCHECK it declares, every library of the agent
-#     and of libibverbs' providers found by the image's own ld.so, its CA
+#     entrypoint, user and HEALTHCHECK it declares, every library of the
+#     agent, of rocm-smi-lib (loaded at run time) and of libibverbs' providers
+#     found by the image's own ld.so, its CA
 #     bundle used by `--probe https://...`, and the DaemonSet's init container
 #     script run in it;
 #   - as a subagent of a private snmpd (the docs' first example, uid 0): /ready
@@ -85,8 +86,11 @@ in_image /bin/sh -c 'for f in /usr/lib/*/libibverbs/*.so; do [ -f "$f" ] && echo
     >"$WORK/providers.txt" 2>&1
 grep -q 'libmlx5-rdma' "$WORK/providers.txt" ||
     fail "no libibverbs providers in the image: $(cat "$WORK/providers.txt")"
+# rocm-smi-lib is loaded at run time on AMD nodes, not linked: the image
+# carries it and its closure all the same (tools/image_root.sh).
+ROCM_SO=/usr/lib/librocm_smi64.so.1
 nprov=0
-for f in /usr/sbin/primus-node-agent $(cat "$WORK/providers.txt"); do
+for f in /usr/sbin/primus-node-agent $ROCM_SO $(cat "$WORK/providers.txt"); do
     in_image "$LDSO" --list "$f" >"$WORK/ldd.out" 2>&1 || fail "ld.so --list $f: $(cat "$WORK/ldd.out")"
     ! grep -q "not found" "$WORK/ldd.out" || fail "$f: $(grep 'not found' "$WORK/ldd.out" | tr -s ' \n' ' ')"
     nprov=$((nprov + 1))
