@@ -371,16 +371,16 @@ CPU_PCT=$(awk -v c=$((c1 - c0)) -v hz="$TCK" -v ns=$((t1 - t0)) 'BEGIN{printf "%
 durations=$(for i in 1 2 3 4 5 6 7; do printf '%s=%sms ' "$(value "$POLLER.2.$i")" "$(value "$POLLER.5.$i")"; done)
 result "footprint: RSS $((RSS / 1024)) MiB (peak $((HWM / 1024)) MiB), $THREADS threads; CPU $CPU_H s per hour ($CPU_PCT % of one CPU)," \
        "extrapolated from $FOOTPRINT_S s at default intervals"
-# Private memory (what the agent itself holds: heap, stacks, written pages)
-# apart from the shared libraries' pages; and whether the optional libraries
-# are mapped (rocm-smi-lib only on nodes with an AMD GPU; libstdc++ comes
-# with libxml2's ICU).
-PRIV=$(awk '/^Private_(Clean|Dirty):/ {s += $2} END {print s + 0}' "/proc/$AGENT_PID/smaps_rollup")
-HEAP=$(awk '/\[heap\]/ {h = 1; next} /^[0-9a-f]+-/ {h = 0} h && /^Private_Dirty:/ {s += $2} END {print s + 0}' \
-    "/proc/$AGENT_PID/smaps")
+# Memory by kind (smaps_rollup): anonymous pages are what the agent itself
+# allocated (heap, malloc arenas, thread stacks); file pages are the binary's
+# and the libraries', private when no other process maps them; and whether
+# the optional libraries are mapped (rocm-smi-lib only on nodes with an AMD
+# GPU; libstdc++ comes with libxml2's ICU).
+roll() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$AGENT_PID/smaps_rollup"; }
+ANON=$(roll Anonymous); PCLEAN=$(roll Private_Clean); SCLEAN=$(roll Shared_Clean)
 OPTIONAL=$(grep -oE 'lib(rocm_smi64|stdc\+\+|nvidia-ml)[^ ]*' "/proc/$AGENT_PID/maps" | sort -u | tr '\n' ' ')
-result "footprint: private $((PRIV / 1024)) MiB ($PRIV KiB, of it heap $((HEAP / 1024)) MiB) of RSS $((RSS / 1024)) MiB;" \
-       "optional libraries mapped: ${OPTIONAL:-none}"
+result "footprint: anonymous (the agent's own) $((ANON / 1024)) MiB; file pages private $((PCLEAN / 1024)) MiB," \
+       "shared $((SCLEAN / 1024)) MiB; of RSS $((RSS / 1024)) MiB; optional libraries mapped: ${OPTIONAL:-none}"
 result "footprint: last poll durations: $durations"
 result "footprint: for reference, node_exporter (infiniband collector only) RSS after the scrapes: $((NE_RSS / 1024)) MiB"
 
