@@ -125,11 +125,12 @@ static struct pna_gpu_partition *partition_of(struct pna_gpu_list *list, size_t 
 }
 
 /* One row per KFD node of a partitionable GPU G (one with a compute
- * partition mode), its activity from G's gpu_metrics partition statistics. */
+ * partition mode; at most 8, as amdgpu makes), its activity from G's
+ * gpu_metrics partition statistics. */
 static int add_partitions(const struct kfd_map *map, struct pna_gpu_list *list, size_t gi)
 {
     uint32_t id = 0;
-    for (size_t i = 0; i < map->count; i++) {
+    for (size_t i = 0; i < map->count && id < PNA_GPU_MAX_XCP; i++) {
         const struct kfd_node *n = &map->nodes[i];
         if (n->key != list->gpus[gi].index || n->gpu_id > UINT32_MAX)
             continue;
@@ -146,7 +147,7 @@ static int add_partitions(const struct kfd_map *map, struct pna_gpu_list *list, 
         p->xcc_count = p->has_xcc ? (uint32_t)n->xcc : 0;
         p->has_cus = n->simds > 0 && n->simd_per_cu > 0 && n->simds / n->simd_per_cu <= UINT32_MAX;
         p->cu_count = p->has_cus ? (uint32_t)(n->simds / n->simd_per_cu) : 0;
-        if (id < g->xcp_count && id < PNA_GPU_MAX_XCP) {
+        if (id < g->xcp_count) {
             p->has_gfx_active = g->has_xcp_gfx[id];
             p->gfx_active_bp = g->xcp_gfx_bp[id];
             p->has_video_active = g->has_xcp_video[id];
