@@ -196,7 +196,7 @@ static void on_stop_signal(int sig)
 static void on_hup(int sig)
 {
     (void)sig;
-    pna_pollers_kick();
+    pna_agent_request_kick();
 }
 
 static void install_signals(void)

@@ -126,7 +126,8 @@ void pna_pollers_watchdog(void);
  * is detached after a grace period rather than waited for forever). */
 void pna_pollers_stop(void);
 
-/* Ask every poller to poll now (tests, SIGHUP). */
+/* Ask every poller to poll now (tests; SIGHUP through the serving loop).
+ * It takes the pollers' locks: never call it from a signal handler. */
 void pna_pollers_kick(void);
 
 /* Any thread: ask the poller with primusPollerIndex INDEX to poll now (an

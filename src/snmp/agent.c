@@ -39,7 +39,7 @@
 /* Values of NETSNMP_DS_AGENT_ROLE (net-snmp keeps its names private). */
 enum { ROLE_MASTER = 0, ROLE_SUBAGENT = 1 };
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, kick_requested;
 
 /* ---- net-snmp directives from the config file --------------------------- */
 
@@ -286,10 +286,25 @@ void pna_agent_request_stop(void)
     stop_requested = 1;
 }
 
+void pna_agent_request_kick(void)
+{
+    kick_requested = 1;
+}
+
 void pna_agent_run(void)
 {
-    while (!stop_requested)
-        agent_check_and_process(1);
+    while (!stop_requested) {
+        agent_check_and_process(1); /* a signal ends its select() */
+        /* The pollers' locks are taken here, never in the signal handler:
+         * the signal may land on this thread while it holds one (reading
+         * the poller table), and a handler waiting for it would wait for
+         * ever.  A signal just before select() waits for the next second's
+         * alarm. */
+        if (kick_requested) {
+            kick_requested = 0;
+            pna_pollers_kick();
+        }
+    }
 }
 
 void pna_agent_shutdown(const char *app_name)

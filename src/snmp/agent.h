@@ -25,6 +25,9 @@ int pna_agent_start(const struct pna_config *cfg, const char *app_name);
 /* Serve until pna_agent_request_stop() (a signal handler may call it). */
 void pna_agent_run(void);
 void pna_agent_request_stop(void);
+/* Have every poller poll now (SIGHUP): only a flag is set, which is
+ * async-signal-safe; the serving loop kicks the pollers. */
+void pna_agent_request_kick(void);
 
 void pna_agent_shutdown(const char *app_name);
 

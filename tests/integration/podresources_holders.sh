@@ -297,8 +297,15 @@ grep -q "^primus_gpu_holders{.*pci_bus_id=\"$PCI_A100\".*} 3\$" "$WORK/metrics" 
 ok "bridge: primus_gpu_holder_info per holder (kubelet and runtime), primus_gpu_holders 3 on the A100"
 
 # ---- the container devices, each with its source ------------------------------------------------------
-devsrc() { snmp_value "$DEV_ENTRY.7.$(str_index "$1").$(str_index "$2")"; }   # specDevice(1) ... nvidiaRuntimeEnv(6)
-devgpu() { snmp_value "$DEV_ENTRY.5.$(str_index "$1").$(str_index "$2")"; }
+# A GET that timed out (the sanitizer pass runs two suites' worth of load) is
+# asked again once: a timeout is no answer, not a wrong one.
+answer() {
+    local v; v=$(snmp_value "$1")
+    case "$v" in Timeout*) v=$(snmp_value "$1") ;; esac
+    echo "$v"
+}
+devsrc() { answer "$DEV_ENTRY.7.$(str_index "$1").$(str_index "$2")"; }   # specDevice(1) ... nvidiaRuntimeEnv(6)
+devgpu() { answer "$DEV_ENTRY.5.$(str_index "$1").$(str_index "$2")"; }
 [ "$(devsrc "$SHELL_ID" /dev/nvidia0)" = 5 ] || fail "shell's /dev/nvidia0 source '$(devsrc "$SHELL_ID" /dev/nvidia0)', want cdi(5)"
 [ "$(devgpu "$SHELL_ID" /dev/nvidia0)" = "$I_H100" ] || fail "shell's /dev/nvidia0 GPU '$(devgpu "$SHELL_ID" /dev/nvidia0)'"
 [ "$(devsrc "$SHELL_ID" /dev/nvidiactl)" = 5 ] || fail "shell's /dev/nvidiactl (the spec's common node) source '$(devsrc "$SHELL_ID" /dev/nvidiactl)'"
@@ -307,7 +314,8 @@ devgpu() { snmp_value "$DEV_ENTRY.5.$(str_index "$1").$(str_index "$2")"; }
 [ "$(devgpu "$ID" /dev/nvidia2)" = "$I_T4" ] || fail "trainer's /dev/nvidia2 GPU '$(devgpu "$ID" /dev/nvidia2)'"
 # The kubelet gave trainer the T4 that its environment names too: one row,
 # and pod-resources wins.
-[ "$(devsrc "$ID" /dev/nvidia2)" = 4 ] || fail "trainer's /dev/nvidia2 source '$(devsrc "$ID" /dev/nvidia2)', want podResources(4)"
+src=$(devsrc "$ID" /dev/nvidia2)
+[ "$src" = 4 ] || fail "trainer's /dev/nvidia2 source '$src', want podResources(4)"
 [ "$(devsrc "$ID" /dev/infiniband/uverbs0)" = 1 ] || fail "trainer's uverbs0 source '$(devsrc "$ID" /dev/infiniband/uverbs0)', want specDevice(1)"
 grep -q "^primus_container_device_info{container_id=\"$SHELL_ID\",.*path=\"/dev/nvidia0\",.*source=\"cdi\"} 1\$" "$WORK/metrics" ||
     fail "no cdi source on the bridge: $(grep "^primus_container_device_info{container_id=\"$SHELL_ID\"" "$WORK/metrics")"
