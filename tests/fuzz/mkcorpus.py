@@ -383,6 +383,20 @@ def config():
         "pfcInterface eth0 eth1\nagentXSocket tcp:localhost:705\nagentXPingInterval 15\n"
         "rocommunity public 127.0.0.1 # comment\ncreateUser ops SHA-256 authpass AES privpass\n"
         "rouser ops priv\n")
+    # the tokenizer's corners: net-snmp's quoting and comments, a quote left
+    # open, a NUL inside a line, a token given twice with extra words
+    put("config", "create-user-twice",
+        b"createUser u1 SHA abcdefgh AES abcdefgh extra\ncreateUser u1 SHA abcdefgh\n")
+    put("config", "nul-byte", b"rocommunity public\nnodeName a\x00b\n")
+    put("config", "quoting",
+        b'# quoting as net-snmp reads it\nnodeName "gpu node 17"   # a comment\n'
+        b"kubeletUrl 'https://h:10250/#x'\ndockerSocket run/a\\#b.sock#comment\n"
+        b'nvidiaSmi "/opt/say \\"hi\\""\n'
+        b'createUser u1 SHA-256 "pass#word1" AES \'pr#v secret\'  # comment\n'
+        b"createUser -e 0x80000000010203 u2 SHA abcdefgh\ncreateUser u3\n"
+        b'createUser "u 4" sha1 abcdefgh aes\n'
+        b"createUser u5 SHA-512 -m 0x0102 AES-256 -l 0x0304\nrouser u1 priv\n")
+    put("config", "unterminated-quote", b'createUser u1 SHA-256 "pass#word\n')
 
 
 def dri_map():
