@@ -313,9 +313,12 @@ devgpu() { answer "$DEV_ENTRY.5.$(str_index "$1").$(str_index "$2")"; }
 [ "$(devgpu "$SHELL_ID" /dev/nvidia1)" = "$I_A100" ] || fail "shell's /dev/nvidia1 GPU '$(devgpu "$SHELL_ID" /dev/nvidia1)'"
 [ "$(devgpu "$ID" /dev/nvidia2)" = "$I_T4" ] || fail "trainer's /dev/nvidia2 GPU '$(devgpu "$ID" /dev/nvidia2)'"
 # The kubelet gave trainer the T4 that its environment names too: one row,
-# and pod-resources wins.
-src=$(devsrc "$ID" /dev/nvidia2)
-[ "$src" = 4 ] || fail "trainer's /dev/nvidia2 source '$src', want podResources(4)"
+# and pod-resources wins.  The device rows are the containers poller's, which
+# takes the pod-resources snapshot as its input: a containers poll that ran
+# before the first pod-resources answer still says nvidiaRuntimeEnv(6) until
+# its next poll (every second here).
+wait_until 15 sh -c "[ \"\$(snmpget $V2 -On -Oqv $TARGET $DEV_ENTRY.7.$(str_index "$ID").$(str_index /dev/nvidia2))\" = 4 ]" ||
+    fail "trainer's /dev/nvidia2 source '$(devsrc "$ID" /dev/nvidia2)', want podResources(4)"
 [ "$(devsrc "$ID" /dev/infiniband/uverbs0)" = 1 ] || fail "trainer's uverbs0 source '$(devsrc "$ID" /dev/infiniband/uverbs0)', want specDevice(1)"
 grep -q "^primus_container_device_info{container_id=\"$SHELL_ID\",.*path=\"/dev/nvidia0\",.*source=\"cdi\"} 1\$" "$WORK/metrics" ||
     fail "no cdi source on the bridge: $(grep "^primus_container_device_info{container_id=\"$SHELL_ID\"" "$WORK/metrics")"
