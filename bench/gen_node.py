@@ -8,7 +8,8 @@ Writes, under OUT:
         the fixtures know (mlx5 sysfs, `rdma statistic` of mlx5 and ionic, the
         optional cc_* set) and, past those, numbered padding names;
   sys/fs/cgroup/...                    cgroup v2 files per container (shaped as
-        tests/fixtures/cgroup/telegraf-v2);
+        tests/fixtures/cgroup/telegraf-v2: memory.current, .max, .events, .stat;
+        cgroup.events as the kernel documents it);
   proc/<pid>/cgroup, proc/<pid>/       one fake process per container, plus the
         node files the node poller reads (copied from this machine);
   root/run/containerd/io.containerd.runtime.v2.task/k8s.io/<id>/
@@ -154,9 +155,13 @@ def gen_containers(fix, out, n, gpus, hcas):
     cg = os.path.join(out, "sys/fs/cgroup")
     write(os.path.join(cg, "cgroup.controllers"), "cpu memory pids\n")
     tmpl = {}
-    for f in ("memory.current", "memory.max", "memory.events"):
+    for f in ("memory.current", "memory.max", "memory.events", "memory.stat"):
         with open(os.path.join(fix, "cgroup/telegraf-v2", f)) as fh:
             tmpl[f] = fh.read()
+    # Every cgroup v2 directory has cgroup.events; no capture of one is in
+    # the fixtures, so it is written in the kernel's documented format
+    # (Documentation/admin-guide/cgroup-v2.rst): a populated, thawed cgroup.
+    tmpl["cgroup.events"] = "populated 1\nfrozen 0\n"
     for g in range(gpus):
         write(os.path.join(out, "dev/nvidia%d" % g), "")
     for h in range(hcas):

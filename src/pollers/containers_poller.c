@@ -15,6 +15,7 @@
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
 #include "model/kubernetes/podres.h"
+#include "sources/containers/bundle_cache.h"
 #include "sources/containers/cdi.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
@@ -42,6 +43,9 @@ struct containers_state {
     char docker_socket[512];
     struct pna_cgroup_env cg;
     struct pna_cdi_registry *cdi;   /* the node's CDI specs, cached by mtime */
+    struct pna_bundle_cache *bundles; /* each bundle's spec and pid, kept while unchanged */
+    uint64_t bundle_events;         /* the watch's directory event count at the last scan */
+    bool bundle_events_valid;       /* ... and every bundle directory was watched since */
     struct pna_oom_watch *watch;
     struct pna_docker *docker;
     struct pna_docker_events *events;
@@ -138,6 +142,7 @@ static int containers_init(void **state, const struct pna_config *cfg, char *err
         st->cg.mode = PNA_CG_NONE;
     st->watch = pna_oom_watch_new(&st->cg, on_oom, on_change, st, why, sizeof why);
     st->cdi = pna_cdi_registry_new();   /* NULL (out of memory): no CDI device resolves */
+    st->bundles = pna_bundle_cache_new();   /* NULL (out of memory): every poll reads all */
     *state = st;
     return 0;
 }
@@ -202,15 +207,36 @@ static void sync_watch(struct containers_state *st, struct pna_container_set *se
         if (set->rows[i].has_oom)
             set->rows[i].oom_kills =
                 pna_oom_watch_observe(st->watch, set->rows[i].id, set->rows[i].oom_kills);
+    /* No event on any watched directory, all watched: the list of
+     * directories to watch is the same as last time. */
+    if (st->bundles && pna_bundle_cache_quiet(st->bundles))
+        return;
     size_t ndirs = 0;
     char **dirs = pna_containerd_watch_dirs(&st->roots, st->containerd_state, &ndirs);
     /* A directory watched only now was scanned without a watch: a bundle (or
      * its config.json) created between that scan and this point raised no
      * event, so scan once more.  The next scan adds no new watch unless
      * something new did appear, so this does not repeat by itself. */
-    if (pna_oom_watch_dirs(st->watch, (const char *const *)dirs, ndirs) > 0)
+    if (pna_oom_watch_dirs(st->watch, (const char *const *)dirs, ndirs) > 0) {
+        st->bundle_events_valid = false;   /* changes before the new watches went unseen */
         wake_poller();
+    }
     pna_containerd_free_dirs(dirs, ndirs);
+}
+
+/* Whether the bundles' files can be taken as they were: every bundle
+ * directory watched since the last scan and no event on any of them.  The
+ * count is read before the scan, so an event during it is seen next time. */
+static void mark_quiet_bundles(struct containers_state *st)
+{
+    if (!st->bundles)
+        return;
+    bool complete = false;
+    uint64_t events = st->watch ? pna_oom_watch_dir_events(st->watch, &complete) : 0;
+    pna_bundle_cache_set_quiet(st->bundles, st->watch && complete && st->bundle_events_valid &&
+                                                events == st->bundle_events);
+    st->bundle_events = events;
+    st->bundle_events_valid = st->watch != NULL;
 }
 
 static void destroy_snap(struct pna_snap *snap)
@@ -235,8 +261,9 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     char why[160];
     if (st->cdi)
         pna_cdi_registry_refresh(st->cdi, &st->roots);
-    int rc = pna_containerd_scan(&st->roots, st->containerd_state, &st->cg, st->cdi, &s->set, &cs,
-                                 why, sizeof why);
+    mark_quiet_bundles(st);
+    int rc = pna_containerd_scan_cached(&st->roots, st->containerd_state, &st->cg, st->cdi,
+                                        st->bundles, &s->set, &cs, why, sizeof why);
     if (rc < 0) {
         snprintf(err, errlen, "containerd: %s", why);
         goto fail;
@@ -303,6 +330,7 @@ static void containers_fini(void *state)
     pna_oom_watch_free(st->watch);
     pna_docker_free(st->docker);
     pna_cdi_registry_free(st->cdi);
+    pna_bundle_cache_free(st->bundles);
     free(st);
 }
 

@@ -214,6 +214,40 @@ int pna_read_u64(const char *path, uint64_t *out)
     return read_number(path, 10, out);
 }
 
+int pna_read_attr_at(int dirfd, const char *name, char *buf, size_t cap)
+{
+    if (cap < 2)
+        return -EINVAL;
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        buf[0] = '\0';
+        return -errno;
+    }
+    ssize_t n;
+    do
+        n = read(fd, buf, cap - 1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        n = -errno;
+    else if (n == (ssize_t)(cap - 1))   /* full: what follows must be blanks */
+        n = only_blanks_follow(fd) ? n : -EFBIG;
+    close(fd);
+    if (n < 0) {
+        buf[0] = '\0';
+        return (int)n;
+    }
+    return (int)trim_trailing(buf, (size_t)n);
+}
+
+int pna_read_attr_u64_at(int dirfd, const char *name, uint64_t *out)
+{
+    char buf[64];
+    int n = pna_read_attr_at(dirfd, name, buf, sizeof buf);
+    if (n < 0)
+        return n;
+    return parse_whole(buf, 10, out);
+}
+
 int pna_read_hex_u64(const char *path, uint64_t *out)
 {
     return read_number(path, 16, out);

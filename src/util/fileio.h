@@ -48,6 +48,15 @@ int pna_scan_u64(const char **p, uint64_t *out);
  * through the directory's descriptor ties what is read to that directory, and
  * not to whichever one holds its path by the time the file is opened. */
 int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap);
+/* pna_read_text_at() for a kernel attribute: a cgroupfs or sysfs file the
+ * kernel writes in one piece (one seq_file record, or a sysfs show), or a
+ * regular file.  One read() gives such a file whole when the buffer has
+ * room, so a shorter read is its end and no second read() is made to see
+ * EOF.  Not for procfs or debugfs lists, which come a page at a time. */
+int pna_read_attr_at(int dirfd, const char *name, char *buf, size_t cap);
+
+/* pna_read_attr_at() of a decimal number, as pna_read_u64(). */
+int pna_read_attr_u64_at(int dirfd, const char *name, uint64_t *out);
 
 /* Read a whole file of at most MAX bytes into a malloc'd, NUL-terminated buffer.
  * Returns 0 and sets *OUT (caller frees) and *LEN, or -EFBIG / -errno. */

@@ -76,8 +76,10 @@ struct pna_oom_watch {
     size_t active;
     struct dirwatch *dirs;
     size_t ndirs;
+    bool dirs_complete;      /* every directory of the last pna_oom_watch_dirs() is watched */
     atomic_uint_fast64_t reported;
     atomic_uint_fast64_t decreases;   /* counts that went down in the same cgroup */
+    atomic_uint_fast64_t dir_events;  /* events on the watched directories, overflows */
 };
 
 /* ---- kernel watches (lock held) ------------------------------------------- */
@@ -256,12 +258,12 @@ static struct entry *find(struct pna_oom_watch *w, const char *id)
 
 /* ---- the thread -------------------------------------------------------------- */
 
-static bool is_dir_wd(const struct pna_oom_watch *w, int wd)
+static struct dirwatch *find_dir_wd(struct pna_oom_watch *w, int wd)
 {
     for (size_t i = 0; i < w->ndirs; i++)
         if (w->dirs[i].wd == wd)
-            return true;
-    return false;
+            return &w->dirs[i];
+    return NULL;
 }
 
 /* Lock held.  Returns true when a watched directory changed. */
@@ -279,12 +281,19 @@ static bool drain_inotify(struct pna_oom_watch *w, struct hits *h, int64_t now)
             if (ev->mask & IN_Q_OVERFLOW) {
                 /* Events were lost: treat it as "everything may have changed". */
                 changed = true;
+                atomic_fetch_add(&w->dir_events, 1);
                 for (size_t i = 0; i < w->count; i++)
                     w->entries[i].recheck_until = now + RECHECK_EVERY_MS;
                 continue;
             }
-            if (is_dir_wd(w, ev->wd)) {
+            struct dirwatch *d = find_dir_wd(w, ev->wd);
+            if (d) {
                 changed = true;
+                atomic_fetch_add(&w->dir_events, 1);
+                /* The directory went away: no watch any more.  One made
+                 * again at the same path is watched at the next sync. */
+                if (ev->mask & IN_IGNORED)
+                    d->wd = -1;
                 continue;
             }
             for (size_t i = 0; i < w->count; i++) {
@@ -550,7 +559,7 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
         qsort(sorted, n, sizeof *sorted, cmp_str);
     }
     pthread_mutex_lock(&w->lock);
-    size_t i = 0, j = 0, k = 0;
+    size_t i = 0, j = 0, k = 0, unwatched = 0;
     int added = 0;
     while (i < w->ndirs || j < n) {
         int c = i >= w->ndirs ? 1 : j >= n ? -1 : strcmp(w->dirs[i].path, sorted[j]);
@@ -558,24 +567,32 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
             inotify_rm_watch(w->ifd, w->dirs[i].wd);
             free(w->dirs[i].path);
             i++;
-        } else if (c == 0) {
+        } else if (c == 0 && w->dirs[i].wd >= 0) {
             nd[k++] = w->dirs[i++];
             j++;
         } else {
+            if (c == 0) {   /* its watch was lost: watched again below */
+                free(w->dirs[i].path);
+                i++;
+            }
             if (k > 0 && strcmp(nd[k - 1].path, sorted[j]) == 0) {
                 j++;
                 continue;
             }
+            /* Entries made, removed, renamed, written or given other
+             * rights: what can change a bundle's files. */
             int wd = inotify_add_watch(w->ifd, sorted[j], IN_CREATE | IN_DELETE | IN_MOVED_FROM |
-                                       IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR);
+                                       IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_ONLYDIR);
             char *copy = wd >= 0 ? strdup(sorted[j]) : NULL;
             if (copy) {
                 nd[k].wd = wd;
                 nd[k].path = copy;
                 k++;
                 added++;
-            } else if (wd >= 0) {
-                inotify_rm_watch(w->ifd, wd);
+            } else {
+                if (wd >= 0)
+                    inotify_rm_watch(w->ifd, wd);
+                unwatched++;
             }
             j++;
         }
@@ -583,6 +600,7 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
     free(w->dirs);
     w->dirs = nd;
     w->ndirs = k;
+    w->dirs_complete = unwatched == 0;
     pthread_mutex_unlock(&w->lock);
     free(sorted);
     return added;
@@ -641,6 +659,17 @@ size_t pna_oom_watch_active(struct pna_oom_watch *w)
     size_t n = w->active;
     pthread_mutex_unlock(&w->lock);
     return n;
+}
+
+uint64_t pna_oom_watch_dir_events(struct pna_oom_watch *w, bool *complete)
+{
+    pthread_mutex_lock(&w->lock);
+    bool all = w->dirs_complete;
+    for (size_t i = 0; all && i < w->ndirs; i++)
+        all = w->dirs[i].wd >= 0;
+    pthread_mutex_unlock(&w->lock);
+    *complete = all;
+    return atomic_load(&w->dir_events);
 }
 
 uint64_t pna_oom_watch_reported(struct pna_oom_watch *w)

@@ -69,6 +69,14 @@ int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *tar
  * out of memory. */
 int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t n);
 
+/* Events seen so far on the directories of pna_oom_watch_dirs() (entries
+ * made, removed, renamed, written, their rights changed; a directory gone;
+ * lost events), and in *COMPLETE whether every one of those directories is
+ * watched now.  While COMPLETE holds and the count stays the same, nothing
+ * in them changed (an event not yet read by the watch's thread wakes the
+ * caller through on_change when it is). */
+uint64_t pna_oom_watch_dir_events(struct pna_oom_watch *w, bool *complete);
+
 /* A count read by someone else (the poll).  One that differs from the
  * watch's is read again by the watch itself, with the cgroup's identity, and
  * goes through the rules above; the caller's count is used as it is only when

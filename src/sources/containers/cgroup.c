@@ -278,7 +278,7 @@ int pna_cgroup_read_oom_state(const struct pna_cgroup_env *env, const char *path
         return -errno;
     rc = dir_identity(fd, id);
     if (rc == 0)
-        rc = pna_read_text_at(fd, oom_file_name(env), text, sizeof text);
+        rc = pna_read_attr_at(fd, oom_file_name(env), text, sizeof text);
     close(fd);
     if (rc < 0)
         return rc;
@@ -293,42 +293,45 @@ int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
     return file_in(env, path, "cgroup.event_control", buf, cap);
 }
 
+/* The cgroup directory PATH under ROOT, opened: the files in it are then
+ * opened by name alone, not by walking the whole path again for each. */
+static int open_cgroup_dir(const char *root, const char *path)
+{
+    char dir[1024];
+    if (!safe_path(path))
+        return -EINVAL;
+    int w = snprintf(dir, sizeof dir, "%s%s", root, strcmp(path, "/") ? path : "");
+    if (w < 0 || (size_t)w >= sizeof dir)
+        return -ENAMETOOLONG;
+    /* O_PATH: only a handle to open the files by (no read right on the
+     * directory itself needed). */
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
 /* The working set as the kubelet and `docker stats` compute it: usage less
  * the inactive file cache (memory.stat total_inactive_file in v1, where the
  * hierarchical figure matches usage_in_bytes; inactive_file in v2), never
  * below zero. */
-static void read_working_set(const struct pna_cgroup_env *env, const char *path,
-                             struct pna_cgroup_mem *mem)
+static void read_working_set(int dirfd, bool v2, struct pna_cgroup_mem *mem)
 {
-    char file[1024], text[PNA_CGROUP_MEMORY_STAT_MAX];
-    bool v2 = env->mode == PNA_CG_V2;
+    char text[PNA_CGROUP_MEMORY_STAT_MAX];
     uint64_t inactive;
-    if (!mem->has_usage || file_in(env, path, "memory.stat", file, sizeof file) < 0 ||
-        pna_read_text(file, text, sizeof text) < 0 ||
+    if (!mem->has_usage || pna_read_attr_at(dirfd, "memory.stat", text, sizeof text) < 0 ||
         pna_cgroup_parse_key(text, v2 ? "inactive_file" : "total_inactive_file", &inactive) < 0)
         return;
     mem->has_working_set = true;
     mem->working_set_bytes = inactive < mem->usage_bytes ? mem->usage_bytes - inactive : 0;
 }
 
-int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
-                           struct pna_cgroup_mem *mem)
+static void read_memory_at(int fd, const struct pna_cgroup_env *env, struct pna_cgroup_mem *mem)
 {
-    char file[1024], text[64];
-    memset(mem, 0, sizeof *mem);
-    int rc = file_in(env, path, "", file, sizeof file);
-    if (rc < 0)
-        return rc;
-    if (!is_dir(file))
-        return -ENOENT;
+    char text[1024];
     bool v2 = env->mode == PNA_CG_V2;
-
-    if (file_in(env, path, v2 ? "memory.current" : "memory.usage_in_bytes", file, sizeof file) == 0 &&
-        pna_read_u64(file, &mem->usage_bytes) == 0)
+    if (pna_read_attr_u64_at(fd, v2 ? "memory.current" : "memory.usage_in_bytes", &mem->usage_bytes) == 0)
         mem->has_usage = true;
 
-    if (file_in(env, path, v2 ? "memory.max" : "memory.limit_in_bytes", file, sizeof file) == 0 &&
-        pna_read_text(file, text, sizeof text) >= 0) {
+    if (pna_read_attr_at(fd, v2 ? "memory.max" : "memory.limit_in_bytes", text, 64) >= 0) {
         uint64_t v;
         if (strcmp(text, "max") != 0 && pna_parse_u64(text, &v) == 0 &&
             (v2 || v < V1_UNLIMITED_FROM)) {
@@ -337,11 +340,41 @@ int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
         }
     }
 
-    if (pna_cgroup_oom_file(env, path, file, sizeof file) == 0 &&
-        pna_cgroup_read_oom_kill(file, &mem->oom_kills) == 0)
+    if (pna_read_attr_at(fd, oom_file_name(env), text, sizeof text) >= 0 &&
+        pna_cgroup_parse_oom_kill(text, &mem->oom_kills) == 0)
         mem->has_oom = true;
-    read_working_set(env, path, mem);
+    read_working_set(fd, v2, mem);
+}
+
+static int read_frozen_at(int dirfd, int mode, bool *frozen);
+
+int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
+                          struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc)
+{
+    memset(mem, 0, sizeof *mem);
+    if (frozen) {
+        *frozen = false;
+        *frozen_rc = -EINVAL;
+    }
+    if (env->mode == PNA_CG_NONE)
+        return -EINVAL;
+    int fd = open_cgroup_dir(env->mem_root, path);
+    /* v2: one hierarchy, one directory for both; v1: the freezer's own. */
+    bool one_dir = env->mode == PNA_CG_V2 && strcmp(env->freezer_root, env->mem_root) == 0;
+    if (frozen)
+        *frozen_rc = one_dir ? (fd < 0 ? fd : read_frozen_at(fd, env->mode, frozen))
+                             : pna_cgroup_read_frozen(env, path, frozen);
+    if (fd < 0)
+        return fd == -ENOTDIR ? -ENOENT : fd;
+    read_memory_at(fd, env, mem);
+    close(fd);
     return 0;
+}
+
+int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
+                           struct pna_cgroup_mem *mem)
+{
+    return pna_cgroup_read_state(env, path, mem, NULL, NULL);
 }
 
 /* ---- freezer ---------------------------------------------------------------- */
@@ -379,42 +412,37 @@ int pna_cgroup_parse_v1_freezer(const char *text, bool *frozen)
     return -EINVAL;
 }
 
-/* FILE under the freezer hierarchy's cgroup PATH. */
-static int freezer_file(const struct pna_cgroup_env *env, const char *path, const char *file,
-                        char *buf, size_t cap)
+static int read_frozen_at(int dirfd, int mode, bool *frozen)
 {
-    if (!env->freezer_root[0] || !safe_path(path))
-        return -EINVAL;
-    int w = snprintf(buf, cap, "%s%s/%s", env->freezer_root, strcmp(path, "/") ? path : "", file);
-    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
-}
-
-int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, bool *frozen)
-{
-    char file[1024], text[256];
+    char text[256];
     int rc;
-    *frozen = false;
-    if (env->mode == PNA_CG_V2) {
-        if ((rc = freezer_file(env, path, "cgroup.events", file, sizeof file)) < 0)
-            return rc;
-        if ((rc = pna_read_text(file, text, sizeof text)) < 0)
+    if (mode == PNA_CG_V2) {
+        if ((rc = pna_read_attr_at(dirfd, "cgroup.events", text, sizeof text)) < 0)
             return rc;
         if (pna_cgroup_parse_v2_frozen(text, frozen) == 0)
             return 0;
         /* No frozen key: the request file is the only word there is. */
-        if ((rc = freezer_file(env, path, "cgroup.freeze", file, sizeof file)) < 0 ||
-            (rc = pna_read_text(file, text, sizeof text)) < 0)
+        if ((rc = pna_read_attr_at(dirfd, "cgroup.freeze", text, sizeof text)) < 0)
             return rc;
         if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
             return -EINVAL;
         *frozen = text[0] == '1';
         return 0;
     }
-    if (env->mode == PNA_CG_V1) {
-        if ((rc = freezer_file(env, path, "freezer.state", file, sizeof file)) < 0 ||
-            (rc = pna_read_text(file, text, sizeof text)) < 0)
-            return rc;
-        return pna_cgroup_parse_v1_freezer(text, frozen);
-    }
-    return -EINVAL;
+    if ((rc = pna_read_attr_at(dirfd, "freezer.state", text, sizeof text)) < 0)
+        return rc;
+    return pna_cgroup_parse_v1_freezer(text, frozen);
+}
+
+int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, bool *frozen)
+{
+    *frozen = false;
+    if ((env->mode != PNA_CG_V2 && env->mode != PNA_CG_V1) || !env->freezer_root[0])
+        return -EINVAL;
+    int fd = open_cgroup_dir(env->freezer_root, path);
+    if (fd < 0)
+        return fd;
+    int rc = read_frozen_at(fd, env->mode, frozen);
+    close(fd);
+    return rc;
 }

@@ -76,6 +76,12 @@ int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
  * cannot be read (no freezer, cgroup gone). */
 int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, bool *frozen);
 
+/* pna_cgroup_read_memory(), and pna_cgroup_read_frozen() when FROZEN is not
+ * NULL (its return in *FROZEN_RC), with the cgroup's directory opened once
+ * where both live in it (v2).  Returns what pna_cgroup_read_memory() does. */
+int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
+                          struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc);
+
 /* The same from the texts: cgroup.events (v2) or freezer.state (v1).
  * Return 0, or -EINVAL when the text says neither. */
 int pna_cgroup_parse_v2_frozen(const char *events_text, bool *frozen);

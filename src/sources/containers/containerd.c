@@ -4,6 +4,7 @@
 #include "sources/containers/containerd.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/oci_spec.h"
+#include "sources/containers/bundle_cache.h"
 #include "core/roots.h"
 #include "util/fileio.h"
 #include "util/array.h"
@@ -14,19 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static bool skip_entry(const struct dirent *e)
 {
     return e->d_name[0] == '.';
 }
 
-static bool is_dir_at(const char *dir, const char *name)
+static int64_t realtime_ms(void)
 {
-    char p[1024];
-    struct stat st;
-    if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p)
-        return false;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int64_t mtime_ms(const struct stat *st)
@@ -34,8 +34,24 @@ static int64_t mtime_ms(const struct stat *st)
     return (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
 }
 
-void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
-                                struct pna_container *c, const char *spec_cgroups_path)
+/* The cgroup of running process C->pid: from *MEMO when it holds it (it
+ * is that process's, see bundle_cache.h), else from procfs, then kept in
+ * *MEMO (MEMO may be NULL: nothing kept). */
+static int process_cgroup(const struct pna_roots *roots, int mode, struct pna_container *c,
+                          char **memo)
+{
+    if (memo && *memo) {
+        pna_strlcpy(c->cgroup_path, *memo, sizeof c->cgroup_path);
+        return 0;
+    }
+    int rc = pna_cgroup_path_of_pid(roots, mode, c->pid, c->cgroup_path, sizeof c->cgroup_path);
+    if (rc == 0 && memo)
+        *memo = strdup(c->cgroup_path);   /* NULL: read again next time */
+    return rc;
+}
+
+static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
+                         struct pna_container *c, const char *spec_cgroups_path, char **memo)
 {
     char path[512];
     int mode = cg ? cg->mode : PNA_CG_NONE;
@@ -51,8 +67,7 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
     /* The process's own view is the truth (cgroup drivers and nesting vary);
      * the spec's cgroupsPath is the fallback for a task not running. */
     if (!c->cgroup_path[0] && mode != PNA_CG_NONE && c->pid > 0 &&
-        c->state == PNA_CSTATE_RUNNING &&
-        pna_cgroup_path_of_pid(roots, mode, c->pid, c->cgroup_path, sizeof c->cgroup_path) < 0)
+        c->state == PNA_CSTATE_RUNNING && process_cgroup(roots, mode, c, memo) < 0)
         c->cgroup_path[0] = '\0';
     if (!c->cgroup_path[0] && spec_cgroups_path && *spec_cgroups_path &&
         pna_cgroup_path_from_spec(spec_cgroups_path, c->cgroup_path, sizeof c->cgroup_path) < 0)
@@ -61,12 +76,13 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
         return;
     /* A paused task's process is alive but frozen: neither its bundle nor
      * procfs tells, its cgroup's freezer does (as runc itself decides). */
-    bool frozen;
-    if (c->state == PNA_CSTATE_RUNNING &&
-        pna_cgroup_read_frozen(cg, c->cgroup_path, &frozen) == 0 && frozen)
-        c->state = PNA_CSTATE_PAUSED;
+    bool running = c->state == PNA_CSTATE_RUNNING, frozen;
+    int frozen_rc;
     struct pna_cgroup_mem mem;
-    if (pna_cgroup_read_memory(cg, c->cgroup_path, &mem) < 0)
+    int rc = pna_cgroup_read_state(cg, c->cgroup_path, &mem, running ? &frozen : NULL, &frozen_rc);
+    if (running && frozen_rc == 0 && frozen)
+        c->state = PNA_CSTATE_PAUSED;
+    if (rc < 0)
         return;
     c->has_memory = mem.has_usage;
     c->mem_usage_bytes = mem.usage_bytes;
@@ -82,6 +98,12 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
     }
     c->has_oom = mem.has_oom;
     c->oom_kills = mem.oom_kills;
+}
+
+void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
+                                struct pna_container *c, const char *spec_cgroups_path)
+{
+    fill_runtime(roots, cg, c, spec_cgroups_path, NULL);
 }
 
 /* init.pid: the task's process id, written by the shim when it started. */
@@ -106,14 +128,127 @@ static void note_error(struct pna_containerd_stats *st, const char *msg)
     pna_strlcpy(st->last_error, msg, sizeof st->last_error);
 }
 
-static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
-                        const struct pna_cdi_registry *cdi, const char *nsdir, const char *ns, const char *id,
-                        struct pna_container_set *set, struct pna_containerd_stats *st)
+/* One scan: what every bundle is read with. */
+struct scan {
+    const struct pna_roots *roots;
+    const struct pna_cgroup_env *cg;
+    const struct pna_cdi_registry *cdi;
+    struct pna_bundle_cache *cache;   /* NULL: every file read */
+    int64_t now_ms;                   /* CLOCK_REALTIME, for the cache's racy test */
+    struct pna_container_set *set;
+    struct pna_containerd_stats *st;
+};
+
+/* A directory entry that is a directory (or a link to one).  The entry's
+ * type spares a stat on the filesystems that give it (tmpfs, ext4, xfs). */
+static bool entry_is_dir(int dirfd, const struct dirent *e)
 {
-    char bundle[1024], spec[1100], err[400];
+    if (e->d_type == DT_DIR)
+        return true;
+    if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)
+        return false;
+    struct stat st;
+    return fstatat(dirfd, e->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Read BUNDLE/config.json of task NS/ID into F: 0, -ENOENT (being created
+ * or deleted right now; the next scan sees it), or -1 with ERR. */
+static int read_spec(const char *bundle, const char *ns, const char *id, struct pna_oci_facts *f,
+                     char *err, size_t errlen)
+{
+    char spec[1100];
+    snprintf(spec, sizeof spec, "%s/config.json", bundle);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = pna_read_alloc(spec, PNA_OCI_MAX_BYTES, &text, &len);
+    if (rc == -ENOENT)
+        return rc;
+    if (rc < 0) {
+        snprintf(err, errlen, "%.100s/%.100s/config.json: %s", ns, id, strerror(-rc));
+        return -1;
+    }
+    rc = pna_oci_facts_read(text, len, id, f, err, errlen);
+    free(text);
+    return rc;
+}
+
+/* The spec's facts of bundle NS/ID through its cache entry E: kept when
+ * config.json is still the file they were read from, else read again.
+ * Returns as read_spec(); on 0 E->facts holds them. */
+static int cached_spec(const struct scan *sc, int nsfd, const char *bundle, const char *ns,
+                       const char *id, struct pna_bundle_entry *e, bool *same, char *err,
+                       size_t errlen)
+{
+    char rel[300];   /* a directory entry name (at most 255) and a file name */
+    struct pna_file_id fid;
+    if (e->spec_known && pna_bundle_cache_quiet(sc->cache)) {
+        *same = true;   /* nothing in the bundle directories changed */
+        if (!e->spec_error)
+            return 0;
+        pna_strlcpy(err, e->spec_error, errlen);
+        return -1;
+    }
+    snprintf(rel, sizeof rel, "%s/config.json", id);
+    int rc = pna_file_identity_at(nsfd, rel, &fid);
+    if (rc == -ENOENT) {
+        pna_bundle_entry_forget_spec(e);
+        return rc;
+    }
+    *same = rc == 0 && e->spec_known && pna_file_id_equal(&fid, &e->spec_id);
+    if (*same) {
+        if (!e->spec_error)
+            return 0;
+        pna_strlcpy(err, e->spec_error, errlen);
+        return -1;
+    }
+    pna_bundle_entry_forget_spec(e);
+    int got = read_spec(bundle, ns, id, &e->facts, err, errlen);
+    if (got == -ENOENT)
+        return got;
+    if (got < 0 && !(e->spec_error = strdup(err)))
+        return got;   /* not kept: read again next time */
+    e->spec_id = fid;
+    e->spec_known = rc == 0 && pna_file_id_settled(&fid, sc->now_ms);
+    return got;
+}
+
+/* init.pid through the cache entry E (see bundle_cache.h): a pid once read
+ * stays while the spec is the same file (SPEC_SAME); else the file is read
+ * again when its identity changed. */
+static void cached_init_pid(const struct scan *sc, int nsfd, const char *bundle, const char *id,
+                            bool spec_same, struct pna_bundle_entry *e, struct pna_container *c)
+{
+    char rel[300];   /* a directory entry name (at most 255) and a file name */
+    struct pna_file_id fid;
+    if (spec_same && e->pid_known && e->pid > 0) {
+        c->pid = e->pid;
+        c->start_ms = e->start_ms;
+        return;
+    }
+    snprintf(rel, sizeof rel, "%s/init.pid", id);
+    int rc = pna_file_identity_at(nsfd, rel, &fid);
+    if (rc == 0 && e->pid_known && pna_file_id_equal(&fid, &e->pid_id)) {
+        c->pid = e->pid;
+        c->start_ms = e->start_ms;
+        if (!c->pid)
+            c->state = PNA_CSTATE_CREATED;
+        return;
+    }
+    pna_bundle_entry_forget_pid(e);
+    read_init_pid(bundle, c);
+    e->pid = c->pid;
+    e->start_ms = c->start_ms;
+    e->pid_id = fid;
+    e->pid_known = rc == 0 && pna_file_id_settled(&fid, sc->now_ms);
+}
+
+static void scan_bundle(const struct scan *sc, int nsfd, const char *nsdir, const char *ns,
+                        const char *id)
+{
+    struct pna_containerd_stats *st = sc->st;
+    char bundle[1024], err[400];
     if (snprintf(bundle, sizeof bundle, "%s/%s", nsdir, id) >= (int)sizeof bundle)
         return;
-    snprintf(spec, sizeof spec, "%s/config.json", bundle);
     st->bundles++;
     if (!pna_container_id_ok(id)) {
         /* containerd refuses such IDs; a cut one could collide with another. */
@@ -122,40 +257,65 @@ static void scan_bundle(const struct pna_roots *roots, const struct pna_cgroup_e
         note_error(st, err);
         return;
     }
-    char *text = NULL;
-    size_t len = 0;
-    int rc = pna_read_alloc(spec, PNA_OCI_MAX_BYTES, &text, &len);
+    struct pna_bundle_entry *e = sc->cache ? pna_bundle_cache_get(sc->cache, ns, id) : NULL;
+    struct pna_oci_facts own;
+    const struct pna_oci_facts *facts = e ? &e->facts : &own;
+    bool same = false;
+    int rc = e ? cached_spec(sc, nsfd, bundle, ns, id, e, &same, err, sizeof err)
+               : read_spec(bundle, ns, id, &own, err, sizeof err);
     if (rc == -ENOENT)
-        return;   /* being created or deleted right now; the next scan sees it */
+        return;
     if (rc < 0) {
-        snprintf(err, sizeof err, "%.100s/%.100s/config.json: %s", ns, id, strerror(-rc));
         note_error(st, err);
         return;
     }
     struct pna_oci_info info;
-    rc = pna_oci_parse(text, len, id, roots, cdi, set, &info, err, sizeof err);
-    free(text);
+    rc = pna_oci_facts_apply(facts, id, sc->roots, sc->cdi, sc->set, &info, err, sizeof err);
+    if (!e)
+        pna_oci_facts_free(&own);
     if (rc < 0) {
         note_error(st, err);
         return;
     }
     st->unresolved += info.unresolved;
     if (info.sandbox) {
-        pna_container_set_drop_last(set);
+        pna_container_set_drop_last(sc->set);
         st->sandboxes++;
         return;
     }
-    struct pna_container *c = &set->rows[set->count - 1];
+    struct pna_container *c = &sc->set->rows[sc->set->count - 1];
     pna_copy_display(c->rt_namespace, ns, sizeof c->rt_namespace);
-    read_init_pid(bundle, c);
-    pna_container_fill_runtime(roots, cg, c, info.cgroups_path);
+    if (e)
+        cached_init_pid(sc, nsfd, bundle, id, same, e, c);
+    else
+        read_init_pid(bundle, c);
+    fill_runtime(sc->roots, sc->cg, c, info.cgroups_path, e ? &e->pid_cgroup : NULL);
     st->added++;
 }
 
-int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
-                        const struct pna_cgroup_env *cg, const struct pna_cdi_registry *cdi,
-                        struct pna_container_set *set,
-                        struct pna_containerd_stats *stats, char *err, size_t errlen)
+static void scan_namespace(const struct scan *sc, const char *base, const char *ns)
+{
+    char nsdir[1024];
+    if (snprintf(nsdir, sizeof nsdir, "%s/%s", base, ns) >= (int)sizeof nsdir)
+        return;
+    DIR *d = opendir(nsdir);
+    if (!d)
+        return;
+    int fd = dirfd(d);
+    struct dirent *b;
+    while ((b = readdir(d)) != NULL && sc->st->bundles < PNA_CONTAINERD_MAX_BUNDLES) {
+        if (skip_entry(b) || !entry_is_dir(fd, b))
+            continue;
+        scan_bundle(sc, fd, nsdir, ns, b->d_name);
+    }
+    closedir(d);
+}
+
+int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_rel,
+                               const struct pna_cgroup_env *cg,
+                               const struct pna_cdi_registry *cdi,
+                               struct pna_bundle_cache *cache, struct pna_container_set *set,
+                               struct pna_containerd_stats *stats, char *err, size_t errlen)
 {
     char base[512];
     memset(stats, 0, sizeof *stats);
@@ -165,31 +325,36 @@ int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
     }
     DIR *top = opendir(base);
     if (!top) {
-        if (errno == ENOENT || errno == ENOTDIR)
+        if (errno == ENOENT || errno == ENOTDIR) {
+            if (cache) {
+                pna_bundle_cache_begin(cache);
+                pna_bundle_cache_end(cache);
+            }
             return 1;
+        }
         snprintf(err, errlen, "%s: %s", base, strerror(errno));
         return -1;
     }
+    struct scan sc = { roots, cg, cdi, cache, realtime_ms(), set, stats };
+    if (cache)
+        pna_bundle_cache_begin(cache);
     struct dirent *ns;
     while ((ns = readdir(top)) != NULL) {
-        if (skip_entry(ns) || !is_dir_at(base, ns->d_name))
-            continue;
-        char nsdir[1024];
-        if (snprintf(nsdir, sizeof nsdir, "%s/%s", base, ns->d_name) >= (int)sizeof nsdir)
-            continue;
-        DIR *d = opendir(nsdir);
-        if (!d)
-            continue;
-        struct dirent *b;
-        while ((b = readdir(d)) != NULL && stats->bundles < PNA_CONTAINERD_MAX_BUNDLES) {
-            if (skip_entry(b) || !is_dir_at(nsdir, b->d_name))
-                continue;
-            scan_bundle(roots, cg, cdi, nsdir, ns->d_name, b->d_name, set, stats);
-        }
-        closedir(d);
+        if (!skip_entry(ns) && entry_is_dir(dirfd(top), ns))
+            scan_namespace(&sc, base, ns->d_name);
     }
     closedir(top);
+    if (cache)
+        pna_bundle_cache_end(cache);
     return 0;
+}
+
+int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
+                        const struct pna_cgroup_env *cg, const struct pna_cdi_registry *cdi,
+                        struct pna_container_set *set,
+                        struct pna_containerd_stats *stats, char *err, size_t errlen)
+{
+    return pna_containerd_scan_cached(roots, state_rel, cg, cdi, NULL, set, stats, err, errlen);
 }
 
 struct strv {
@@ -229,7 +394,7 @@ char **pna_containerd_watch_dirs(const struct pna_roots *roots, const char *stat
     strv_add(&out, base);
     struct dirent *ns;
     while ((ns = readdir(top)) != NULL) {
-        if (skip_entry(ns) || !is_dir_at(base, ns->d_name))
+        if (skip_entry(ns) || !entry_is_dir(dirfd(top), ns))
             continue;
         char nsdir[1024];
         if (snprintf(nsdir, sizeof nsdir, "%s/%s", base, ns->d_name) >= (int)sizeof nsdir)
@@ -241,7 +406,7 @@ char **pna_containerd_watch_dirs(const struct pna_roots *roots, const char *stat
         struct dirent *b;
         while ((b = readdir(d)) != NULL && out.n < PNA_CONTAINERD_MAX_BUNDLES) {
             char bdir[1300];
-            if (skip_entry(b) || !is_dir_at(nsdir, b->d_name))
+            if (skip_entry(b) || !entry_is_dir(dirfd(d), b))
                 continue;
             if (snprintf(bdir, sizeof bdir, "%s/%s", nsdir, b->d_name) < (int)sizeof bdir)
                 strv_add(&out, bdir);

@@ -18,6 +18,7 @@
 struct pna_roots;
 struct pna_cgroup_env;
 struct pna_cdi_registry;
+struct pna_bundle_cache;
 
 #define PNA_CONTAINERD_TASK_DIR "io.containerd.runtime.v2.task"
 #define PNA_CONTAINERD_MAX_BUNDLES 65536
@@ -41,6 +42,15 @@ int pna_containerd_scan(const struct pna_roots *roots, const char *state_rel,
                         const struct pna_cgroup_env *cg, const struct pna_cdi_registry *cdi,
                         struct pna_container_set *set,
                         struct pna_containerd_stats *stats, char *err, size_t errlen);
+
+/* pna_containerd_scan() that keeps each bundle's spec and init.pid in CACHE
+ * (bundle_cache.h; NULL: none) and re-reads them only when they changed.
+ * The records are the same as a scan without a cache gives. */
+int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_rel,
+                               const struct pna_cgroup_env *cg,
+                               const struct pna_cdi_registry *cdi,
+                               struct pna_bundle_cache *cache, struct pna_container_set *set,
+                               struct pna_containerd_stats *stats, char *err, size_t errlen);
 
 /* The directories whose entries change as tasks come and go: the task
  * directory, each namespace directory and each bundle; when the task

@@ -6,9 +6,11 @@
 #include "sources/containers/cdi.h"
 #include "sources/containers/devmap.h"
 #include "core/roots.h"
+#include "util/array.h"
 
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* containerd's CRI plugin (pkg/cri/annotations) writes these into every spec. */
@@ -51,21 +53,39 @@ static char jtype(const json_t *obj)
     return t && strlen(t) == 1 ? t[0] : 0;
 }
 
-static void read_identity(const json_t *ann, const char *id, struct pna_container *c,
-                          struct pna_oci_info *info)
+/* A JSON string value copied, or NULL (absent, not a string: no copy needed). */
+static int dup_str(const json_t *obj, const char *key, char **out)
+{
+    const char *v = jstr(obj, key);
+    *out = NULL;
+    if (!v)
+        return 0;
+    *out = strdup(v);
+    return *out ? 0 : -1;
+}
+
+static int read_identity(const json_t *ann, struct pna_oci_facts *f)
+{
+    const char *type = ann ? jstr(ann, CRI_TYPE) : NULL;
+    f->info.sandbox = type && strcmp(type, "sandbox") == 0;
+    if (!ann)
+        return 0;
+    if (dup_str(ann, CRI_NAME, &f->name) < 0 || dup_str(ann, CRI_POD, &f->pod_name) < 0 ||
+        dup_str(ann, CRI_NAMESPACE, &f->pod_namespace) < 0 ||
+        dup_str(ann, CRI_POD_UID, &f->pod_uid) < 0 || dup_str(ann, CRI_IMAGE, &f->image) < 0)
+        return -1;
+    return 0;
+}
+
+static void apply_identity(const struct pna_oci_facts *f, const char *id, struct pna_container *c)
 {
     pna_copy_display(c->id, id, sizeof c->id);
-    const char *type = ann ? jstr(ann, CRI_TYPE) : NULL;
-    info->sandbox = type && strcmp(type, "sandbox") == 0;
-    const char *name = ann ? jstr(ann, CRI_NAME) : NULL;
     /* Outside Kubernetes a containerd container has no name but its id. */
-    pna_copy_display(c->name, name ? name : id, sizeof c->name);
-    if (!ann)
-        return;
-    pna_copy_display(c->pod_name, jstr(ann, CRI_POD), sizeof c->pod_name);
-    pna_copy_display(c->pod_namespace, jstr(ann, CRI_NAMESPACE), sizeof c->pod_namespace);
-    pna_copy_display(c->pod_uid, jstr(ann, CRI_POD_UID), sizeof c->pod_uid);
-    pna_copy_display(c->image, jstr(ann, CRI_IMAGE), sizeof c->image);
+    pna_copy_display(c->name, f->name ? f->name : id, sizeof c->name);
+    pna_copy_display(c->pod_name, f->pod_name, sizeof c->pod_name);
+    pna_copy_display(c->pod_namespace, f->pod_namespace, sizeof c->pod_namespace);
+    pna_copy_display(c->pod_uid, f->pod_uid, sizeof c->pod_uid);
+    pna_copy_display(c->image, f->image, sizeof c->image);
 }
 
 static void read_memory_limit(const json_t *resources, struct pna_oci_info *info)
@@ -79,7 +99,8 @@ static void read_memory_limit(const json_t *resources, struct pna_oci_info *info
     }
 }
 
-static int add_spec_devices(const json_t *devices, struct pna_container_set *set)
+/* linux.devices: every node the runtime created in the container. */
+static int read_spec_devices(const json_t *devices, struct pna_oci_facts *f)
 {
     size_t i;
     json_t *d;
@@ -87,63 +108,35 @@ static int add_spec_devices(const json_t *devices, struct pna_container_set *set
         const char *path = jstr(d, "path");
         if (!path || !*path)
             continue;
-        struct pna_container_device dev = { 0 };
-        pna_copy_display(dev.path, path, sizeof dev.path);
-        dev.type = jtype(d);
-        dev.has_numbers = jnum(d, "major", &dev.major) && jnum(d, "minor", &dev.minor);
-        dev.source = PNA_DEVS_SPEC_DEVICE;
-        pna_devmap_classify(&dev);
-        if (pna_container_set_add_device(set, &dev) < 0)
+        if (PNA_ARRAY_RESERVE(f->devs, f->devs_cap, f->ndevs + 1) != 0)
             return -1;
+        struct pna_container_device *dev = &f->devs[f->ndevs++];
+        memset(dev, 0, sizeof *dev);
+        pna_copy_display(dev->path, path, sizeof dev->path);
+        dev->type = jtype(d);
+        dev->has_numbers = jnum(d, "major", &dev->major) && jnum(d, "minor", &dev->minor);
+        dev->source = PNA_DEVS_SPEC_DEVICE;
+        pna_devmap_classify(dev);
     }
     return 0;
 }
 
-static bool already_listed(const struct pna_container_set *set, char type, uint32_t major,
-                           uint32_t minor)
-{
-    const struct pna_container *c = &set->rows[set->count - 1];
-    for (uint32_t i = 0; i < c->dev_count; i++) {
-        const struct pna_container_device *d = &set->devs[c->dev_first + i];
-        if (d->has_numbers && d->major == major && d->minor == minor &&
-            (d->type == type || !d->type || !type))
-            return true;
-    }
-    return false;
-}
-
-/* The cgroup allow-list names devices by number only.  Runtimes put a long
- * default list there (null, zero, tty, pts...), so only entries that are GPU
- * or RDMA devices and not already in linux.devices become rows. */
-static int add_allowed_devices(const json_t *rules, const struct pna_roots *roots,
-                               struct pna_container_set *set)
+/* linux.resources.devices: the allow rules that name one device by number. */
+static int read_allow_rules(const json_t *rules, struct pna_oci_facts *f)
 {
     size_t i;
     json_t *r;
     json_array_foreach(rules, i, r) {
         if (!json_is_true(json_object_get(r, "allow")))
             continue;
-        struct pna_container_device dev = { 0 };
-        dev.type = jtype(r);
-        if (dev.type != 'c' && dev.type != 'b')
+        struct pna_oci_rule rule = { .type = jtype(r) };
+        if (rule.type != 'c' && rule.type != 'b')
             continue;
-        if (!jnum(r, "major", &dev.major) || !jnum(r, "minor", &dev.minor))
+        if (!jnum(r, "major", &rule.major) || !jnum(r, "minor", &rule.minor))
             continue;   /* a wildcard rule grants a class, not a device */
-        dev.has_numbers = true;
-        dev.source = PNA_DEVS_CGROUP;
-        if (already_listed(set, dev.type, dev.major, dev.minor))
-            continue;
-        if (roots &&
-            pna_devmap_resolve(roots, dev.type, dev.major, dev.minor, dev.path, sizeof dev.path) < 0)
-            dev.path[0] = '\0';
-        pna_devmap_classify(&dev);
-        if (dev.kind == PNA_DEV_OTHER)
-            continue;
-        if (!dev.path[0])   /* no sysfs to name it: the MIB's by-number name */
-            snprintf(dev.path, sizeof dev.path, "/dev/%s/%u:%u", dev.type == 'b' ? "block" : "char",
-                     dev.major, dev.minor);
-        if (pna_container_set_add_device(set, &dev) < 0)
+        if (PNA_ARRAY_RESERVE(f->rules, f->rules_cap, f->nrules + 1) != 0)
             return -1;
+        f->rules[f->nrules++] = rule;
     }
     return 0;
 }
@@ -172,56 +165,125 @@ static int each_item(const char *list, int (*fn)(const char *item, void *arg), v
     return 0;
 }
 
-struct cdi_ctx {
-    const struct pna_roots *roots;
-    const struct pna_cdi_registry *cdi;
-    struct pna_container_set *set;
-    struct pna_oci_info *info;
-};
-
-static int add_cdi_device(const char *name, void *arg)
+static int keep_cdi_name(const char *name, void *arg)
 {
-    struct cdi_ctx *x = arg;
-    const struct pna_cdi_node *nodes[PNA_CDI_MAX_NODES];
-    int n = pna_cdi_resolve(x->cdi, name, nodes, PNA_CDI_MAX_NODES);
-    if (n < 0) {
-        x->info->unresolved++;
-        return 0;
+    struct pna_oci_facts *f = arg;
+    char *copy = strdup(name);
+    if (!copy || PNA_ARRAY_RESERVE(f->cdi, f->cdi_cap, f->ncdi + 1) != 0) {
+        free(copy);
+        return -1;
     }
-    for (int i = 0; i < n; i++) {
-        const struct pna_cdi_node *cn = nodes[i];
-        struct pna_container_device dev = { 0 };
-        pna_copy_display(dev.path, cn->path, sizeof dev.path);
-        dev.type = cn->type;
-        dev.has_numbers = cn->has_numbers;
-        dev.major = cn->major;
-        dev.minor = cn->minor;
-        dev.source = PNA_DEVS_CDI;
-        pna_devmap_classify(&dev);
-        /* No numbers in the spec: the runtime takes them from the host's
-         * node, and so does the agent. */
-        if (!dev.has_numbers)
-            pna_devmap_host_numbers(x->roots, cn->host_path[0] ? cn->host_path : cn->path, &dev);
-        if (pna_container_set_add_device(x->set, &dev) < 0)
-            return -1;
-    }
+    f->cdi[f->ncdi++] = copy;
     return 0;
 }
 
-/* The CDI devices the cdi.k8s.io/ annotations name. */
-static int add_cdi_devices(const json_t *ann, const struct pna_roots *roots,
-                           const struct pna_cdi_registry *cdi, struct pna_container_set *set,
-                           struct pna_oci_info *info)
+/* The CDI device names of the cdi.k8s.io/ annotations, in their order. */
+static int read_cdi_names(const json_t *ann, struct pna_oci_facts *f)
 {
-    struct cdi_ctx x = { roots, cdi, set, info };
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)ann, key, v) {
         if (strncmp(key, CDI_ANNOTATION_PREFIX, strlen(CDI_ANNOTATION_PREFIX)) != 0 ||
             !json_is_string(v))
             continue;
-        if (each_item(json_string_value(v), add_cdi_device, &x) < 0)
+        if (each_item(json_string_value(v), keep_cdi_name, f) < 0)
             return -1;
+    }
+    return 0;
+}
+
+/* NVIDIA_VISIBLE_DEVICES from process.env (see oci_spec.h): the one
+ * variable looked at, and only when it selects GPUs. */
+static int read_nvidia_env(const json_t *env, struct pna_oci_facts *f)
+{
+    const char *value = NULL;
+    size_t i;
+    json_t *e;
+    json_array_foreach(env, i, e) {
+        const char *s = json_string_value(e);
+        /* As the runtime's own reading: the last entry wins. */
+        if (s && strncmp(s, NVIDIA_ENV, strlen(NVIDIA_ENV)) == 0)
+            value = s + strlen(NVIDIA_ENV);
+    }
+    if (!value || !*value || strcmp(value, "none") == 0 || strcmp(value, "void") == 0)
+        return 0;
+    f->nvidia = strdup(value);
+    return f->nvidia ? 0 : -1;
+}
+
+static bool already_listed(const struct pna_container_set *set, char type, uint32_t major,
+                           uint32_t minor)
+{
+    const struct pna_container *c = &set->rows[set->count - 1];
+    for (uint32_t i = 0; i < c->dev_count; i++) {
+        const struct pna_container_device *d = &set->devs[c->dev_first + i];
+        if (d->has_numbers && d->major == major && d->minor == minor &&
+            (d->type == type || !d->type || !type))
+            return true;
+    }
+    return false;
+}
+
+/* The cgroup allow-list names devices by number only.  Runtimes put a long
+ * default list there (null, zero, tty, pts...), so only entries that are GPU
+ * or RDMA devices and not already in linux.devices become rows. */
+static int add_allowed_devices(const struct pna_oci_facts *f, const struct pna_roots *roots,
+                               struct pna_container_set *set)
+{
+    for (size_t i = 0; i < f->nrules; i++) {
+        const struct pna_oci_rule *r = &f->rules[i];
+        struct pna_container_device dev = { 0 };
+        dev.type = r->type;
+        dev.major = r->major;
+        dev.minor = r->minor;
+        dev.has_numbers = true;
+        dev.source = PNA_DEVS_CGROUP;
+        if (already_listed(set, dev.type, dev.major, dev.minor))
+            continue;
+        if (roots &&
+            pna_devmap_resolve(roots, dev.type, dev.major, dev.minor, dev.path, sizeof dev.path) < 0)
+            dev.path[0] = '\0';
+        pna_devmap_classify(&dev);
+        if (dev.kind == PNA_DEV_OTHER)
+            continue;
+        if (!dev.path[0])   /* no sysfs to name it: the MIB's by-number name */
+            snprintf(dev.path, sizeof dev.path, "/dev/%s/%u:%u", dev.type == 'b' ? "block" : "char",
+                     dev.major, dev.minor);
+        if (pna_container_set_add_device(set, &dev) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The nodes of the CDI devices named, from the node's CDI specs. */
+static int add_cdi_devices(const struct pna_oci_facts *f, const struct pna_roots *roots,
+                           const struct pna_cdi_registry *cdi, struct pna_container_set *set,
+                           struct pna_oci_info *info)
+{
+    for (size_t k = 0; k < f->ncdi; k++) {
+        const struct pna_cdi_node *nodes[PNA_CDI_MAX_NODES];
+        int n = pna_cdi_resolve(cdi, f->cdi[k], nodes, PNA_CDI_MAX_NODES);
+        if (n < 0) {
+            info->unresolved++;
+            continue;
+        }
+        for (int i = 0; i < n; i++) {
+            const struct pna_cdi_node *cn = nodes[i];
+            struct pna_container_device dev = { 0 };
+            pna_copy_display(dev.path, cn->path, sizeof dev.path);
+            dev.type = cn->type;
+            dev.has_numbers = cn->has_numbers;
+            dev.major = cn->major;
+            dev.minor = cn->minor;
+            dev.source = PNA_DEVS_CDI;
+            pna_devmap_classify(&dev);
+            /* No numbers in the spec: the runtime takes them from the host's
+             * node, and so does the agent. */
+            if (!dev.has_numbers)
+                pna_devmap_host_numbers(roots, cn->host_path[0] ? cn->host_path : cn->path, &dev);
+            if (pna_container_set_add_device(set, &dev) < 0)
+                return -1;
+        }
     }
     return 0;
 }
@@ -257,22 +319,10 @@ static int pick_nvidia_gpu(const char *item, void *arg)
     return 0;
 }
 
-/* NVIDIA_VISIBLE_DEVICES from process.env (see oci_spec.h).  The value is
- * looked at here and nowhere else. */
-static int add_nvidia_env(const json_t *env, const struct pna_roots *roots,
-                          struct pna_container_set *set, struct pna_oci_info *info)
+/* The GPUs NVIDIA_VISIBLE_DEVICES selects, as /dev/nvidiaN. */
+static int add_nvidia_gpus(const char *value, const struct pna_roots *roots,
+                           struct pna_container_set *set, struct pna_oci_info *info)
 {
-    const char *value = NULL;
-    size_t i;
-    json_t *e;
-    json_array_foreach(env, i, e) {
-        const char *s = json_string_value(e);
-        /* As the runtime's own reading: the last entry wins. */
-        if (s && strncmp(s, NVIDIA_ENV, strlen(NVIDIA_ENV)) == 0)
-            value = s + strlen(NVIDIA_ENV);
-    }
-    if (!value || !*value || strcmp(value, "none") == 0 || strcmp(value, "void") == 0)
-        return 0;
     struct pna_nvidia_gpu gpus[PNA_DEVMAP_MAX_NVIDIA_GPUS];
     struct nvidia_ctx x = { .gpus = gpus };
     x.ngpus = pna_devmap_nvidia_gpus(roots, gpus, PNA_DEVMAP_MAX_NVIDIA_GPUS);
@@ -304,11 +354,47 @@ static int add_nvidia_env(const json_t *env, const struct pna_roots *roots,
     return 0;
 }
 
-int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna_roots *roots,
-                  const struct pna_cdi_registry *cdi, struct pna_container_set *set,
-                  struct pna_oci_info *info, char *err, size_t errlen)
+void pna_oci_facts_free(struct pna_oci_facts *f)
 {
-    memset(info, 0, sizeof *info);
+    if (!f)
+        return;
+    free(f->name);
+    free(f->pod_name);
+    free(f->pod_namespace);
+    free(f->pod_uid);
+    free(f->image);
+    free(f->devs);
+    free(f->rules);
+    for (size_t i = 0; i < f->ncdi; i++)
+        free(f->cdi[i]);
+    free(f->cdi);
+    free(f->nvidia);
+    memset(f, 0, sizeof *f);
+}
+
+static int read_root(const json_t *root, struct pna_oci_facts *f)
+{
+    json_t *ann = json_object_get(root, "annotations");
+    if (!json_is_object(ann))
+        ann = NULL;
+    json_t *linux_ = json_object_get(root, "linux");
+    const char *cg = jstr(linux_, "cgroupsPath");
+    if (cg)
+        pna_copy_display(f->info.cgroups_path, cg, sizeof f->info.cgroups_path);
+    json_t *resources = json_object_get(linux_, "resources");
+    read_memory_limit(resources, &f->info);
+    if (read_identity(ann, f) < 0 || read_spec_devices(json_object_get(linux_, "devices"), f) < 0 ||
+        read_allow_rules(json_object_get(resources, "devices"), f) < 0 ||
+        (ann && read_cdi_names(ann, f) < 0) ||
+        read_nvidia_env(json_object_get(json_object_get(root, "process"), "env"), f) < 0)
+        return -1;
+    return 0;
+}
+
+int pna_oci_facts_read(const char *text, size_t len, const char *id, struct pna_oci_facts *f,
+                       char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
     if (len > PNA_OCI_MAX_BYTES) {
         snprintf(err, errlen, "spec of %s is %zu bytes, over the %u limit", id, len,
                  PNA_OCI_MAX_BYTES);
@@ -325,36 +411,55 @@ int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna
         json_decref(root);
         return -1;
     }
+    int rc = read_root(root, f);
+    json_decref(root);
+    if (rc < 0) {
+        pna_oci_facts_free(f);
+        snprintf(err, errlen, "out of memory");
+    }
+    return rc;
+}
+
+int pna_oci_facts_apply(const struct pna_oci_facts *f, const char *id,
+                        const struct pna_roots *roots, const struct pna_cdi_registry *cdi,
+                        struct pna_container_set *set, struct pna_oci_info *info, char *err,
+                        size_t errlen)
+{
+    *info = f->info;
+    info->unresolved = 0;
     struct pna_container *c = pna_container_set_add(set);
     if (!c) {
         snprintf(err, errlen, "out of memory");
-        json_decref(root);
         return -1;
     }
     c->runtime = PNA_RUNTIME_CONTAINERD;
-    json_t *ann = json_object_get(root, "annotations");
-    read_identity(json_is_object(ann) ? ann : NULL, id, c, info);
-
-    json_t *linux_ = json_object_get(root, "linux");
-    const char *cg = jstr(linux_, "cgroupsPath");
-    if (cg)
-        pna_copy_display(info->cgroups_path, cg, sizeof info->cgroups_path);
-    json_t *resources = json_object_get(linux_, "resources");
-    read_memory_limit(resources, info);
+    apply_identity(f, id, c);
     if (info->has_mem_limit) {
         c->has_limit = true;
         c->mem_limit_bytes = info->mem_limit_bytes;
     }
-    if (add_spec_devices(json_object_get(linux_, "devices"), set) < 0 ||
-        add_allowed_devices(json_object_get(resources, "devices"), roots, set) < 0 ||
-        (json_is_object(ann) && add_cdi_devices(ann, roots, cdi, set, info) < 0) ||
-        (roots && add_nvidia_env(json_object_get(json_object_get(root, "process"), "env"), roots,
-                                 set, info) < 0)) {
-        pna_container_set_drop_last(set);
-        snprintf(err, errlen, "out of memory");
-        json_decref(root);
-        return -1;
-    }
-    json_decref(root);
+    for (size_t i = 0; i < f->ndevs; i++)
+        if (pna_container_set_add_device(set, &f->devs[i]) < 0)
+            goto oom;
+    if (add_allowed_devices(f, roots, set) < 0 || add_cdi_devices(f, roots, cdi, set, info) < 0 ||
+        (roots && f->nvidia && add_nvidia_gpus(f->nvidia, roots, set, info) < 0))
+        goto oom;
     return 0;
+oom:
+    pna_container_set_drop_last(set);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+int pna_oci_parse(const char *text, size_t len, const char *id, const struct pna_roots *roots,
+                  const struct pna_cdi_registry *cdi, struct pna_container_set *set,
+                  struct pna_oci_info *info, char *err, size_t errlen)
+{
+    struct pna_oci_facts f;
+    memset(info, 0, sizeof *info);
+    if (pna_oci_facts_read(text, len, id, &f, err, errlen) < 0)
+        return -1;
+    int rc = pna_oci_facts_apply(&f, id, roots, cdi, set, info, err, errlen);
+    pna_oci_facts_free(&f);
+    return rc;
 }

@@ -7,8 +7,9 @@
  * the memory limit; the device nodes of linux.devices and
  * linux.resources.devices; and, in process.env, the one entry
  * NVIDIA_VISIBLE_DEVICES=.  That entry's value is only turned into the GPUs
- * it names: it is never stored, logged or exported, and no other variable of
- * the environment is read.  Arguments and every other annotation are never
+ * it names: it is never logged or exported, it is kept in memory (in the
+ * spec's facts, below) only to name those GPUs again, and no other variable
+ * of the environment is read.  Arguments and every other annotation are never
  * looked at. */
 #ifndef PNA_SOURCES_OCI_SPEC_H
 #define PNA_SOURCES_OCI_SPEC_H
@@ -34,7 +35,45 @@ struct pna_oci_info {
                                     the node resolved: not listed */
 };
 
-/* Parse TEXT (LEN bytes) for the container ID and append one record to SET,
+/* An allow rule of linux.resources.devices that names one device. */
+struct pna_oci_rule {
+    char type;               /* 'c' or 'b' */
+    uint32_t major, minor;
+};
+
+/* What one spec says, read once: everything taken from the JSON, before any
+ * of the node is looked at (sysfs device names, the CDI specs, the NVIDIA
+ * GPU list).  The containerd source keeps them while the bundle's
+ * config.json is unchanged (bundle_cache.h) and applies them to the node
+ * at every poll, so a cached spec and a re-read one give the same record. */
+struct pna_oci_facts {
+    struct pna_oci_info info;     /* sandbox, memory limit, cgroupsPath (unresolved 0) */
+    char *name, *pod_name, *pod_namespace, *pod_uid, *image;   /* NULL: absent */
+    struct pna_container_device *devs;   /* linux.devices, classified */
+    size_t ndevs, devs_cap;
+    struct pna_oci_rule *rules;   /* allow rules naming one device, in order */
+    size_t nrules, rules_cap;
+    char **cdi;                   /* CDI device names of the cdi.k8s.io/ annotations */
+    size_t ncdi, cdi_cap;
+    char *nvidia;                 /* NVIDIA_VISIBLE_DEVICES when it selects GPUs, else NULL */
+};
+
+/* Read TEXT (LEN bytes), the spec of container ID, into F.  Returns 0, or -1
+ * with one line in ERR and F empty. */
+int pna_oci_facts_read(const char *text, size_t len, const char *id, struct pna_oci_facts *f,
+                       char *err, size_t errlen);
+
+/* Append the record F describes to SET, with its devices resolved on the
+ * node (ROOTS and CDI as for pna_oci_parse), and fill INFO.  Returns 0, or -1
+ * (out of memory) with ERR and nothing appended. */
+int pna_oci_facts_apply(const struct pna_oci_facts *f, const char *id,
+                        const struct pna_roots *roots, const struct pna_cdi_registry *cdi,
+                        struct pna_container_set *set, struct pna_oci_info *info, char *err,
+                        size_t errlen);
+
+void pna_oci_facts_free(struct pna_oci_facts *f);   /* F may be NULL; left empty */
+
+/* pna_oci_facts_read() then pna_oci_facts_apply(): parse TEXT (LEN bytes) for the container ID and append one record to SET,
  * with its devices.  ROOTS (may be NULL) resolves allow-list entries that have
  * numbers but no path through sysfs, and NVIDIA_VISIBLE_DEVICES through
  * procfs driver/nvidia/gpus (without ROOTS it is not read).  CDI (may be

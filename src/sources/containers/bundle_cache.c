@@ -1,0 +1,216 @@
+/* sources/containers/bundle_cache.c -- per-bundle facts kept while the files
+ * are unchanged (see bundle_cache.h): an open-addressing hash table keyed by
+ * "namespace/id". */
+#include "pna_autoconf.h"
+#include "sources/containers/bundle_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct slot {
+    char *key;                    /* NULL: free */
+    uint32_t scan;                /* the scan that last asked for it */
+    struct pna_bundle_entry entry;
+};
+
+struct pna_bundle_cache {
+    struct slot *slots;
+    size_t cap;                   /* a power of two, or 0 */
+    size_t used;
+    uint32_t scan;
+    bool quiet;                   /* no bundle file changed since the last scan */
+};
+
+static uint64_t hash_key(const char *ns, const char *id)
+{
+    /* FNV-1a over "ns/id". */
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = ns; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ '/') * 1099511628211ull;
+    for (const char *p = id; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h;
+}
+
+static bool key_is(const char *key, const char *ns, const char *id)
+{
+    size_t n = strlen(ns);
+    return strncmp(key, ns, n) == 0 && key[n] == '/' && strcmp(key + n + 1, id) == 0;
+}
+
+struct pna_bundle_cache *pna_bundle_cache_new(void)
+{
+    return calloc(1, sizeof(struct pna_bundle_cache));
+}
+
+void pna_bundle_entry_forget_spec(struct pna_bundle_entry *e)
+{
+    free(e->spec_error);
+    e->spec_error = NULL;
+    pna_oci_facts_free(&e->facts);
+    memset(&e->spec_id, 0, sizeof e->spec_id);
+    e->spec_known = false;
+}
+
+void pna_bundle_entry_forget_pid(struct pna_bundle_entry *e)
+{
+    free(e->pid_cgroup);
+    e->pid_cgroup = NULL;
+    memset(&e->pid_id, 0, sizeof e->pid_id);
+    e->pid_known = false;
+    e->pid = 0;
+    e->start_ms = 0;
+}
+
+static void free_slot(struct slot *s)
+{
+    pna_bundle_entry_forget_spec(&s->entry);
+    pna_bundle_entry_forget_pid(&s->entry);
+    free(s->key);
+    memset(s, 0, sizeof *s);
+}
+
+void pna_bundle_cache_free(struct pna_bundle_cache *cache)
+{
+    if (!cache)
+        return;
+    for (size_t i = 0; i < cache->cap; i++)
+        if (cache->slots[i].key)
+            free_slot(&cache->slots[i]);
+    free(cache->slots);
+    free(cache);
+}
+
+void pna_bundle_cache_set_quiet(struct pna_bundle_cache *cache, bool quiet)
+{
+    cache->quiet = quiet;
+}
+
+bool pna_bundle_cache_quiet(const struct pna_bundle_cache *cache)
+{
+    return cache->quiet;
+}
+
+void pna_bundle_cache_begin(struct pna_bundle_cache *cache)
+{
+    cache->scan++;
+}
+
+/* Where KEY (NS/ID) is, or the free slot where it would go. */
+static struct slot *find(struct slot *slots, size_t cap, const char *ns, const char *id)
+{
+    size_t i = (size_t)hash_key(ns, id) & (cap - 1);
+    while (slots[i].key && !key_is(slots[i].key, ns, id))
+        i = (i + 1) & (cap - 1);
+    return &slots[i];
+}
+
+/* Rebuild the table with room for CAP slots (a power of two). */
+static int rehash(struct pna_bundle_cache *cache, size_t cap)
+{
+    struct slot *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < cache->cap; i++) {
+        struct slot *old = &cache->slots[i];
+        if (!old->key)
+            continue;
+        const char *slash = strchr(old->key, '/');
+        /* Keys are built as "ns/id" and a namespace has no '/'. */
+        char ns[256];
+        size_t n = (size_t)(slash - old->key);
+        memcpy(ns, old->key, n);
+        ns[n] = '\0';
+        *find(slots, cap, ns, slash + 1) = *old;
+    }
+    free(cache->slots);
+    cache->slots = slots;
+    cache->cap = cap;
+    return 0;
+}
+
+struct pna_bundle_entry *pna_bundle_cache_get(struct pna_bundle_cache *cache, const char *ns,
+                                              const char *id)
+{
+    /* A namespace is a directory name, never over 255 bytes; anything else
+     * is not cached (the caller reads the bundle as if new). */
+    if (strlen(ns) >= 256 || strchr(ns, '/'))
+        return NULL;
+    /* At most three quarters full, so probes stay short. */
+    if ((cache->used + 1) * 4 > cache->cap * 3 &&
+        rehash(cache, cache->cap ? cache->cap * 2 : 64) < 0)
+        return NULL;
+    struct slot *s = find(cache->slots, cache->cap, ns, id);
+    if (!s->key) {
+        size_t n = strlen(ns), m = strlen(id);
+        s->key = malloc(n + m + 2);
+        if (!s->key)
+            return NULL;
+        memcpy(s->key, ns, n);
+        s->key[n] = '/';
+        memcpy(s->key + n + 1, id, m + 1);
+        cache->used++;
+    }
+    s->scan = cache->scan;
+    return &s->entry;
+}
+
+size_t pna_bundle_cache_end(struct pna_bundle_cache *cache)
+{
+    size_t dropped = 0;
+    for (size_t i = 0; i < cache->cap; i++)
+        if (cache->slots[i].key && cache->slots[i].scan != cache->scan) {
+            free_slot(&cache->slots[i]);
+            dropped++;
+        }
+    cache->used -= dropped;
+    /* Open addressing cannot just empty a slot inside a probe run: put the
+     * survivors back, in a table sized for them. */
+    if (dropped) {
+        size_t cap = 64;
+        while (cache->used * 4 > cap * 3)
+            cap *= 2;
+        if (rehash(cache, cap) < 0) {
+            /* Out of memory: a table with holes in its probe runs could
+             * hide a survivor, so start again empty (the next scan reads
+             * every bundle, as without a cache). */
+            for (size_t i = 0; i < cache->cap; i++)
+                if (cache->slots[i].key)
+                    free_slot(&cache->slots[i]);
+            cache->used = 0;
+        }
+    }
+    return cache->used;
+}
+
+int pna_file_identity_at(int dirfd, const char *name, struct pna_file_id *id)
+{
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    if (fstatat(dirfd, name, &st, 0) < 0)
+        return -errno;
+    id->dev = (uint64_t)st.st_dev;
+    id->ino = (uint64_t)st.st_ino;
+    id->size = (uint64_t)st.st_size;
+    id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    id->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+    return 0;
+}
+
+bool pna_file_id_settled(const struct pna_file_id *id, int64_t now_ms)
+{
+    /* The modification time: what a rewrite of the content within one tick
+     * would leave as it was.  (A change of rights alone moves the change
+     * time, which the identity compares anyway.) */
+    return now_ms - id->mtime_ns / 1000000 >= PNA_BUNDLE_RACY_MS;
+}
+
+bool pna_file_id_equal(const struct pna_file_id *a, const struct pna_file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
