@@ -9,9 +9,14 @@
  *   sys/fs/cgroup/PATH/memory.{current,max,events} (v1: usage_in_bytes,
  *                                       limit_in_bytes, oom_control)
  *   sys/dev/char/MAJ:MIN/uevent, sys/class/drm/..., proc/driver/nvidia/gpus/...
- * The scan runs as the containers poller runs it; then the set is sorted,
- * merged, numbered and the OOM-kill file of every row is read. */
+ * The scan runs as the containers poller runs it, through a bundle cache
+ * (bundle_cache.h), twice: the second scan goes through the entries the
+ * first one made (the files are new, so inside the racy window: they are
+ * read again; test_bundle_cache covers the entries used as they are).
+ * Then the set is sorted, merged, numbered and the OOM-kill file of every
+ * row is read. */
 #include "pna_autoconf.h"
+#include "sources/containers/bundle_cache.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
 #include "sources/containers/devmap.h"
@@ -40,7 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (pna_cgroup_detect(roots, "fs/cgroup", &env, err, sizeof err) != 0)
         env.mode = PNA_CG_NONE;
     pna_container_set_init(&set);
-    if (pna_containerd_scan(roots, "run/containerd", &env, NULL, &set, &stats, err, sizeof err) == 0) {
+    struct pna_bundle_cache *cache = pna_bundle_cache_new();
+    if (cache && pna_containerd_scan_cached(roots, "run/containerd", &env, NULL, cache, &set, &stats,
+                                            err, sizeof err) == 0)
+        pna_container_set_clear(&set);
+    if (pna_containerd_scan_cached(roots, "run/containerd", &env, NULL, cache, &set, &stats, err,
+                                   sizeof err) == 0) {
         size_t n = 0;
         char **dirs = pna_containerd_watch_dirs(roots, "run/containerd", &n);
         pna_containerd_free_dirs(dirs, n);
@@ -53,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pna_devmap_count_gpus(roots);
     }
     pna_container_set_free(&set);
+    pna_bundle_cache_free(cache);
     fz_tree_clear();
     return 0;
 }
