@@ -7,9 +7,11 @@
  *
  * The first poll (everything new) is timed apart from the N that follow it,
  * in which nothing changed: the quiet poll the issue's figure is about.
+ * The peer, in the same run: the containerd scan alone with no bundle cache
+ * (every spec parsed, every file read), as every poll did before the cache.
  * Prints one line:
  *   containers=C first_ms=F quiet_cpu_us_per_poll=X quiet_wall_us_per_poll=Y
- *   quiet_min_wall_us=M quiet_max_wall_us=W
+ *   quiet_min_wall_us=M quiet_max_wall_us=W rescan_wall_us_per_scan=R
  * CPU time is user+system of this process (getrusage) over the N polls. */
 #include "pna_autoconf.h"
 #include "core/config.h"
@@ -17,6 +19,8 @@
 #include "core/poller.h"
 #include "model/containers.h"
 #include "pollers/pollers.h"
+#include "sources/containers/cgroup.h"
+#include "sources/containers/containerd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,30 @@ static struct pna_snap *poll_once(void *st, struct pna_snap *prev)
     if (prev)
         pna_snap_release(prev);
     return out;
+}
+
+/* The peer: N containerd scans without a cache, wall time per scan. */
+static double full_rescans(const struct pna_config *cfg, long n)
+{
+    struct pna_cgroup_env cg;
+    char err[256];
+    if (pna_cgroup_detect(&cfg->roots, "fs/cgroup", &cg, err, sizeof err) < 0)
+        cg.mode = PNA_CG_NONE;
+    struct pna_container_set set;
+    struct pna_containerd_stats st;
+    pna_container_set_init(&set);
+    double t0 = wall_us();
+    for (long i = 0; i < n; i++) {
+        pna_container_set_clear(&set);
+        if (pna_containerd_scan(&cfg->roots, "run/containerd", &cg, NULL, &set, &st, err,
+                                sizeof err) < 0) {
+            fprintf(stderr, "ctrpoll: scan: %s\n", err);
+            exit(2);
+        }
+    }
+    double per = (wall_us() - t0) / n;
+    pna_container_set_free(&set);
+    return per;
 }
 
 static void usage(void)
@@ -104,11 +132,12 @@ int main(int argc, char **argv)
     }
     double cpu = cpu_us() - c0, wall = wall_us() - t0;
     size_t rows = ((const struct pna_containers_snap *)snap)->set.count;
-    printf("containers=%zu first_ms=%.1f quiet_cpu_us_per_poll=%.0f quiet_wall_us_per_poll=%.0f "
-           "quiet_min_wall_us=%.0f quiet_max_wall_us=%.0f\n",
-           rows, first_ms, cpu / polls, wall / polls, min_w, max_w);
     pna_snap_release(snap);
     pna_containers_poller.fini(st);
+    double rescan = full_rescans(&cfg, polls);
+    printf("containers=%zu first_ms=%.1f quiet_cpu_us_per_poll=%.0f quiet_wall_us_per_poll=%.0f "
+           "quiet_min_wall_us=%.0f quiet_max_wall_us=%.0f rescan_wall_us_per_scan=%.0f\n",
+           rows, first_ms, cpu / polls, wall / polls, min_w, max_w, rescan);
     pna_events_shutdown();
     return 0;
 }

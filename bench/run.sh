@@ -19,6 +19,7 @@ set -u
 AGENT="$top_builddir/primus-node-agent"
 FAKE_NVML="$top_builddir/tests/nvml/libnvidia-ml.so.1"
 IBPOLL="$top_builddir/bench/ibpoll"
+CTRPOLL="$top_builddir/bench/ctrpoll"
 GETLAT="$top_builddir/bench/getlat"
 FLOOR="$top_builddir/bench/floor_subagent"
 CONTAINERS=${BENCH_CONTAINERS:-2000}
@@ -37,7 +38,7 @@ say() { echo "== $*"; }
 for t in snmpd snmptrapd snmpbulkwalk snmpget ip python3 curl prometheus-node-exporter; do
     command -v "$t" >/dev/null || die "$t not installed"
 done
-for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$GETLAT" "$FLOOR"; do
+for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$CTRPOLL" "$GETLAT" "$FLOOR"; do
     [ -x "$f" ] || [ -f "$f" ] || die "$f not built: run 'make bench-helpers' (or 'make bench')"
 done
 
@@ -307,6 +308,14 @@ for m in fork-poll fork-port fork-file; do
     result "ib poll: peer $m ($k fork+exec of cat per poll) $c us CPU per poll; ratio peer/agent = $(ratio "$c" "$IB_A")"
 done
 result "ib poll: fork+exec of 'rdma statistic show' alone (no RDMA here: reads nothing) $(field "$WORK/ib-rdma" cpu_us_per_poll) us CPU"
+
+# --- 3b. one quiet containers poll vs a full rescan --------------------------
+say "containers poll ($CONTAINERS containers, none changed)"
+"$CTRPOLL" --sysfs "$GEN/sys" --procfs "$GEN/proc" --rootfs "$GEN/root" --devfs "$GEN/dev" \
+    --polls 50 > "$WORK/ctr-poll" || result "containers poll: ctrpoll failed"
+Q=$(field "$WORK/ctr-poll" quiet_wall_us_per_poll); R=$(field "$WORK/ctr-poll" rescan_wall_us_per_scan)
+result "containers poll: quiet poll $Q us wall (min $(field "$WORK/ctr-poll" quiet_min_wall_us), max $(field "$WORK/ctr-poll" quiet_max_wall_us); goal 30000); first poll $(sed -n 's/.*first_ms=\([0-9.]*\).*/\1/p' "$WORK/ctr-poll") ms"
+result "containers poll: peer full rescan (containerd scan alone, every spec parsed, every file read) $R us; ratio rescan/quiet poll = $(ratio "$R" "$Q")"
 
 # --- 4. latency: OOM kill -> trap, port down -> trap ------------------------
 say "notification latency"
