@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -83,14 +84,25 @@ static int only_blanks_follow(int fd)
     return 1;
 }
 
-/* Read the file open on FD into BUF (see pna_read_text); closes FD. */
-static int read_text_fd(int fd, char *buf, size_t cap)
+/* Read the file open on FD into BUF (see pna_read_text); closes FD.  ONE_READ:
+ * the file comes whole in one read() (pna_read_attr_at), so a short read is
+ * its end. */
+static int read_text_fd(int fd, char *buf, size_t cap, bool one_read)
 {
     if (fd < 0) {
         buf[0] = '\0';
         return fd;
     }
-    ssize_t n = read_all(fd, buf, cap - 1);
+    ssize_t n;
+    if (one_read) {
+        do
+            n = read(fd, buf, cap - 1);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            n = -errno;
+    } else {
+        n = read_all(fd, buf, cap - 1);
+    }
     if (n == (ssize_t)(cap - 1) && !only_blanks_follow(fd))
         n = -EFBIG;
     close(fd);
@@ -105,7 +117,7 @@ int pna_read_text(const char *path, char *buf, size_t cap)
 {
     if (cap < 2)
         return -EINVAL;
-    return read_text_fd(open_source(path), buf, cap);
+    return read_text_fd(open_source(path), buf, cap, false);
 }
 
 int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap)
@@ -113,7 +125,7 @@ int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap)
     if (cap < 2)
         return -EINVAL;
     int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    return read_text_fd(fd < 0 ? -errno : fd, buf, cap);
+    return read_text_fd(fd < 0 ? -errno : fd, buf, cap, false);
 }
 
 /* ---- numbers ---------------------------------------------------------------
@@ -219,24 +231,7 @@ int pna_read_attr_at(int dirfd, const char *name, char *buf, size_t cap)
     if (cap < 2)
         return -EINVAL;
     int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        buf[0] = '\0';
-        return -errno;
-    }
-    ssize_t n;
-    do
-        n = read(fd, buf, cap - 1);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        n = -errno;
-    else if (n == (ssize_t)(cap - 1))   /* full: what follows must be blanks */
-        n = only_blanks_follow(fd) ? n : -EFBIG;
-    close(fd);
-    if (n < 0) {
-        buf[0] = '\0';
-        return (int)n;
-    }
-    return (int)trim_trailing(buf, (size_t)n);
+    return read_text_fd(fd < 0 ? -errno : fd, buf, cap, true);
 }
 
 int pna_read_attr_u64_at(int dirfd, const char *name, uint64_t *out)

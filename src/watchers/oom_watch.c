@@ -564,7 +564,8 @@ int pna_oom_watch_dirs(struct pna_oom_watch *w, const char *const *dirs, size_t 
     while (i < w->ndirs || j < n) {
         int c = i >= w->ndirs ? 1 : j >= n ? -1 : strcmp(w->dirs[i].path, sorted[j]);
         if (c < 0) {
-            inotify_rm_watch(w->ifd, w->dirs[i].wd);
+            if (w->dirs[i].wd >= 0)   /* -1: its directory went, and the watch with it */
+                inotify_rm_watch(w->ifd, w->dirs[i].wd);
             free(w->dirs[i].path);
             i++;
         } else if (c == 0 && w->dirs[i].wd >= 0) {

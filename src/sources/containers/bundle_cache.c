@@ -24,16 +24,18 @@ struct pna_bundle_cache {
     bool quiet;                   /* no bundle file changed since the last scan */
 };
 
+/* FNV-1a over S, continuing from H. */
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The hash of the key "NS/ID" (the same whether given in parts or whole). */
 static uint64_t hash_key(const char *ns, const char *id)
 {
-    /* FNV-1a over "ns/id". */
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = ns; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    h = (h ^ '/') * 1099511628211ull;
-    for (const char *p = id; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return h;
+    return fnv(fnv(fnv(1469598103934665603ull, ns), "/"), id);
 }
 
 static bool key_is(const char *key, const char *ns, const char *id)
@@ -119,13 +121,11 @@ static int rehash(struct pna_bundle_cache *cache, size_t cap)
         struct slot *old = &cache->slots[i];
         if (!old->key)
             continue;
-        const char *slash = strchr(old->key, '/');
-        /* Keys are built as "ns/id" and a namespace has no '/'. */
-        char ns[256];
-        size_t n = (size_t)(slash - old->key);
-        memcpy(ns, old->key, n);
-        ns[n] = '\0';
-        *find(slots, cap, ns, slash + 1) = *old;
+        /* Keys are unique: the first free slot of its probe run is its place. */
+        size_t at = (size_t)fnv(1469598103934665603ull, old->key) & (cap - 1);
+        while (slots[at].key)
+            at = (at + 1) & (cap - 1);
+        slots[at] = *old;
     }
     free(cache->slots);
     cache->slots = slots;
@@ -136,9 +136,10 @@ static int rehash(struct pna_bundle_cache *cache, size_t cap)
 struct pna_bundle_entry *pna_bundle_cache_get(struct pna_bundle_cache *cache, const char *ns,
                                               const char *id)
 {
-    /* A namespace is a directory name, never over 255 bytes; anything else
-     * is not cached (the caller reads the bundle as if new). */
-    if (strlen(ns) >= 256 || strchr(ns, '/'))
+    /* A namespace is a directory name, without '/': anything else would
+     * make "ns/id" ambiguous, and is not cached (the caller reads the bundle
+     * as if new). */
+    if (strchr(ns, '/'))
         return NULL;
     /* At most three quarters full, so probes stay short. */
     if ((cache->used + 1) * 4 > cache->cap * 3 &&

@@ -181,20 +181,18 @@ static int cached_spec(const struct scan *sc, int nsfd, const char *bundle, cons
 {
     char rel[300];   /* a directory entry name (at most 255) and a file name */
     struct pna_file_id fid;
+    int rc = 0;
     if (e->spec_known && pna_bundle_cache_quiet(sc->cache)) {
         *same = true;   /* nothing in the bundle directories changed */
-        if (!e->spec_error)
-            return 0;
-        pna_strlcpy(err, e->spec_error, errlen);
-        return -1;
+    } else {
+        snprintf(rel, sizeof rel, "%s/config.json", id);
+        rc = pna_file_identity_at(nsfd, rel, &fid);
+        if (rc == -ENOENT) {
+            pna_bundle_entry_forget_spec(e);
+            return rc;
+        }
+        *same = rc == 0 && e->spec_known && pna_file_id_equal(&fid, &e->spec_id);
     }
-    snprintf(rel, sizeof rel, "%s/config.json", id);
-    int rc = pna_file_identity_at(nsfd, rel, &fid);
-    if (rc == -ENOENT) {
-        pna_bundle_entry_forget_spec(e);
-        return rc;
-    }
-    *same = rc == 0 && e->spec_known && pna_file_id_equal(&fid, &e->spec_id);
     if (*same) {
         if (!e->spec_error)
             return 0;
@@ -220,14 +218,14 @@ static void cached_init_pid(const struct scan *sc, int nsfd, const char *bundle,
 {
     char rel[300];   /* a directory entry name (at most 255) and a file name */
     struct pna_file_id fid;
-    if (spec_same && e->pid_known && e->pid > 0) {
-        c->pid = e->pid;
-        c->start_ms = e->start_ms;
-        return;
+    int rc = 0;
+    bool keep = spec_same && e->pid_known && e->pid > 0;
+    if (!keep) {
+        snprintf(rel, sizeof rel, "%s/init.pid", id);
+        rc = pna_file_identity_at(nsfd, rel, &fid);
+        keep = rc == 0 && e->pid_known && pna_file_id_equal(&fid, &e->pid_id);
     }
-    snprintf(rel, sizeof rel, "%s/init.pid", id);
-    int rc = pna_file_identity_at(nsfd, rel, &fid);
-    if (rc == 0 && e->pid_known && pna_file_id_equal(&fid, &e->pid_id)) {
+    if (keep) {
         c->pid = e->pid;
         c->start_ms = e->start_ms;
         if (!c->pid)
