@@ -7,6 +7,7 @@
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/events.h"
+#include "core/heap.h"
 #include "http/http.h"
 #include "core/log.h"
 #include "core/poller.h"
@@ -241,6 +242,7 @@ int main(int argc, char **argv)
 {
     struct cli cli = { 0 };
     struct pna_config cfg;
+    pna_heap_init();
     int rc = parse_args(argc, argv, &cli);
     if (rc != 0)
         return rc > 0 ? 0 : 2;

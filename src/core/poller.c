@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/events.h"
 #include "core/health.h"
+#include "core/heap.h"
 #include "core/log.h"
 #include "util/fileio.h"
 
@@ -160,6 +161,7 @@ static void run_once(struct poller *p)
 
     if (rc == 0 && out) {
         pna_cache_publish(p->ops->domain, out);
+        pna_heap_release();   /* what the previous snapshot held is free now */
     } else if (rc == 0) {
         rc = -1;
         pna_strlcpy(err, "collector returned no snapshot", sizeof err);

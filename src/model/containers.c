@@ -6,6 +6,7 @@
 #include "model/row_index.h"
 #include "model/storage.h"
 #include "util/array.h"
+#include "util/fileio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ void pna_container_set_free(struct pna_container_set *set)
 {
     free(set->rows);
     free(set->devs);
+    pna_strpool_free(&set->strings);
     memset(set, 0, sizeof *set);
 }
 
@@ -28,6 +30,8 @@ void pna_container_set_clear(struct pna_container_set *set)
     set->count = 0;
     set->dev_count = 0;
     set->devices_dropped = 0;
+    pna_strpool_clear(&set->strings);
+    set->strings_lost = false;
 }
 
 struct pna_container *pna_container_set_add(struct pna_container_set *set)
@@ -35,10 +39,49 @@ struct pna_container *pna_container_set_add(struct pna_container_set *set)
     if (PNA_ARRAY_RESERVE(set->rows, set->cap, set->count + 1) != 0)
         return NULL;
     struct pna_container *c = &set->rows[set->count++];
-    memset(c, 0, sizeof *c);
-    c->state = PNA_CSTATE_UNKNOWN;
+    pna_container_init(c);
     c->dev_first = (uint32_t)set->dev_count;
     return c;
+}
+
+void pna_container_init(struct pna_container *c)
+{
+    memset(c, 0, sizeof *c);
+    c->id = c->name = c->pod_name = c->pod_namespace = "";
+    c->pod_uid = c->image = c->rt_namespace = c->cgroup_path = "";
+    c->state = PNA_CSTATE_UNKNOWN;
+}
+
+/* The largest of the PNA_CTR_*_CAP. */
+#define TEXT_CAP_MAX 256
+_Static_assert(PNA_CTR_IMAGE_CAP <= TEXT_CAP_MAX && PNA_CTR_CGROUP_CAP <= TEXT_CAP_MAX &&
+               PNA_CTR_POD_NAME_CAP <= TEXT_CAP_MAX, "a container string cap over TEXT_CAP_MAX");
+
+static int keep_text(struct pna_container_set *set, const char **field, const char *text)
+{
+    const char *kept = pna_strpool_add(&set->strings, text);
+    if (!kept) {
+        set->strings_lost = true;
+        return -1;
+    }
+    *field = kept;
+    return 0;
+}
+
+int pna_container_set_text(struct pna_container_set *set, const char **field,
+                           const char *value, size_t cap)
+{
+    char buf[TEXT_CAP_MAX];
+    pna_strlcpy(buf, value ? value : "", cap < sizeof buf ? cap : sizeof buf);
+    return keep_text(set, field, buf);
+}
+
+int pna_container_set_display(struct pna_container_set *set, const char **field,
+                              const char *value, size_t cap)
+{
+    char buf[TEXT_CAP_MAX];
+    pna_copy_display(buf, value, cap < sizeof buf ? cap : sizeof buf);
+    return keep_text(set, field, buf);
 }
 
 size_t pna_container_device_number_name(const struct pna_container_device *dev, char *buf,
@@ -437,10 +480,11 @@ static void absorb_task(struct pna_container *dst, const struct pna_container *t
 {
     if (!dst->pid)
         dst->pid = task->pid;
+    /* Both rows' strings are in one pool (the set's, taken over whole). */
     if (!dst->cgroup_path[0])
-        memcpy(dst->cgroup_path, task->cgroup_path, sizeof dst->cgroup_path);
+        dst->cgroup_path = task->cgroup_path;
     if (!dst->rt_namespace[0])
-        memcpy(dst->rt_namespace, task->rt_namespace, sizeof dst->rt_namespace);
+        dst->rt_namespace = task->rt_namespace;
     if (!dst->has_memory && task->has_memory) {
         dst->has_memory = true;
         dst->mem_usage_bytes = task->mem_usage_bytes;
@@ -537,6 +581,8 @@ int pna_container_set_merge_runtimes(struct pna_container_set *set)
         i = j;
     }
     out.devices_dropped = set->devices_dropped;
+    out.strings_lost = set->strings_lost;
+    pna_strpool_take(&out.strings, &set->strings);   /* the rows point into it */
     pna_container_set_free(set);
     *set = out;
     return 0;
@@ -573,6 +619,8 @@ int pna_container_set_add_devices(struct pna_container_set *set,
                 goto oom;
     }
     out.devices_dropped += set->devices_dropped;
+    out.strings_lost = set->strings_lost;
+    pna_strpool_take(&out.strings, &set->strings);   /* the rows point into it */
     pna_container_set_free(set);
     *set = out;
     return 0;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/cache.h"
+#include "util/strpool.h"
 
 /* primusContainerRuntime */
 enum pna_container_runtime {
@@ -131,14 +132,16 @@ struct pna_container {
     bool has_oom;          /* oom_kills read from the cgroup */
     bool has_working_set;  /* mem_working_set_bytes read from the cgroup */
     int32_t pid;           /* init process on the host, 0 unknown */
-    char id[80];
-    char name[128];
-    char pod_name[254];
-    char pod_namespace[64];
-    char pod_uid[48];
-    char image[256];
-    char rt_namespace[64]; /* containerd namespace ("k8s.io", "moby", "default") */
-    char cgroup_path[256]; /* relative to the memory hierarchy's root, leading '/' */
+    /* Strings in the set's pool, never NULL ("" when unknown); set them with
+     * pna_container_set_text(), at most the PNA_CTR_*_CAP bytes below. */
+    const char *id;
+    const char *name;
+    const char *pod_name;
+    const char *pod_namespace;
+    const char *pod_uid;
+    const char *image;
+    const char *rt_namespace; /* containerd namespace ("k8s.io", "moby", "default") */
+    const char *cgroup_path;  /* relative to the memory hierarchy's root, leading '/' */
     int64_t start_ms;      /* CLOCK_REALTIME ms; 0 unknown */
     uint64_t mem_usage_bytes;
     uint64_t mem_limit_bytes;
@@ -151,11 +154,24 @@ struct pna_container {
     uint32_t rdma_count;   /* distinct RDMA devices among its devices (rdma_dev) */
 };
 
+/* How long each string of a record may be, with its NUL: what a longer value
+ * is cut to (a display copy never splits a UTF-8 sequence). */
+#define PNA_CTR_ID_CAP 80
+#define PNA_CTR_NAME_CAP 128
+#define PNA_CTR_POD_NAME_CAP 254
+#define PNA_CTR_POD_NAMESPACE_CAP 64
+#define PNA_CTR_POD_UID_CAP 48
+#define PNA_CTR_IMAGE_CAP 256
+#define PNA_CTR_RT_NAMESPACE_CAP 64
+#define PNA_CTR_CGROUP_CAP 256
+
 /* Containers plus their devices in one flat array, grouped per container in
  * row order (so the container-to-device table is the device array itself). */
 struct pna_container_set {
     struct pna_container *rows;
     size_t count, cap;
+    struct pna_strpool strings;   /* the rows' strings */
+    bool strings_lost;            /* a string could not be kept (out of memory) */
     struct pna_container_device *devs;
     size_t dev_count, dev_cap;
     uint64_t devices_dropped;  /* over PNA_CONTAINER_MAX_DEVICES in one container, or
@@ -181,8 +197,21 @@ void pna_container_set_init(struct pna_container_set *set);
 void pna_container_set_free(struct pna_container_set *set);
 void pna_container_set_clear(struct pna_container_set *set);   /* keeps the memory */
 
-/* Append an empty record (zeroed, devices none); NULL when out of memory. */
+/* An empty record: zeroed, strings "", state unknown. */
+void pna_container_init(struct pna_container *c);
+
+/* Append an empty record (pna_container_init(), devices none); NULL when out
+ * of memory. */
 struct pna_container *pna_container_set_add(struct pna_container_set *set);
+
+/* Set the string *FIELD of a record of SET to VALUE (NULL: ""), cut to CAP
+ * bytes with its NUL as pna_strlcpy() cuts; with DISPLAY, as
+ * pna_copy_display() copies.  Returns 0, or -1 when out of memory (the field
+ * keeps its value; strings_lost is set). */
+int pna_container_set_text(struct pna_container_set *set, const char **field,
+                           const char *value, size_t cap);
+int pna_container_set_display(struct pna_container_set *set, const char **field,
+                              const char *value, size_t cap);
 
 /* Append one device to the LAST record added.  A path over
  * PNA_CONTAINER_DEVICE_NAME_MAX characters is replaced by the device's numbers

@@ -100,6 +100,13 @@ static void read_field(const struct pna_field *f, const void *record, struct pna
         break;
     }
     case PNA_FIELD_TEXT: pna_value_text(out, (const char *)p); break;
+    case PNA_FIELD_TEXT_REF: {
+        const char *s;
+        memcpy(&s, p, sizeof s);
+        if (s)
+            pna_value_text(out, s);
+        break;
+    }
     case PNA_FIELD_COUNTER: {
         struct pna_counter c;
         memcpy(&c, p, sizeof c);

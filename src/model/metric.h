@@ -69,6 +69,7 @@ enum pna_field_type {
     PNA_FIELD_I64,
     PNA_FIELD_BOOL,          /* 0 or 1 */
     PNA_FIELD_TEXT,          /* a char array, NUL-terminated */
+    PNA_FIELD_TEXT_REF,      /* a const char * to a NUL-terminated string (NULL: absent) */
     PNA_FIELD_COUNTER,       /* a struct pna_counter: its own presence flag */
 };
 
@@ -93,7 +94,8 @@ struct pna_field {
     _Generic(((rec *)0)->member,                                                         \
         uint8_t: PNA_FIELD_U8, uint32_t: PNA_FIELD_U32, uint64_t: PNA_FIELD_U64,         \
         int32_t: PNA_FIELD_I32, int64_t: PNA_FIELD_I64, bool: PNA_FIELD_BOOL,            \
-        char *: PNA_FIELD_TEXT, const char *: PNA_FIELD_TEXT,                            \
+        char *: PNA_FIELD_TEXT, /* a char array: decayed */                             \
+        const char *: PNA_FIELD_TEXT_REF,                                                \
         struct pna_counter: PNA_FIELD_COUNTER)
 
 /* MEMBER of REC, always present. */

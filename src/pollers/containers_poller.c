@@ -67,7 +67,7 @@ static void on_oom(void *arg, const struct pna_oom_hit *hit)
     memset(&ev, 0, sizeof ev);
     ev.type = PNA_EV_CONTAINER_OOM;
     ev.severity = PNA_SEV_WARNING;
-    const struct pna_oom_target *w = &hit->who;
+    const struct pna_oom_who *w = &hit->who;
     pna_strlcpy(ev.u.oom.container_id, w->id, sizeof ev.u.oom.container_id);
     pna_strlcpy(ev.u.oom.container_name, w->name, sizeof ev.u.oom.container_name);
     pna_strlcpy(ev.u.oom.pod, w->pod, sizeof ev.u.oom.pod);
@@ -182,18 +182,16 @@ static void sync_watch(struct containers_state *st, struct pna_container_set *se
 {
     if (!st->watch)
         return;
-    struct pna_oom_target *t = set->count ? calloc(set->count, sizeof *t) : NULL;
+    /* Pointers into the rows: the watch copies what it keeps. */
+    struct pna_oom_target *t = set->count ? malloc(set->count * sizeof *t) : NULL;
     size_t n = 0;
     for (size_t i = 0; t && i < set->count; i++) {
         const struct pna_container *c = &set->rows[i];
         if (!c->cgroup_path[0])
             continue;
-        pna_strlcpy(t[n].id, c->id, sizeof t[n].id);
-        pna_strlcpy(t[n].name, c->name, sizeof t[n].name);
-        pna_strlcpy(t[n].pod, c->pod_name, sizeof t[n].pod);
-        pna_strlcpy(t[n].namespace_, c->pod_namespace, sizeof t[n].namespace_);
-        pna_strlcpy(t[n].cgroup_path, c->cgroup_path, sizeof t[n].cgroup_path);
-        n++;
+        t[n++] = (struct pna_oom_target){ .id = c->id, .name = c->name, .pod = c->pod_name,
+                                          .namespace_ = c->pod_namespace,
+                                          .cgroup_path = c->cgroup_path };
     }
     if (t || !set->count)
         pna_oom_watch_sync(st->watch, t, n);
@@ -297,7 +295,7 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     const struct pna_podres_snap *pr =
         (const struct pna_podres_snap *)pna_poller_input(in, PNA_DOM_PODRES);
     const struct pna_gpu_snap *gs = (const struct pna_gpu_snap *)pna_poller_input(in, PNA_DOM_GPU);
-    if (pna_podres_devices_apply(&st->roots, pr, gs, &s->set) < 0) {
+    if (pna_podres_devices_apply(&st->roots, pr, gs, &s->set) < 0 || s->set.strings_lost) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }

@@ -37,9 +37,13 @@
 #define TAG_WAKE 3
 #define TAG_FIRST_ENTRY 16
 
+/* One watched container.  2,000 of them are kept, and the table is rebuilt at
+ * every sync: its strings are one block each, as long as they are, and the
+ * file watched is derived from the cgroup path when needed, not stored. */
 struct entry {
-    struct pna_oom_target t;
-    char file[600];          /* memory.events or memory.oom_control */
+    char *names;             /* id, name, pod, namespace, cgroup path: NUL after each */
+    const char *id, *name, *pod, *namespace_, *cgroup_path;   /* into NAMES */
+    bool has_file;           /* the path of memory.events (v1: memory.oom_control) fits */
     uint64_t serial;         /* epoll tag of its eventfd */
     uint64_t last;           /* last count reported or taken as the start: the
                                 cgroup's high-water mark, never lowered while
@@ -102,12 +106,12 @@ static void unwatch(struct pna_oom_watch *w, struct entry *e)
 
 /* v1: "<eventfd> <fd of memory.oom_control>" written to cgroup.event_control
  * arms an OOM notification for that cgroup. */
-static int watch_v1(struct pna_oom_watch *w, struct entry *e)
+static int watch_v1(struct pna_oom_watch *w, struct entry *e, const char *file)
 {
     char ctl[600], line[64];
-    if (pna_cgroup_event_control(&w->env, e->t.cgroup_path, ctl, sizeof ctl) < 0)
+    if (pna_cgroup_event_control(&w->env, e->cgroup_path, ctl, sizeof ctl) < 0)
         return -1;
-    int ofd = open(e->file, O_RDONLY | O_CLOEXEC);
+    int ofd = open(file, O_RDONLY | O_CLOEXEC);
     if (ofd < 0)
         return -1;
     int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -133,14 +137,16 @@ static int watch_v1(struct pna_oom_watch *w, struct entry *e)
 
 static void watch(struct pna_oom_watch *w, struct entry *e)
 {
-    if (w->active >= PNA_OOM_MAX_WATCHES || !e->file[0])
+    char file[600];   /* memory.events or memory.oom_control */
+    if (w->active >= PNA_OOM_MAX_WATCHES || !e->has_file ||
+        pna_cgroup_oom_file(&w->env, e->cgroup_path, file, sizeof file) < 0)
         return;
     if (w->env.mode == PNA_CG_V2) {
-        e->wd = inotify_add_watch(w->ifd, e->file, IN_MODIFY);
+        e->wd = inotify_add_watch(w->ifd, file, IN_MODIFY);
         if (e->wd >= 0)
             w->active++;
     } else if (w->env.mode == PNA_CG_V1) {
-        if (watch_v1(w, e) == 0)
+        if (watch_v1(w, e, file) == 0)
             w->active++;
     }
 }
@@ -156,7 +162,12 @@ static void add_hit(struct hits *h, const struct entry *e, uint64_t prev, uint64
 {
     if (PNA_ARRAY_RESERVE(h->v, h->cap, h->n + 1) != 0)
         return;
-    h->v[h->n].who = e->t;
+    struct pna_oom_who *who = &h->v[h->n].who;
+    pna_strlcpy(who->id, e->id, sizeof who->id);
+    pna_strlcpy(who->name, e->name, sizeof who->name);
+    pna_strlcpy(who->pod, e->pod, sizeof who->pod);
+    pna_strlcpy(who->namespace_, e->namespace_, sizeof who->namespace_);
+    pna_strlcpy(who->cgroup_path, e->cgroup_path, sizeof who->cgroup_path);
     h->v[h->n].kill_count = count;
     h->v[h->n].prev_count = prev;
     h->n++;
@@ -177,7 +188,7 @@ static void ignore_decrease(struct pna_oom_watch *w, struct entry *e, uint64_t c
     pna_log(LOG_WARNING,
             "containers: oom_kill of container %.80s went down from %llu to %llu in the same "
             "cgroup (%.200s); ignored (further decreases in this cgroup are counted, not logged)",
-            e->t.id, (unsigned long long)e->last, (unsigned long long)count, e->t.cgroup_path);
+            e->id, (unsigned long long)e->last, (unsigned long long)count, e->cgroup_path);
 }
 
 /* COUNT was read in the cgroup directory CG (NULL: not known, a count from
@@ -218,8 +229,7 @@ static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count,
 static bool read_state(struct pna_oom_watch *w, const struct entry *e, uint64_t *count,
                        struct pna_cgroup_id *cg)
 {
-    return e->file[0] &&
-           pna_cgroup_read_oom_state(&w->env, e->t.cgroup_path, count, cg) == 0;
+    return e->has_file && pna_cgroup_read_oom_state(&w->env, e->cgroup_path, count, cg) == 0;
 }
 
 static void recheck(struct pna_oom_watch *w, struct entry *e, struct hits *h)
@@ -245,7 +255,7 @@ static struct entry *find(struct pna_oom_watch *w, const char *id)
     size_t lo = 0, hi = w->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(w->entries[mid].t.id, id);
+        int c = strcmp(w->entries[mid].id, id);
         if (c == 0)
             return &w->entries[mid];
         if (c < 0)
@@ -430,48 +440,95 @@ struct pna_oom_watch *pna_oom_watch_new(const struct pna_cgroup_env *env, pna_oo
 
 static int cmp_targets(const void *a, const void *b)
 {
-    return strcmp(((const struct pna_oom_target *)a)->id, ((const struct pna_oom_target *)b)->id);
+    return strcmp((*(const struct pna_oom_target *const *)a)->id,
+                  (*(const struct pna_oom_target *const *)b)->id);
 }
 
-static void init_entry(struct pna_oom_watch *w, struct entry *e, const struct pna_oom_target *t,
-                       bool from_zero)
+static bool same_names(const struct entry *e, const struct pna_oom_target *t)
+{
+    return strcmp(e->id, t->id) == 0 && strcmp(e->name, t->name) == 0 &&
+           strcmp(e->pod, t->pod) == 0 && strcmp(e->namespace_, t->namespace_) == 0 &&
+           strcmp(e->cgroup_path, t->cgroup_path) == 0;
+}
+
+/* Copy T's strings into one block for E.  Returns -1 when out of memory (E
+ * unchanged). */
+static int set_names(struct entry *e, const struct pna_oom_target *t)
+{
+    const char *parts[5] = { t->id, t->name, t->pod, t->namespace_, t->cgroup_path };
+    size_t len[5], total = 0;
+    for (int i = 0; i < 5; i++)
+        total += (len[i] = strlen(parts[i])) + 1;
+    char *block = malloc(total), *p = block;
+    if (!block)
+        return -1;
+    const char **into[5] = { &e->id, &e->name, &e->pod, &e->namespace_, &e->cgroup_path };
+    for (int i = 0; i < 5; i++) {
+        memcpy(p, parts[i], len[i] + 1);
+        *into[i] = p;
+        p += len[i] + 1;
+    }
+    free(e->names);
+    e->names = block;
+    return 0;
+}
+
+static void drop_entry(struct pna_oom_watch *w, struct entry *e)
+{
+    unwatch(w, e);
+    free(e->names);
+    e->names = NULL;
+}
+
+static int init_entry(struct pna_oom_watch *w, struct entry *e, const struct pna_oom_target *t,
+                      bool from_zero)
 {
     memset(e, 0, sizeof *e);
-    e->t = *t;
+    if (set_names(e, t) < 0)
+        return -1;
+    char file[600];
     e->wd = e->efd = e->ofd = -1;
     e->serial = w->next_serial++;
-    if (pna_cgroup_oom_file(&w->env, t->cgroup_path, e->file, sizeof e->file) < 0)
-        e->file[0] = '\0';
+    e->has_file = pna_cgroup_oom_file(&w->env, t->cgroup_path, file, sizeof file) == 0;
     uint64_t count = 0;
     e->readable = read_state(w, e, &count, &e->cg);
     e->has_cg = e->readable;
     e->last = from_zero ? 0 : count;
+    return 0;
 }
 
 /* A container seen for the first time: watched from now on. */
-static void add_entry(struct pna_oom_watch *w, struct entry *out, const struct pna_oom_target *t,
-                      bool from_zero, struct hits *h)
+static int add_entry(struct pna_oom_watch *w, struct entry *out, const struct pna_oom_target *t,
+                     bool from_zero, struct hits *h)
 {
-    init_entry(w, out, t, from_zero);
+    if (init_entry(w, out, t, from_zero) < 0)
+        return -1;
     watch(w, out);
     /* A kill in its first moments, before it was watched, counts too. */
     if (from_zero)
         recheck(w, out, h);
+    return 0;
 }
 
-/* A container still there: its entry E carried over into OUT. */
-static void carry_entry(struct pna_oom_watch *w, struct entry *e, const struct pna_oom_target *t,
-                        struct entry *out, struct hits *h)
+/* A container still there: its entry E carried over into OUT (E is left
+ * owning nothing).  Returns -1 when out of memory, with E dropped. */
+static int carry_entry(struct pna_oom_watch *w, struct entry *e, const struct pna_oom_target *t,
+                       struct entry *out, struct hits *h)
 {
-    if (strcmp(e->t.cgroup_path, t->cgroup_path) != 0) {
+    if (strcmp(e->cgroup_path, t->cgroup_path) != 0) {
         /* Same id, new cgroup (restarted): start over from its count. */
-        unwatch(w, e);
-        init_entry(w, out, t, false);
+        drop_entry(w, e);
+        if (init_entry(w, out, t, false) < 0)
+            return -1;
         watch(w, out);
-        return;
+        return 0;
     }
     *out = *e;
-    out->t = *t;                         /* names may have been filled in since */
+    e->names = NULL;
+    /* Names may have been filled in since; when the copy fails the old ones
+     * serve until the next sync. */
+    if (!same_names(out, t))
+        set_names(out, t);
     if (out->wd < 0 && out->efd < 0) {
         watch(w, out);
         /* The watch was lost (the cgroup went away) and is back: the cgroup
@@ -479,46 +536,57 @@ static void carry_entry(struct pna_oom_watch *w, struct entry *e, const struct p
         if (out->wd >= 0 || out->efd >= 0)
             recheck(w, out, h);
     }
+    return 0;
+}
+
+/* The targets sorted by id, as pointers (the caller's array is not copied). */
+static const struct pna_oom_target **sort_targets(const struct pna_oom_target *targets, size_t n)
+{
+    const struct pna_oom_target **sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = &targets[i];
+    qsort(sorted, n, sizeof *sorted, cmp_targets);
+    return sorted;
 }
 
 int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *targets, size_t n)
 {
-    struct pna_oom_target *sorted = NULL;
+    const struct pna_oom_target **sorted = NULL;
     struct entry *next = NULL;
     if (n) {
-        sorted = malloc(n * sizeof *sorted);
+        sorted = sort_targets(targets, n);
         next = malloc(n * sizeof *next);
         if (!sorted || !next) {
             free(sorted);
             free(next);
             return -1;
         }
-        memcpy(sorted, targets, n * sizeof *sorted);
-        qsort(sorted, n, sizeof *sorted, cmp_targets);
     }
     struct hits h = { 0 };
     pthread_mutex_lock(&w->lock);
     bool from_zero = w->primed;
     size_t i = 0, j = 0, k = 0;
     while (i < w->count || j < n) {
-        int c = i >= w->count ? 1 : j >= n ? -1 : strcmp(w->entries[i].t.id, sorted[j].id);
+        int c = i >= w->count ? 1 : j >= n ? -1 : strcmp(w->entries[i].id, sorted[j]->id);
         if (c < 0) {                     /* gone */
-            unwatch(w, &w->entries[i++]);
+            drop_entry(w, &w->entries[i++]);
             continue;
         }
-        if (c == 0 && j > 0 && strcmp(sorted[j - 1].id, sorted[j].id) == 0) {
+        if (c == 0 && j > 0 && strcmp(sorted[j - 1]->id, sorted[j]->id) == 0) {
             j++;                         /* duplicate id in the input */
             continue;
         }
         if (c > 0) {                     /* new */
-            if (k > 0 && strcmp(next[k - 1].t.id, sorted[j].id) == 0) {
-                j++;
-                continue;
-            }
-            add_entry(w, &next[k++], &sorted[j++], from_zero, &h);
+            bool dup = k > 0 && strcmp(next[k - 1].id, sorted[j]->id) == 0;
+            if (!dup && add_entry(w, &next[k], sorted[j], from_zero, &h) == 0)
+                k++;
+            j++;
             continue;
         }
-        carry_entry(w, &w->entries[i++], &sorted[j++], &next[k++], &h);
+        if (carry_entry(w, &w->entries[i++], sorted[j++], &next[k], &h) == 0)
+            k++;
     }
     free(w->entries);
     w->entries = next;
@@ -695,7 +763,7 @@ void pna_oom_watch_free(struct pna_oom_watch *w)
         pthread_join(w->thread, NULL);
     }
     for (size_t i = 0; i < w->count; i++)
-        unwatch(w, &w->entries[i]);
+        drop_entry(w, &w->entries[i]);
     free(w->entries);
     free_dirs(w->dirs, w->ndirs);
     if (w->ifd >= 0)

@@ -31,16 +31,28 @@
 
 #define PNA_OOM_MAX_WATCHES 16384   /* kernel watches; beyond this only polls see OOMs */
 
+/* A container to watch, as pna_oom_watch_sync() takes it: the strings are
+ * the caller's, read during the call only (the watch keeps its own copy, as
+ * small as the strings are). */
 struct pna_oom_target {
+    const char *id;
+    const char *name;         /* "" when not known; never NULL */
+    const char *pod;
+    const char *namespace_;
+    const char *cgroup_path;  /* hierarchy path, as cgroup.h takes it */
+};
+
+/* Who was killed, as reported: copies, for the callback to keep. */
+struct pna_oom_who {
     char id[80];
     char name[128];
     char pod[128];
     char namespace_[64];
-    char cgroup_path[256];   /* hierarchy path, as cgroup.h takes it */
+    char cgroup_path[256];
 };
 
 struct pna_oom_hit {
-    struct pna_oom_target who;
+    struct pna_oom_who who;
     uint64_t kill_count;      /* the new count */
     uint64_t prev_count;      /* the count reported (or taken as the start) before */
 };

@@ -246,24 +246,24 @@ static void test_merge_runtimes(void)
     struct pna_container_set s;
     pna_container_set_init(&s);
     struct pna_container *d = pna_container_set_add(&s);
-    strcpy(d->id, "abc");
+    d->id = "abc";
     d->runtime = PNA_RUNTIME_DOCKER;
-    strcpy(d->name, "web");
-    strcpy(d->image, "nginx:1");
+    d->name = "web";
+    d->image = "nginx:1";
     d->state = PNA_CSTATE_RUNNING;
     struct pna_container *t = pna_container_set_add(&s);
-    strcpy(t->id, "abc");
+    t->id = "abc";
     t->runtime = PNA_RUNTIME_CONTAINERD;
-    strcpy(t->name, "abc");
-    strcpy(t->rt_namespace, "moby");
-    strcpy(t->cgroup_path, "/docker/abc");
+    t->name = "abc";
+    t->rt_namespace = "moby";
+    t->cgroup_path = "/docker/abc";
     t->pid = 77;
     t->has_oom = true;
     t->oom_kills = 2;
     struct pna_container_device dev = { .kind = PNA_DEV_RDMA, .path = "/dev/infiniband/uverbs0" };
     pna_container_set_add_device(&s, &dev);
     struct pna_container *o = pna_container_set_add(&s);
-    strcpy(o->id, "zzz");
+    o->id = "zzz";
     o->runtime = PNA_RUNTIME_CONTAINERD;
     pna_container_set_add_device(&s, &dev);
     pna_container_set_add_device(&s, &dev);      /* the same path again: once */
@@ -296,7 +296,7 @@ static void test_merge_keeps_numbers(void)
     struct pna_container_set s;
     pna_container_set_init(&s);
     struct pna_container *d = pna_container_set_add(&s);
-    strcpy(d->id, "abc");
+    d->id = "abc";
     d->runtime = PNA_RUNTIME_DOCKER;
     struct pna_container_device by_path = { .path = "/dev/dri/renderD128", .type = 'c' };
     pna_devmap_classify(&by_path);
@@ -306,7 +306,7 @@ static void test_merge_keeps_numbers(void)
     pna_devmap_classify(&gpu);
     pna_container_set_add_device(&s, &gpu);
     struct pna_container *t = pna_container_set_add(&s);
-    strcpy(t->id, "abc");
+    t->id = "abc";
     t->runtime = PNA_RUNTIME_CONTAINERD;
     struct pna_container_device numbered = { .path = "/dev/dri/renderD128", .type = 'c',
                                               .has_numbers = true, .major = 226, .minor = 129 };
@@ -334,7 +334,9 @@ static void test_indexes(void)
     pna_container_set_init(&b);
     for (int i = 0; i < 5000; i++) {
         struct pna_container *c = pna_container_set_add(&a);
-        snprintf(c->id, sizeof c->id, "%064x", i * 2654435761u);
+        char id[PNA_CTR_ID_CAP];
+        snprintf(id, sizeof id, "%064x", i * 2654435761u);
+        pna_container_set_text(&a, &c->id, id, sizeof id);
         c->runtime = PNA_RUNTIME_CONTAINERD;
     }
     pna_container_set_sort(&a);
@@ -357,7 +359,9 @@ static void test_indexes(void)
     }
     for (int i = 0; i < 2500; i++) {
         struct pna_container *c = pna_container_set_add(&b);
-        snprintf(c->id, sizeof c->id, "new-%d", i);
+        char id[PNA_CTR_ID_CAP];
+        snprintf(id, sizeof id, "new-%d", i);
+        pna_container_set_text(&b, &c->id, id, sizeof id);
         c->runtime = PNA_RUNTIME_DOCKER;
     }
     pna_container_set_sort(&b);

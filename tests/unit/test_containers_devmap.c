@@ -128,7 +128,7 @@ static void test_owners(void)
                         "/dev/infiniband/uverbs1", "/dev/infiniband/umad1", "/dev/nvidia9" };
     for (int c = 0; c < 2; c++) {   /* two containers with the same devices: looked up once */
         struct pna_container *r = pna_container_set_add(&set);
-        snprintf(r->id, sizeof r->id, "c%d", c);
+        r->id = c ? "c1" : "c0";
         for (size_t i = 0; i < 7; i++) {
             struct pna_container_device d = { 0 };
             snprintf(d.path, sizeof d.path, "%s", a[i]);

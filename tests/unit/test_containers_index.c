@@ -58,8 +58,8 @@ static struct pna_containers_snap *new_containers(void)
 static struct pna_container *add_container(struct pna_containers_snap *s, const char *id)
 {
     struct pna_container *c = pna_container_set_add(&s->set);
-    pna_strlcpy(c->id, id, sizeof c->id);
-    pna_strlcpy(c->name, "n", sizeof c->name);
+    pna_container_set_text(&s->set, &c->id, id, PNA_CTR_ID_CAP);
+    c->name = "n";
     c->runtime = PNA_RUNTIME_CONTAINERD;
     c->state = PNA_CSTATE_RUNNING;
     return c;

@@ -67,16 +67,23 @@ static void write_events(const char *root, const char *cg, unsigned oom, unsigne
     tt_write(root, rel, text);   /* truncate + write: IN_MODIFY, as the kernel's notify */
 }
 
+/* Targets point at strings the caller keeps for the call: here a ring of
+ * copies, larger than any test's live set. */
+struct owned_target {
+    char id[80], name[128], pod[128], ns[64], cg[256];
+};
+
 static struct pna_oom_target target(const char *id, const char *cg)
 {
-    struct pna_oom_target t;
-    memset(&t, 0, sizeof t);
-    snprintf(t.id, sizeof t.id, "%s", id);
-    snprintf(t.name, sizeof t.name, "name-%s", id);
-    snprintf(t.pod, sizeof t.pod, "pod-%s", id);
-    snprintf(t.namespace_, sizeof t.namespace_, "ns1");
-    snprintf(t.cgroup_path, sizeof t.cgroup_path, "%s", cg);
-    return t;
+    static struct owned_target ring[4096];
+    static size_t next;
+    struct owned_target *r = &ring[next++ % 4096];
+    snprintf(r->id, sizeof r->id, "%s", id);
+    snprintf(r->name, sizeof r->name, "name-%s", id);
+    snprintf(r->pod, sizeof r->pod, "pod-%s", id);
+    snprintf(r->ns, sizeof r->ns, "ns1");
+    snprintf(r->cg, sizeof r->cg, "%s", cg);
+    return (struct pna_oom_target){ r->id, r->name, r->pod, r->ns, r->cg };
 }
 
 static void test_v2(void)

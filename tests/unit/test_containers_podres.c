@@ -47,10 +47,10 @@ static struct pna_container *add_container(struct pna_container_set *set, const 
                                            const char *ns, const char *pod, const char *name)
 {
     struct pna_container *c = pna_container_set_add(set);
-    snprintf(c->id, sizeof c->id, "%s", id);
-    snprintf(c->pod_namespace, sizeof c->pod_namespace, "%s", ns);
-    snprintf(c->pod_name, sizeof c->pod_name, "%s", pod);
-    snprintf(c->name, sizeof c->name, "%s", name);
+    pna_container_set_text(set, &c->id, id, PNA_CTR_ID_CAP);
+    pna_container_set_text(set, &c->pod_namespace, ns, PNA_CTR_POD_NAMESPACE_CAP);
+    pna_container_set_text(set, &c->pod_name, pod, PNA_CTR_POD_NAME_CAP);
+    pna_container_set_text(set, &c->name, name, PNA_CTR_NAME_CAP);
     return c;
 }
 

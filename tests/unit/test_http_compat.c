@@ -105,10 +105,11 @@ static void add_amd(struct fixture *f)
 static void add_holder(struct fixture *f, uint32_t index)
 {
     struct pna_container *c = &f->rows[0];
-    snprintf(c->id, sizeof c->id, "%s", "4c1f7d5ab4e6d9d55a0cd0b7ff81f0ddc3a1c2e0c7b0f1a2b3c4d5e6f7a8b9c0");
-    snprintf(c->name, sizeof c->name, "trainer");
-    snprintf(c->pod_name, sizeof c->pod_name, "llm-0");
-    snprintf(c->pod_namespace, sizeof c->pod_namespace, "ml");
+    pna_container_init(c);
+    c->id = "4c1f7d5ab4e6d9d55a0cd0b7ff81f0ddc3a1c2e0c7b0f1a2b3c4d5e6f7a8b9c0";
+    c->name = "trainer";
+    c->pod_name = "llm-0";
+    c->pod_namespace = "ml";
     c->runtime = PNA_RUNTIME_CONTAINERD;
     c->state = PNA_CSTATE_RUNNING;
     c->dev_first = 0;

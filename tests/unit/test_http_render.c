@@ -770,15 +770,16 @@ static void fill_containers(struct container_fixture *f, const struct pna_gpu *g
 {
     memset(f, 0, sizeof *f);
     struct pna_container *c = &f->rows[0];
+    pna_container_init(c);
     c->runtime = PNA_RUNTIME_CONTAINERD;
     c->state = PNA_CSTATE_RUNNING;
-    snprintf(c->id, sizeof c->id, "%s", "4c1f7d5ab4e6d9d55a0cd0b7ff81f0ddc3a1c2e0c7b0f1a2b3c4d5e6f7a8b9c0");
-    snprintf(c->name, sizeof c->name, "trainer");
-    snprintf(c->pod_name, sizeof c->pod_name, "llm-train-0");
-    snprintf(c->pod_namespace, sizeof c->pod_namespace, "ml");
-    snprintf(c->pod_uid, sizeof c->pod_uid, "0e9a6b1c-1111-2222-3333-444455556666");
-    snprintf(c->image, sizeof c->image, "registry.local/train:1.0");
-    snprintf(c->rt_namespace, sizeof c->rt_namespace, "k8s.io");
+    c->id = "4c1f7d5ab4e6d9d55a0cd0b7ff81f0ddc3a1c2e0c7b0f1a2b3c4d5e6f7a8b9c0";
+    c->name = "trainer";
+    c->pod_name = "llm-train-0";
+    c->pod_namespace = "ml";
+    c->pod_uid = "0e9a6b1c-1111-2222-3333-444455556666";
+    c->image = "registry.local/train:1.0";
+    c->rt_namespace = "k8s.io";
     c->has_memory = c->has_limit = c->has_oom = true;
     c->mem_usage_bytes = 1073741824;
     c->mem_limit_bytes = 4294967296;
@@ -799,10 +800,11 @@ static void fill_containers(struct container_fixture *f, const struct pna_gpu *g
     snprintf(d[2].path, sizeof d[2].path, "/dev/infiniband/uverbs0");
     snprintf(d[2].rdma_dev, sizeof d[2].rdma_dev, "mlx5_0");
     struct pna_container *e = &f->rows[1];
+    pna_container_init(e);
     e->runtime = PNA_RUNTIME_DOCKER;
     e->state = PNA_CSTATE_EXITED;
-    snprintf(e->id, sizeof e->id, "%s", "9a9a");
-    snprintf(e->name, sizeof e->name, "sidecar \"quoted\"");
+    e->id = "9a9a";
+    e->name = "sidecar \"quoted\"";
     e->dev_first = 3;
     f->snap.set.rows = f->rows;
     f->snap.set.count = 2;

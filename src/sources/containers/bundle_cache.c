@@ -10,14 +10,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct slot {
-    char *key;                    /* NULL: free */
-    uint32_t scan;                /* the scan that last asked for it */
+/* One bundle: allocated alone, so that the table itself is only pointers
+ * (a table of whole entries, three quarters full at most, would hold a
+ * third more of them empty). */
+struct node {
     struct pna_bundle_entry entry;
+    uint32_t scan;                /* the scan that last asked for it */
+    char key[];                   /* "NS/ID" */
 };
 
 struct pna_bundle_cache {
-    struct slot *slots;
+    struct node **slots;          /* NULL: free */
     size_t cap;                   /* a power of two, or 0 */
     size_t used;
     uint32_t scan;
@@ -68,12 +71,12 @@ void pna_bundle_entry_forget_pid(struct pna_bundle_entry *e)
     e->start_ms = 0;
 }
 
-static void free_slot(struct slot *s)
+static void free_slot(struct node **s)
 {
-    pna_bundle_entry_forget_spec(&s->entry);
-    pna_bundle_entry_forget_pid(&s->entry);
-    free(s->key);
-    memset(s, 0, sizeof *s);
+    pna_bundle_entry_forget_spec(&(*s)->entry);
+    pna_bundle_entry_forget_pid(&(*s)->entry);
+    free(*s);
+    *s = NULL;
 }
 
 void pna_bundle_cache_free(struct pna_bundle_cache *cache)
@@ -81,7 +84,7 @@ void pna_bundle_cache_free(struct pna_bundle_cache *cache)
     if (!cache)
         return;
     for (size_t i = 0; i < cache->cap; i++)
-        if (cache->slots[i].key)
+        if (cache->slots[i])
             free_slot(&cache->slots[i]);
     free(cache->slots);
     free(cache);
@@ -103,10 +106,10 @@ void pna_bundle_cache_begin(struct pna_bundle_cache *cache)
 }
 
 /* Where KEY (NS/ID) is, or the free slot where it would go. */
-static struct slot *find(struct slot *slots, size_t cap, const char *ns, const char *id)
+static struct node **find(struct node **slots, size_t cap, const char *ns, const char *id)
 {
     size_t i = (size_t)hash_key(ns, id) & (cap - 1);
-    while (slots[i].key && !key_is(slots[i].key, ns, id))
+    while (slots[i] && !key_is(slots[i]->key, ns, id))
         i = (i + 1) & (cap - 1);
     return &slots[i];
 }
@@ -114,18 +117,18 @@ static struct slot *find(struct slot *slots, size_t cap, const char *ns, const c
 /* Rebuild the table with room for CAP slots (a power of two). */
 static int rehash(struct pna_bundle_cache *cache, size_t cap)
 {
-    struct slot *slots = calloc(cap, sizeof *slots);
+    struct node **slots = calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
     for (size_t i = 0; i < cache->cap; i++) {
-        struct slot *old = &cache->slots[i];
-        if (!old->key)
+        struct node *old = cache->slots[i];
+        if (!old)
             continue;
         /* Keys are unique: the first free slot of its probe run is its place. */
         size_t at = (size_t)fnv(1469598103934665603ull, old->key) & (cap - 1);
-        while (slots[at].key)
+        while (slots[at])
             at = (at + 1) & (cap - 1);
-        slots[at] = *old;
+        slots[at] = old;
     }
     free(cache->slots);
     cache->slots = slots;
@@ -145,26 +148,27 @@ struct pna_bundle_entry *pna_bundle_cache_get(struct pna_bundle_cache *cache, co
     if ((cache->used + 1) * 4 > cache->cap * 3 &&
         rehash(cache, cache->cap ? cache->cap * 2 : 64) < 0)
         return NULL;
-    struct slot *s = find(cache->slots, cache->cap, ns, id);
-    if (!s->key) {
+    struct node **s = find(cache->slots, cache->cap, ns, id);
+    if (!*s) {
         size_t n = strlen(ns), m = strlen(id);
-        s->key = malloc(n + m + 2);
-        if (!s->key)
+        struct node *fresh = calloc(1, sizeof *fresh + n + m + 2);
+        if (!fresh)
             return NULL;
-        memcpy(s->key, ns, n);
-        s->key[n] = '/';
-        memcpy(s->key + n + 1, id, m + 1);
+        memcpy(fresh->key, ns, n);
+        fresh->key[n] = '/';
+        memcpy(fresh->key + n + 1, id, m + 1);
+        *s = fresh;
         cache->used++;
     }
-    s->scan = cache->scan;
-    return &s->entry;
+    (*s)->scan = cache->scan;
+    return &(*s)->entry;
 }
 
 size_t pna_bundle_cache_end(struct pna_bundle_cache *cache)
 {
     size_t dropped = 0;
     for (size_t i = 0; i < cache->cap; i++)
-        if (cache->slots[i].key && cache->slots[i].scan != cache->scan) {
+        if (cache->slots[i] && cache->slots[i]->scan != cache->scan) {
             free_slot(&cache->slots[i]);
             dropped++;
         }
@@ -180,7 +184,7 @@ size_t pna_bundle_cache_end(struct pna_bundle_cache *cache)
              * hide a survivor, so start again empty (the next scan reads
              * every bundle, as without a cache). */
             for (size_t i = 0; i < cache->cap; i++)
-                if (cache->slots[i].key)
+                if (cache->slots[i])
                     free_slot(&cache->slots[i]);
             cache->used = 0;
         }

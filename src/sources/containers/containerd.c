@@ -37,21 +37,32 @@ static int64_t mtime_ms(const struct stat *st)
 /* The cgroup of running process C->pid: from *MEMO when it holds it (it
  * is that process's, see bundle_cache.h), else from procfs, then kept in
  * *MEMO (MEMO may be NULL: nothing kept). */
-static int process_cgroup(const struct pna_roots *roots, int mode, struct pna_container *c,
-                          char **memo)
+static int process_cgroup(const struct pna_roots *roots, int mode, struct pna_container_set *set,
+                          struct pna_container *c, char **memo)
 {
-    if (memo && *memo) {
-        pna_strlcpy(c->cgroup_path, *memo, sizeof c->cgroup_path);
-        return 0;
-    }
-    int rc = pna_cgroup_path_of_pid(roots, mode, c->pid, c->cgroup_path, sizeof c->cgroup_path);
-    if (rc == 0 && memo)
-        *memo = strdup(c->cgroup_path);   /* NULL: read again next time */
-    return rc;
+    if (memo && *memo)
+        return pna_container_set_text(set, &c->cgroup_path, *memo, PNA_CTR_CGROUP_CAP);
+    char path[PNA_CTR_CGROUP_CAP];
+    int rc = pna_cgroup_path_of_pid(roots, mode, c->pid, path, sizeof path);
+    if (rc < 0 || pna_container_set_text(set, &c->cgroup_path, path, sizeof path) < 0)
+        return -1;
+    if (memo)
+        *memo = strdup(path);   /* NULL: read again next time */
+    return 0;
+}
+
+/* The spec's cgroupsPath as a hierarchy path. */
+static void spec_cgroup(struct pna_container_set *set, struct pna_container *c,
+                        const char *spec_cgroups_path)
+{
+    char path[PNA_CTR_CGROUP_CAP];
+    if (pna_cgroup_path_from_spec(spec_cgroups_path, path, sizeof path) == 0)
+        pna_container_set_text(set, &c->cgroup_path, path, sizeof path);
 }
 
 static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
-                         struct pna_container *c, const char *spec_cgroups_path, char **memo)
+                         struct pna_container_set *set, struct pna_container *c,
+                         const char *spec_cgroups_path, char **memo)
 {
     char path[512];
     int mode = cg ? cg->mode : PNA_CG_NONE;
@@ -67,11 +78,10 @@ static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_
     /* The process's own view is the truth (cgroup drivers and nesting vary);
      * the spec's cgroupsPath is the fallback for a task not running. */
     if (!c->cgroup_path[0] && mode != PNA_CG_NONE && c->pid > 0 &&
-        c->state == PNA_CSTATE_RUNNING && process_cgroup(roots, mode, c, memo) < 0)
-        c->cgroup_path[0] = '\0';
-    if (!c->cgroup_path[0] && spec_cgroups_path && *spec_cgroups_path &&
-        pna_cgroup_path_from_spec(spec_cgroups_path, c->cgroup_path, sizeof c->cgroup_path) < 0)
-        c->cgroup_path[0] = '\0';
+        c->state == PNA_CSTATE_RUNNING)
+        process_cgroup(roots, mode, set, c, memo);
+    if (!c->cgroup_path[0] && spec_cgroups_path && *spec_cgroups_path)
+        spec_cgroup(set, c, spec_cgroups_path);
     if (!c->cgroup_path[0] || mode == PNA_CG_NONE)
         return;
     /* A paused task's process is alive but frozen: neither its bundle nor
@@ -101,9 +111,10 @@ static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_
 }
 
 void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
-                                struct pna_container *c, const char *spec_cgroups_path)
+                                struct pna_container_set *set, struct pna_container *c,
+                                const char *spec_cgroups_path)
 {
-    fill_runtime(roots, cg, c, spec_cgroups_path, NULL);
+    fill_runtime(roots, cg, set, c, spec_cgroups_path, NULL);
 }
 
 /* init.pid: the task's process id, written by the shim when it started. */
@@ -282,12 +293,12 @@ static void scan_bundle(const struct scan *sc, int nsfd, const char *nsdir, cons
         return;
     }
     struct pna_container *c = &sc->set->rows[sc->set->count - 1];
-    pna_copy_display(c->rt_namespace, ns, sizeof c->rt_namespace);
+    pna_container_set_display(sc->set, &c->rt_namespace, ns, PNA_CTR_RT_NAMESPACE_CAP);
     if (e)
         cached_init_pid(sc, nsfd, bundle, id, same, e, c);
     else
         read_init_pid(bundle, c);
-    fill_runtime(sc->roots, sc->cg, c, info.cgroups_path, e ? &e->pid_cgroup : NULL);
+    fill_runtime(sc->roots, sc->cg, sc->set, c, info.cgroups_path, e ? &e->pid_cgroup : NULL);
     st->added++;
 }
 

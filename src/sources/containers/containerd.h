@@ -60,11 +60,12 @@ int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_
 char **pna_containerd_watch_dirs(const struct pna_roots *roots, const char *state_rel, size_t *n);
 void pna_containerd_free_dirs(char **dirs, size_t n);
 
-/* Fill a record's figures from the host: state from init.pid and procfs
+/* Fill a record C of SET (its strings go to SET's pool) from the host: state from init.pid and procfs
  * (running, exited; paused when its cgroup is frozen), cgroup path (the
  * process's, else the spec's), memory from the cgroup.  Shared with the
  * Docker source. */
 void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
-                                struct pna_container *c, const char *spec_cgroups_path);
+                                struct pna_container_set *set, struct pna_container *c,
+                                const char *spec_cgroups_path);
 
 #endif

@@ -50,30 +50,36 @@ static json_t *load(const char *text, size_t len, const char *what, char *err, s
     return root;
 }
 
-static void fill_from_list_entry(const json_t *o, struct pna_container *c)
+static int fill_from_list_entry(const json_t *o, struct pna_container_set *set,
+                                struct pna_container *c)
 {
     c->runtime = PNA_RUNTIME_DOCKER;
-    pna_copy_display(c->id, jstr(o, "Id"), sizeof c->id);
     json_t *names = json_object_get(o, "Names");
     const char *name = json_string_value(json_array_get(names, 0));
     if (name && name[0] == '/')
         name++;   /* the API reports names with a leading slash */
-    pna_copy_display(c->name, name, sizeof c->name);
-    pna_copy_display(c->image, jstr(o, "Image"), sizeof c->image);
+    json_t *labels = json_object_get(o, "Labels");
+    if (!json_is_object(labels))
+        labels = NULL;
+    const char *cname = labels ? jstr(labels, LBL_CONTAINER) : NULL;
+    if (pna_container_set_display(set, &c->id, jstr(o, "Id"), PNA_CTR_ID_CAP) < 0 ||
+        pna_container_set_display(set, &c->name, cname ? cname : name, PNA_CTR_NAME_CAP) < 0 ||
+        pna_container_set_display(set, &c->image, jstr(o, "Image"), PNA_CTR_IMAGE_CAP) < 0)
+        return -1;
     c->state = state_from_text(jstr(o, "State"));
     json_t *created = json_object_get(o, "Created");
     if (json_is_integer(created) && json_integer_value(created) > 0 &&
         json_integer_value(created) <= INT64_MAX / 1000)
         c->start_ms = (int64_t)json_integer_value(created) * 1000;
-    json_t *labels = json_object_get(o, "Labels");
-    if (json_is_object(labels)) {
-        pna_copy_display(c->pod_name, jstr(labels, LBL_POD), sizeof c->pod_name);
-        pna_copy_display(c->pod_namespace, jstr(labels, LBL_NAMESPACE), sizeof c->pod_namespace);
-        pna_copy_display(c->pod_uid, jstr(labels, LBL_POD_UID), sizeof c->pod_uid);
-        const char *cname = jstr(labels, LBL_CONTAINER);
-        if (cname)
-            pna_copy_display(c->name, cname, sizeof c->name);
-    }
+    if (labels &&
+        (pna_container_set_display(set, &c->pod_name, jstr(labels, LBL_POD),
+                                   PNA_CTR_POD_NAME_CAP) < 0 ||
+         pna_container_set_display(set, &c->pod_namespace, jstr(labels, LBL_NAMESPACE),
+                                   PNA_CTR_POD_NAMESPACE_CAP) < 0 ||
+         pna_container_set_display(set, &c->pod_uid, jstr(labels, LBL_POD_UID),
+                                   PNA_CTR_POD_UID_CAP) < 0))
+        return -1;
+    return 0;
 }
 
 int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set *set,
@@ -101,7 +107,13 @@ int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set
             json_decref(root);
             return -1;
         }
-        fill_from_list_entry(o, c);
+        if (fill_from_list_entry(o, set, c) < 0) {
+            while (set->count > before)
+                pna_container_set_drop_last(set);
+            snprintf(err, errlen, "out of memory");
+            json_decref(root);
+            return -1;
+        }
     }
     json_decref(root);
     return 0;

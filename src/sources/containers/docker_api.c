@@ -334,9 +334,12 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
          * state and only the inspect says the new one. */
         if (info && info->fresh && info->inspected_state != PNA_CSTATE_UNKNOWN)
             c->state = info->inspected_state;
-        pna_container_fill_runtime(roots, cg, c, NULL);
+        pna_container_fill_runtime(roots, cg, set, c, NULL);
     }
     free(dirty);
+    /* The rows copied point at LISTED's strings: SET keeps them. */
+    pna_strpool_take(&set->strings, &listed.strings);
+    set->strings_lost |= listed.strings_lost;
     pna_container_set_free(&listed);
     if (next)
         qsort(next, nnext, sizeof *next, cmp_cached);

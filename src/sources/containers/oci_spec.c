@@ -7,6 +7,7 @@
 #include "sources/containers/devmap.h"
 #include "core/roots.h"
 #include "util/array.h"
+#include "util/fileio.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -67,7 +68,7 @@ static int dup_str(const json_t *obj, const char *key, char **out)
 static int read_identity(const json_t *ann, struct pna_oci_facts *f)
 {
     const char *type = ann ? jstr(ann, CRI_TYPE) : NULL;
-    f->info.sandbox = type && strcmp(type, "sandbox") == 0;
+    f->sandbox = type && strcmp(type, "sandbox") == 0;
     if (!ann)
         return 0;
     if (dup_str(ann, CRI_NAME, &f->name) < 0 || dup_str(ann, CRI_POD, &f->pod_name) < 0 ||
@@ -77,25 +78,29 @@ static int read_identity(const json_t *ann, struct pna_oci_facts *f)
     return 0;
 }
 
-static void apply_identity(const struct pna_oci_facts *f, const char *id, struct pna_container *c)
+static int apply_identity(const struct pna_oci_facts *f, const char *id,
+                          struct pna_container_set *set, struct pna_container *c)
 {
-    pna_copy_display(c->id, id, sizeof c->id);
     /* Outside Kubernetes a containerd container has no name but its id. */
-    pna_copy_display(c->name, f->name ? f->name : id, sizeof c->name);
-    pna_copy_display(c->pod_name, f->pod_name, sizeof c->pod_name);
-    pna_copy_display(c->pod_namespace, f->pod_namespace, sizeof c->pod_namespace);
-    pna_copy_display(c->pod_uid, f->pod_uid, sizeof c->pod_uid);
-    pna_copy_display(c->image, f->image, sizeof c->image);
+    if (pna_container_set_display(set, &c->id, id, PNA_CTR_ID_CAP) < 0 ||
+        pna_container_set_display(set, &c->name, f->name ? f->name : id, PNA_CTR_NAME_CAP) < 0 ||
+        pna_container_set_display(set, &c->pod_name, f->pod_name, PNA_CTR_POD_NAME_CAP) < 0 ||
+        pna_container_set_display(set, &c->pod_namespace, f->pod_namespace,
+                                  PNA_CTR_POD_NAMESPACE_CAP) < 0 ||
+        pna_container_set_display(set, &c->pod_uid, f->pod_uid, PNA_CTR_POD_UID_CAP) < 0 ||
+        pna_container_set_display(set, &c->image, f->image, PNA_CTR_IMAGE_CAP) < 0)
+        return -1;
+    return 0;
 }
 
-static void read_memory_limit(const json_t *resources, struct pna_oci_info *info)
+static void read_memory_limit(const json_t *resources, struct pna_oci_facts *f)
 {
     json_t *mem = json_object_get(resources, "memory");
     json_t *lim = json_object_get(mem, "limit");
     /* runc treats -1 and 0 as "no limit". */
     if (json_is_integer(lim) && json_integer_value(lim) > 0) {
-        info->has_mem_limit = true;
-        info->mem_limit_bytes = (uint64_t)json_integer_value(lim);
+        f->has_mem_limit = true;
+        f->mem_limit_bytes = (uint64_t)json_integer_value(lim);
     }
 }
 
@@ -369,6 +374,7 @@ void pna_oci_facts_free(struct pna_oci_facts *f)
         free(f->cdi[i]);
     free(f->cdi);
     free(f->nvidia);
+    free(f->cgroups_path);
     memset(f, 0, sizeof *f);
 }
 
@@ -379,10 +385,14 @@ static int read_root(const json_t *root, struct pna_oci_facts *f)
         ann = NULL;
     json_t *linux_ = json_object_get(root, "linux");
     const char *cg = jstr(linux_, "cgroupsPath");
-    if (cg)
-        pna_copy_display(f->info.cgroups_path, cg, sizeof f->info.cgroups_path);
+    if (cg) {
+        char shown[sizeof ((struct pna_oci_info *)0)->cgroups_path];
+        pna_copy_display(shown, cg, sizeof shown);
+        if (!(f->cgroups_path = strdup(shown)))
+            return -1;
+    }
     json_t *resources = json_object_get(linux_, "resources");
-    read_memory_limit(resources, &f->info);
+    read_memory_limit(resources, f);
     if (read_identity(ann, f) < 0 || read_spec_devices(json_object_get(linux_, "devices"), f) < 0 ||
         read_allow_rules(json_object_get(resources, "devices"), f) < 0 ||
         (ann && read_cdi_names(ann, f) < 0) ||
@@ -425,15 +435,23 @@ int pna_oci_facts_apply(const struct pna_oci_facts *f, const char *id,
                         struct pna_container_set *set, struct pna_oci_info *info, char *err,
                         size_t errlen)
 {
-    *info = f->info;
-    info->unresolved = 0;
+    memset(info, 0, sizeof *info);
+    info->sandbox = f->sandbox;
+    info->has_mem_limit = f->has_mem_limit;
+    info->mem_limit_bytes = f->mem_limit_bytes;
+    if (f->cgroups_path)
+        pna_strlcpy(info->cgroups_path, f->cgroups_path, sizeof info->cgroups_path);
     struct pna_container *c = pna_container_set_add(set);
     if (!c) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     c->runtime = PNA_RUNTIME_CONTAINERD;
-    apply_identity(f, id, c);
+    if (apply_identity(f, id, set, c) < 0) {
+        pna_container_set_drop_last(set);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (info->has_mem_limit) {
         c->has_limit = true;
         c->mem_limit_bytes = info->mem_limit_bytes;

@@ -47,7 +47,10 @@ struct pna_oci_rule {
  * config.json is unchanged (bundle_cache.h) and applies them to the node
  * at every poll, so a cached spec and a re-read one give the same record. */
 struct pna_oci_facts {
-    struct pna_oci_info info;     /* sandbox, memory limit, cgroupsPath (unresolved 0) */
+    bool sandbox;                 /* as pna_oci_info's */
+    bool has_mem_limit;
+    uint64_t mem_limit_bytes;
+    char *cgroups_path;           /* linux.cgroupsPath as written (display form); NULL absent */
     char *name, *pod_name, *pod_namespace, *pod_uid, *image;   /* NULL: absent */
     struct pna_container_device *devs;   /* linux.devices, classified */
     size_t ndevs, devs_cap;
