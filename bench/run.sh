@@ -388,8 +388,16 @@ result "footprint: RSS $((RSS / 1024)) MiB (peak $((HWM / 1024)) MiB), $THREADS 
 roll() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$AGENT_PID/smaps_rollup"; }
 ANON=$(roll Anonymous); PCLEAN=$(roll Private_Clean); SCLEAN=$(roll Shared_Clean)
 OPTIONAL=$(grep -oE 'lib(rocm_smi64|stdc\+\+|nvidia-ml)[^ ]*' "/proc/$AGENT_PID/maps" | sort -u | tr '\n' ' ')
-result "footprint: anonymous (the agent's own) $((ANON / 1024)) MiB; file pages private $((PCLEAN / 1024)) MiB," \
+result "footprint: anonymous (the agent's own) $(awk -v k="$ANON" 'BEGIN {printf "%.1f", k / 1024}') MiB; file pages private $((PCLEAN / 1024)) MiB," \
        "shared $((SCLEAN / 1024)) MiB; of RSS $((RSS / 1024)) MiB; optional libraries mapped: ${OPTIONAL:-none}"
+# Where the anonymous pages are: the main heap, the other anonymous maps
+# (the pollers' malloc arena, tables over the mmap threshold, thread stacks)
+# and the libraries' own data (relocations, .data/.bss written at load).
+ANON_BY_KIND=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { name = $6 }
+    /^Anonymous:/ { k = name == "[heap]" ? "heap" : name == "" || name ~ /^\[(stack|anon)/ ? "maps" : "libs"; s[k] += $2 }
+    END { printf "main heap %.1f MiB, other anonymous maps %.1f MiB, libraries data %.1f MiB",
+          s["heap"] / 1024, s["maps"] / 1024, s["libs"] / 1024 }' "/proc/$AGENT_PID/smaps")
+result "footprint: anonymous by kind: $ANON_BY_KIND (goal: 8 MiB in all at $CONTAINERS containers)"
 result "footprint: last poll durations: $durations"
 result "footprint: for reference, node_exporter (infiniband collector only) RSS after the scrapes: $((NE_RSS / 1024)) MiB"
 
