@@ -1,6 +1,7 @@
 /* test_table.c -- the MIB engine without net-snmp's request machinery: GET,
  * GETNEXT across rows and columns of a descriptor table, string-index order,
- * absent cells, and re-sorting when a new snapshot is published. */
+ * absent cells, re-sorting when a new snapshot is published, and the walk's
+ * remembered position forgotten with it. */
 #include "pna_autoconf.h"
 #include "snmp/table.h"
 #include "unit.h"
@@ -162,6 +163,18 @@ int main(void)
     CHECK_INT(pna_table_getnext(&def, before, 9, next, &next_len, &c, &held), 0);
     CHECK_INT(next_len, 12);
     pna_view_release(&held);
+
+    /* The last answer is remembered so that a walk's next step costs no
+     * search; a new snapshot of as many rows must not reuse that position.
+     * Old order b, c, aa: after "c" comes position 2.  New order c, x, zz:
+     * after "c" comes "x" (position 1), not "zz". */
+    expect_next(2, "b", 2, "c");
+    const char *names_same_count[] = { "zz", "c", "x" };
+    const int values_same_count[] = { 1, 2, 3 };
+    publish(names_same_count, values_same_count, 3);
+    expect_next(2, "c", 2, "x");
+    expect_next(2, "x", 2, "zz");
+    expect_next(2, "zz", 3, "c");
 
     /* A new snapshot is re-sorted: now only "zz" and "a". */
     const char *names2[] = { "zz", "a" };
