@@ -30,6 +30,13 @@
  * long: the kernel signals when the cgroup enters OOM, before the victim dies. */
 #define RECHECK_EVERY_MS 50
 #define RECHECK_FOR_MS 1000
+/* A container gone from the watched set stays known this long: the runtime's
+ * own OOM notice (Docker's "oom" event) can come after the poll that saw the
+ * container exit.  A notice within SAME_KILL_MS of a kill the watch counted,
+ * for a cgroup that cannot be read any more, is taken as that same kill. */
+#define GONE_KEEP_MS 10000
+#define GONE_MAX 4096
+#define SAME_KILL_MS 5000
 
 /* epoll tags: the low values name fixed fds, entries use their serial. */
 #define TAG_STOP 1
@@ -55,6 +62,9 @@ struct entry {
     int wd;                  /* inotify watch (v2), -1 none */
     int efd, ofd;            /* eventfd and memory.oom_control fd (v1), -1 none */
     int64_t recheck_until;   /* monotonic ms; 0 none */
+    int64_t read_kill_ms;    /* monotonic ms of the last kill counted from a read of
+                                the cgroup (not from a runtime's notice); 0 none */
+    int64_t gone_until;      /* in the gone list: forgotten after this (monotonic ms) */
 };
 
 struct dirwatch {
@@ -75,6 +85,8 @@ struct pna_oom_watch {
     pthread_mutex_t lock;    /* guards everything below */
     struct entry *entries;   /* sorted by id */
     size_t count;
+    struct entry *gone;      /* left the set lately, unwatched; oldest first */
+    size_t ngone, gone_cap;
     bool primed;             /* sync ran once */
     uint64_t next_serial;
     size_t active;
@@ -221,6 +233,8 @@ static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count,
     }
     if (added) {
         add_hit(h, e, prev, count);
+        if (cg)
+            e->read_kill_ms = pna_mono_ms();
         atomic_fetch_add(&w->reported, 1);
     }
 }
@@ -480,6 +494,42 @@ static void drop_entry(struct pna_oom_watch *w, struct entry *e)
     e->names = NULL;
 }
 
+/* Forget the gone entries whose time is up, and the oldest quarter when the
+ * list is full. */
+static void expire_gone(struct pna_oom_watch *w, int64_t now)
+{
+    size_t k = 0;
+    while (k < w->ngone && (w->gone[k].gone_until <= now || (w->ngone >= GONE_MAX &&
+                                                             k < GONE_MAX / 4)))
+        free(w->gone[k++].names);
+    memmove(w->gone, w->gone + k, (w->ngone - k) * sizeof *w->gone);
+    w->ngone -= k;
+}
+
+/* E left the watched set: unwatched, and kept for GONE_KEEP_MS (E is left
+ * owning nothing). */
+static void bury(struct pna_oom_watch *w, struct entry *e, int64_t now)
+{
+    unwatch(w, e);
+    expire_gone(w, now);
+    if (PNA_ARRAY_RESERVE(w->gone, w->gone_cap, w->ngone + 1) != 0) {
+        drop_entry(w, e);
+        return;
+    }
+    e->gone_until = now + GONE_KEEP_MS;
+    e->recheck_until = 0;
+    w->gone[w->ngone++] = *e;
+    e->names = NULL;
+}
+
+static struct entry *find_gone(struct pna_oom_watch *w, const char *id, int64_t now)
+{
+    for (size_t i = w->ngone; i-- > 0;)   /* the newest first */
+        if (w->gone[i].gone_until > now && strcmp(w->gone[i].id, id) == 0)
+            return &w->gone[i];
+    return NULL;
+}
+
 static int init_entry(struct pna_oom_watch *w, struct entry *e, const struct pna_oom_target *t,
                       bool from_zero)
 {
@@ -565,13 +615,14 @@ int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *tar
         }
     }
     struct hits h = { 0 };
+    int64_t now = pna_mono_ms();
     pthread_mutex_lock(&w->lock);
     bool from_zero = w->primed;
     size_t i = 0, j = 0, k = 0;
     while (i < w->count || j < n) {
         int c = i >= w->count ? 1 : j >= n ? -1 : strcmp(w->entries[i].id, sorted[j]->id);
         if (c < 0) {                     /* gone */
-            drop_entry(w, &w->entries[i++]);
+            bury(w, &w->entries[i++], now);
             continue;
         }
         if (c == 0 && j > 0 && strcmp(sorted[j - 1]->id, sorted[j]->id) == 0) {
@@ -700,15 +751,21 @@ uint64_t pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t
 void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
 {
     struct hits h = { 0 };
+    int64_t now = pna_mono_ms();
     pthread_mutex_lock(&w->lock);
     struct entry *e = find(w, id);
+    if (!e)
+        e = find_gone(w, id, now);
     if (e) {
         recheck(w, e, &h);
         if (!e->readable) {
-            /* No cgroup to count in (not mounted here): the runtime's word is
-             * all there is, one kill per notice. */
-            account(w, e, e->last + 1, NULL, &h);
-        } else {
+            /* No cgroup to count in (not mounted here, or removed with the
+             * container): the runtime's word is all there is, one kill per
+             * notice, unless a read of the cgroup counted one just before
+             * it went (the notice is about that kill). */
+            if (!e->read_kill_ms || now - e->read_kill_ms >= SAME_KILL_MS)
+                account(w, e, e->last + 1, NULL, &h);
+        } else if (!e->gone_until) {
             e->recheck_until = pna_mono_ms() + RECHECK_FOR_MS;
             uint64_t one = 1;
             /* Wake the thread so it starts re-reading now, not at its next
@@ -765,6 +822,9 @@ void pna_oom_watch_free(struct pna_oom_watch *w)
     for (size_t i = 0; i < w->count; i++)
         drop_entry(w, &w->entries[i]);
     free(w->entries);
+    for (size_t i = 0; i < w->ngone; i++)
+        free(w->gone[i].names);
+    free(w->gone);
     free_dirs(w->dirs, w->ndirs);
     if (w->ifd >= 0)
         close(w->ifd);

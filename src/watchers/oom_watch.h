@@ -99,7 +99,11 @@ uint64_t pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t
 
 /* Another source (Docker's "oom" event) says container ID was OOM-killed: read
  * its count now and for the next second.  When its cgroup cannot be read at all,
- * the kill is reported with the last count plus one. */
+ * the kill is reported with the last count plus one, unless a read of that
+ * cgroup counted a kill in the 5 s before (the notice is about that one).  A
+ * container that left the watched set in the last 10 s is still known here:
+ * the notice of a kill that ended the container can come after the poll that
+ * saw it exit, and its cgroup may be gone before the watch read the count. */
 void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id);
 
 /* Kernel watches in place (inotify + eventfd), kills reported so far, and

@@ -222,6 +222,53 @@ static void test_v2(void)
     pna_oom_watch_free(w);
 }
 
+/* A runtime's OOM notice that comes after the poll which saw the container
+ * go (Docker's "oom" event, late under load) still counts: the watch keeps a
+ * container it stopped watching for a while.  When a read of the cgroup
+ * already counted the kill, the notice for the same kill adds nothing. */
+static void test_gone_notice(void)
+{
+    char root[600], dir[700];
+    snprintf(root, sizeof root, "%s/gone", tmp);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
+    write_events(root, "/pod/lost", 0, 0);
+    write_events(root, "/pod/seen", 0, 0);
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    struct pna_oom_target t[2] = { target("lost", "/pod/lost"), target("seen", "/pod/seen") };
+    CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
+
+    /* "seen": the kill is read from memory.events, then the cgroup goes. */
+    write_events(root, "/pod/seen", 1, 1);
+    wait_hits(&s, 1, 2000);
+    CHECK_INT(count_hits(&s), 1);
+    /* "lost": its cgroup goes before any read (the kill never shows in a
+     * file the watch could read). */
+    for (int i = 0; i < 2; i++) {
+        snprintf(dir, sizeof dir, "%s/fs/cgroup/pod/%s", root, i ? "seen" : "lost");
+        tt_rmrf(dir);
+    }
+    CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);   /* the poll saw both go */
+
+    pna_oom_watch_poke(w, "seen");   /* the notice of the kill already counted */
+    CHECK_INT(count_hits(&s), 1);
+    pna_oom_watch_poke(w, "lost");   /* the only word of this kill */
+    CHECK_INT(count_hits(&s), 2);
+    CHECK_STR(s.hits[1].who.id, "lost");
+    CHECK_STR(s.hits[1].who.name, "name-lost");
+    CHECK_U64(s.hits[1].kill_count, 1);
+    pna_oom_watch_poke(w, "never-watched");
+    CHECK_INT(count_hits(&s), 2);
+    pna_oom_watch_free(w);
+}
+
 /* Log lines about counts that went down, caught through the log's sink. */
 static atomic_int decrease_lines, other_lines;
 
@@ -475,6 +522,7 @@ int main(void)
     test_v2();
     test_flap();
     test_churn();
+    test_gone_notice();
     test_v1_real();
     tt_rmrf(tmp);
     UNIT_END();
