@@ -8,7 +8,8 @@
 #
 # It needs root (a private network namespace with veth interfaces for snmpd's
 # IF-MIB), net-snmp's snmpd/snmptrapd/snmpbulkwalk, prometheus-node-exporter,
-# python3 and curl.  It takes about 10 minutes.  Knobs (environment):
+# python3 and curl (and prometheus-snmp-exporter, for its section).  It takes
+# about 10 minutes.  Knobs (environment):
 #   BENCH_CONTAINERS=2000 BENCH_GPUS=16 BENCH_HCAS=8 BENCH_HW_COUNTERS=100
 #   BENCH_FOOTPRINT_S=180  BENCH_CHURN=100000  BENCH_GETS=3000
 #   BENCH_RESULTS=FILE (a copy of the summary)  KEEP_WORK=1
@@ -260,6 +261,39 @@ kill "$STANDALONE_PID"; wait "$STANDALONE_PID" 2>/dev/null
 awk '{print $1}' "$WORK/agent-walk.txt" | sed -E "s/^(\\$ROOT\\.1\\.[0-9]+\\.[0-9]+).*/\\1/" |
     sort | uniq -c | sort -rn | head -8 | sed 's/^/   varbinds under /' > "$WORK/walk-breakdown"
 cat "$WORK/walk-breakdown"
+
+# --- 1b. snmp_exporter through snmpd, per module ----------------------------
+# The shipped etc/snmp_exporter/snmp.yml as an operator deploys it (one
+# module per table group, whole MIB in primus_node), Debian's
+# prometheus-snmp-exporter, scraping this snmpd: the time each module's scrape
+# takes, against a Prometheus scrape_timeout of 10 s (its default) and the
+# modules' own SNMP timeout (5 s a request, 3 retries).
+SE=$(command -v prometheus-snmp-exporter || true)
+if [ -n "$SE" ]; then
+    say "snmp_exporter scrapes through snmpd (1 warm-up + 3 timed per module)"
+    SE_PORT=$(rand_port)
+    in_ns "$SE" --config.file="$top_srcdir/etc/snmp_exporter/snmp.yml" \
+        --web.listen-address="127.0.0.1:$SE_PORT" --log.level=warn > "$WORK/snmp_exporter.log" 2>&1 &
+    SE_PID=$!
+    PIDS+=("$SE_PID")
+    for _ in $(seq 50); do in_ns curl -fsS -o /dev/null "http://127.0.0.1:$SE_PORT/metrics" && break; sleep 0.2; done
+    for module in primus_gpu primus_rdma primus_host primus_containers primus_node; do
+        url="http://127.0.0.1:$SE_PORT/snmp?target=$TARGET&module=$module"
+        in_ns curl -sS -o /dev/null --max-time 60 "$url"
+        : > "$WORK/se-$module"
+        for _ in 1 2 3; do
+            in_ns curl -sS -o "$WORK/se-body" -w '%{time_total} %{http_code}\n' --max-time 60 "$url" >> "$WORK/se-$module"
+        done
+        med=$(awk '{print $1}' "$WORK/se-$module" | median)
+        codes=$(awk '{print $2}' "$WORK/se-$module" | sort -u | tr '\n' ' ')
+        series=$(grep -c '^[a-z]' "$WORK/se-body")
+        result "snmp_exporter module $module: $(awk -v s="$med" 'BEGIN {printf "%.2f", s}') s a scrape (median of 3; HTTP ${codes% })," \
+               "$series series; $(awk -v s="$med" 'BEGIN {printf "%.0f", 100 * s / 10}') % of a 10 s scrape_timeout"
+    done
+    kill "$SE_PID" 2>/dev/null; wait "$SE_PID" 2>/dev/null
+else
+    result "snmp_exporter: prometheus-snmp-exporter not installed: not measured"
+fi
 
 # --- 2. /metrics vs node_exporter on the same sysfs tree --------------------
 say "scrapes (1 warm-up + 20 timed each)"
