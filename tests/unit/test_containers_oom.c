@@ -86,6 +86,20 @@ static struct pna_oom_target target(const char *id, const char *cg)
     return (struct pna_oom_target){ r->id, r->name, r->pod, r->ns, r->cg };
 }
 
+/* A watch over a cgroup v2 tree of its own, TMP/NAME (path in ROOT). */
+static struct pna_oom_watch *v2_watch(const char *name, char *root, size_t cap, struct seen *s)
+{
+    snprintf(root, cap, "%s/%s", tmp, name);
+    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
+    struct pna_roots roots = { root, root, root, root };
+    struct pna_cgroup_env env;
+    char err[160];
+    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, s, err, sizeof err);
+    CHECK(w != NULL);
+    return w;
+}
+
 static void test_v2(void)
 {
     char root[600];
@@ -229,19 +243,12 @@ static void test_v2(void)
 static void test_gone_notice(void)
 {
     char root[600], dir[700];
-    snprintf(root, sizeof root, "%s/gone", tmp);
-    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
-    write_events(root, "/pod/lost", 0, 0);
-    write_events(root, "/pod/seen", 0, 0);
-    struct pna_roots roots = { root, root, root, root };
-    struct pna_cgroup_env env;
-    char err[160];
-    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
     struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
-    CHECK(w != NULL);
+    struct pna_oom_watch *w = v2_watch("gone", root, sizeof root, &s);
     if (!w)
         return;
+    write_events(root, "/pod/lost", 0, 0);
+    write_events(root, "/pod/seen", 0, 0);
     struct pna_oom_target t[2] = { target("lost", "/pod/lost"), target("seen", "/pod/seen") };
     CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
 
@@ -315,19 +322,12 @@ static void replace_cgroup(const char *root, const char *cg, unsigned kills)
 static void test_flap(void)
 {
     char root[600];
-    snprintf(root, sizeof root, "%s/flap", tmp);
-    tt_write(root, "fs/cgroup/cgroup.controllers", "memory\n");
-    write_events(root, "/k/c1", 0, 0);
-    write_events(root, "/k/c2", 0, 0);
-    struct pna_roots roots = { root, root, root, root };
-    struct pna_cgroup_env env;
-    char err[160];
-    CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
     struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
-    CHECK(w != NULL);
+    struct pna_oom_watch *w = v2_watch("flap", root, sizeof root, &s);
     if (!w)
         return;
+    write_events(root, "/k/c1", 0, 0);
+    write_events(root, "/k/c2", 0, 0);
     pna_log_set_sink(count_line);
     struct pna_oom_target t[2] = { target("c1", "/k/c1"), target("c2", "/k/c2") };
     CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
