@@ -100,14 +100,7 @@ int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set
         if (!json_is_object(o) || !pna_container_id_ok(id))
             continue;   /* no id (or one no engine makes: over 76) cannot be a row */
         struct pna_container *c = pna_container_set_add(set);
-        if (!c) {
-            while (set->count > before)
-                pna_container_set_drop_last(set);
-            snprintf(err, errlen, "out of memory");
-            json_decref(root);
-            return -1;
-        }
-        if (fill_from_list_entry(o, set, c) < 0) {
+        if (!c || fill_from_list_entry(o, set, c) < 0) {
             while (set->count > before)
                 pna_container_set_drop_last(set);
             snprintf(err, errlen, "out of memory");
