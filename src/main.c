@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 {
     struct cli cli = { 0 };
     struct pna_config cfg;
-    pna_heap_init();
+    bool heap_tuned = pna_heap_init();
     int rc = parse_args(argc, argv, &cli);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
@@ -253,6 +253,8 @@ int main(int argc, char **argv)
         return 1;
     apply_cli(&cfg, &cli);
     setup_logging(&cli);
+    if (!heap_tuned)
+        pna_log(LOG_DEBUG, "heap: malloc settings not taken; the C library's defaults apply");
     if (!cfg.foreground && netsnmp_daemonize(1, snmp_stderrlog_status()) != 0)
         return 1;
     pna_log_gate_install(cfg.log_rate_interval_s);

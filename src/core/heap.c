@@ -2,7 +2,6 @@
 #include "pna_autoconf.h"
 #include "core/heap.h"
 #include "core/cache.h"
-#include "core/log.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -19,11 +18,12 @@
 #define HEAP_ARENAS 2
 #define HEAP_RELEASE_EVERY_MS 1000
 
-void pna_heap_init(void)
+bool pna_heap_init(void)
 {
 #ifdef HAVE_MALLOPT
-    if (!mallopt(M_MMAP_THRESHOLD, HEAP_MMAP_THRESHOLD) || !mallopt(M_ARENA_MAX, HEAP_ARENAS))
-        pna_log(LOG_DEBUG, "heap: malloc settings not taken; the C library's defaults apply");
+    return mallopt(M_MMAP_THRESHOLD, HEAP_MMAP_THRESHOLD) && mallopt(M_ARENA_MAX, HEAP_ARENAS);
+#else
+    return false;
 #endif
 }
 

@@ -11,10 +11,13 @@
 #ifndef PNA_CORE_HEAP_H
 #define PNA_CORE_HEAP_H
 
+#include <stdbool.h>
+
 /* Before any thread starts: large blocks (a table) come from mmap() and go
- * back to the kernel when freed; two arenas, not one per thread.  Does
- * nothing where the C library has no such settings. */
-void pna_heap_init(void);
+ * back to the kernel when freed; two arenas, not one per thread.  Returns
+ * false where the C library (or a sanitizer's allocator) did not take them;
+ * the caller says so once logging is set up. */
+bool pna_heap_init(void);
 
 /* After a poller published: give the kernel the free pages inside the heap.
  * Cheap, and done at most once a second for the whole process. */
