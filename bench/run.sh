@@ -276,7 +276,7 @@ if [ -n "$SE" ]; then
         --web.listen-address="127.0.0.1:$SE_PORT" --log.level=warn > "$WORK/snmp_exporter.log" 2>&1 &
     SE_PID=$!
     PIDS+=("$SE_PID")
-    for _ in $(seq 50); do in_ns curl -fsS -o /dev/null "http://127.0.0.1:$SE_PORT/metrics" && break; sleep 0.2; done
+    for _ in $(seq 50); do in_ns curl -fs -o /dev/null "http://127.0.0.1:$SE_PORT/metrics" && break; sleep 0.2; done
     for module in primus_gpu primus_rdma primus_host primus_containers primus_node; do
         url="http://127.0.0.1:$SE_PORT/snmp?target=$TARGET&module=$module"
         in_ns curl -sS -o /dev/null --max-time 60 "$url"

@@ -11,6 +11,9 @@
  * the snapshots: they are rendered for each request and sent after the body
  * (pna_metrics_render_agent), so a shared body never shows a stale uptime.
  *
+ * A body lives while it is being sent: readers that come while another is
+ * being served share it, and the last one to finish frees it (one that comes
+ * later renders anew: by then the snapshots have most likely changed).
  * At most PNA_METRICS_BODIES_MAX bodies stay alive: the current one
  * and older ones still being sent to slow readers.  When a new one makes one
  * too many, pna_metrics_body_get() names the oldest, and the server cuts the

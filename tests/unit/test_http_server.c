@@ -367,9 +367,16 @@ static void test_metrics_body(void)
         CHECK_U64(cut, i < 4 ? 0 : pna_metrics_body_serial(b1));
     }
     CHECK_U64(pna_metrics_bodies_alive(), alive0 + 5);
+    uint64_t last_serial = pna_metrics_body_serial(held[4]);
     for (int i = 0; i < 5; i++)
         pna_metrics_body_release(held[i]);
-    CHECK_U64(pna_metrics_bodies_alive(), alive0 + 1);   /* the current one */
+    CHECK_U64(pna_metrics_bodies_alive(), alive0);   /* no reader: none kept */
+    /* The next reader renders anew, even for the same generations. */
+    struct pna_metrics_body *later = pna_metrics_body_get(&v, &cut);
+    CHECK(later != NULL && pna_metrics_body_serial(later) > last_serial);
+    CHECK_U64(pna_metrics_bodies_alive(), alive0 + 1);
+    pna_metrics_body_release(later);
+    CHECK_U64(pna_metrics_bodies_alive(), alive0);
     pna_metrics_body_reset();
     CHECK_U64(pna_metrics_bodies_alive(), alive0);
 }
