@@ -502,8 +502,10 @@ static void expire_gone(struct pna_oom_watch *w, int64_t now)
     while (k < w->ngone && (w->gone[k].gone_until <= now || (w->ngone >= GONE_MAX &&
                                                              k < GONE_MAX / 4)))
         free(w->gone[k++].names);
-    memmove(w->gone, w->gone + k, (w->ngone - k) * sizeof *w->gone);
-    w->ngone -= k;
+    if (k) {
+        memmove(w->gone, w->gone + k, (w->ngone - k) * sizeof *w->gone);
+        w->ngone -= k;
+    }
 }
 
 /* E left the watched set: unwatched, and kept for GONE_KEEP_MS (E is left
