@@ -121,8 +121,8 @@ void pna_metrics_body_release(struct pna_metrics_body *b)
     /* Nobody reads the current body any more: it is not kept for a reader
      * that may come later, since by then a poller has most likely published
      * (every 5 s by default) and the body no longer fits; a large node's
-     * body is megabytes held for nothing.  Its size is (the next one's
-     * allocation). */
+     * body is megabytes held for nothing.  Its length stays in last_len,
+     * to size the next one's buffer. */
     if (bodies.current && bodies.current->refs == 1) {
         struct pna_metrics_body *idle = bodies.current;
         bodies.current = NULL;

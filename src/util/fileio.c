@@ -120,12 +120,17 @@ int pna_read_text(const char *path, char *buf, size_t cap)
     return read_text_fd(open_source(path), buf, cap, false);
 }
 
-int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap)
+static int read_text_at(int dirfd, const char *name, char *buf, size_t cap, bool one_read)
 {
     if (cap < 2)
         return -EINVAL;
     int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    return read_text_fd(fd < 0 ? -errno : fd, buf, cap, false);
+    return read_text_fd(fd < 0 ? -errno : fd, buf, cap, one_read);
+}
+
+int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap)
+{
+    return read_text_at(dirfd, name, buf, cap, false);
 }
 
 /* ---- numbers ---------------------------------------------------------------
@@ -228,10 +233,7 @@ int pna_read_u64(const char *path, uint64_t *out)
 
 int pna_read_attr_at(int dirfd, const char *name, char *buf, size_t cap)
 {
-    if (cap < 2)
-        return -EINVAL;
-    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    return read_text_fd(fd < 0 ? -errno : fd, buf, cap, true);
+    return read_text_at(dirfd, name, buf, cap, true);
 }
 
 int pna_read_attr_u64_at(int dirfd, const char *name, uint64_t *out)

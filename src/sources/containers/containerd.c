@@ -5,6 +5,7 @@
 #include "sources/containers/cgroup.h"
 #include "sources/containers/oci_spec.h"
 #include "sources/containers/bundle_cache.h"
+#include "core/cache.h"
 #include "core/roots.h"
 #include "util/fileio.h"
 #include "util/array.h"
@@ -15,18 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 static bool skip_entry(const struct dirent *e)
 {
     return e->d_name[0] == '.';
-}
-
-static int64_t realtime_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int64_t mtime_ms(const struct stat *st)
@@ -117,17 +110,21 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
     fill_runtime(roots, cg, set, c, spec_cgroups_path, NULL);
 }
 
-/* init.pid: the task's process id, written by the shim when it started. */
-static void read_init_pid(const char *bundle, struct pna_container *c)
+/* init.pid: the task's process id, written by the shim when it started;
+ * its modification time is the start.  KNOWN (may be NULL): the file's
+ * identity, just taken, whose time serves instead of another stat. */
+static void read_init_pid(const char *bundle, const struct pna_file_id *known,
+                          struct pna_container *c)
 {
     char p[1024];
     uint64_t pid;
     struct stat st;
     if (snprintf(p, sizeof p, "%s/init.pid", bundle) >= (int)sizeof p)
         return;
-    if (pna_read_u64(p, &pid) == 0 && pid > 0 && pid < (1u << 30) && stat(p, &st) == 0) {
+    if (pna_read_u64(p, &pid) == 0 && pid > 0 && pid < (1u << 30) &&
+        (known || stat(p, &st) == 0)) {
         c->pid = (int32_t)pid;
-        c->start_ms = mtime_ms(&st);
+        c->start_ms = known ? known->mtime_ns / 1000000 : mtime_ms(&st);
     } else {
         c->state = PNA_CSTATE_CREATED;
     }
@@ -244,7 +241,7 @@ static void cached_init_pid(const struct scan *sc, int nsfd, const char *bundle,
         return;
     }
     pna_bundle_entry_forget_pid(e);
-    read_init_pid(bundle, c);
+    read_init_pid(bundle, rc == 0 ? &fid : NULL, c);
     e->pid = c->pid;
     e->start_ms = c->start_ms;
     e->pid_id = fid;
@@ -297,7 +294,7 @@ static void scan_bundle(const struct scan *sc, int nsfd, const char *nsdir, cons
     if (e)
         cached_init_pid(sc, nsfd, bundle, id, same, e, c);
     else
-        read_init_pid(bundle, c);
+        read_init_pid(bundle, NULL, c);
     fill_runtime(sc->roots, sc->cg, sc->set, c, info.cgroups_path, e ? &e->pid_cgroup : NULL);
     st->added++;
 }
@@ -344,7 +341,7 @@ int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_
         snprintf(err, errlen, "%s: %s", base, strerror(errno));
         return -1;
     }
-    struct scan sc = { roots, cg, cdi, cache, realtime_ms(), set, stats };
+    struct scan sc = { roots, cg, cdi, cache, pna_now_ms(), set, stats };
     if (cache)
         pna_bundle_cache_begin(cache);
     struct dirent *ns;

@@ -251,9 +251,8 @@ static int add_allowed_devices(const struct pna_oci_facts *f, const struct pna_r
         pna_devmap_classify(&dev);
         if (dev.kind == PNA_DEV_OTHER)
             continue;
-        if (!dev.path[0])   /* no sysfs to name it: the MIB's by-number name */
-            snprintf(dev.path, sizeof dev.path, "/dev/%s/%u:%u", dev.type == 'b' ? "block" : "char",
-                     dev.major, dev.minor);
+        /* Without sysfs to name it, pna_container_set_add_device() gives it
+         * the MIB's by-number name. */
         if (pna_container_set_add_device(set, &dev) < 0)
             return -1;
     }
@@ -447,11 +446,8 @@ int pna_oci_facts_apply(const struct pna_oci_facts *f, const char *id,
         return -1;
     }
     c->runtime = PNA_RUNTIME_CONTAINERD;
-    if (apply_identity(f, id, set, c) < 0) {
-        pna_container_set_drop_last(set);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    if (apply_identity(f, id, set, c) < 0)
+        goto oom;
     if (info->has_mem_limit) {
         c->has_limit = true;
         c->mem_limit_bytes = info->mem_limit_bytes;
