@@ -103,7 +103,7 @@ static void on_docker_event(void *arg, const struct pna_docker_event *ev)
         return;
     if (strcmp(ev->action, "oom") == 0) {
         if (st->watch)
-            pna_oom_watch_poke(st->watch, ev->id);
+            pna_oom_watch_poke(st->watch, ev->id, ev->name);
         return;
     }
     if (st->docker)
@@ -187,8 +187,8 @@ static void sync_watch(struct containers_state *st, struct pna_container_set *se
     size_t n = 0;
     for (size_t i = 0; t && i < set->count; i++) {
         const struct pna_container *c = &set->rows[i];
-        if (!c->cgroup_path[0])
-            continue;
+        /* Rows without a cgroup path too: a runtime's OOM notice for one
+         * still counts (the watch reads nothing for it). */
         t[n++] = (struct pna_oom_target){ .id = c->id, .name = c->name, .pod = c->pod_name,
                                           .namespace_ = c->pod_namespace,
                                           .cgroup_path = c->cgroup_path };

@@ -33,7 +33,15 @@
 /* A container gone from the watched set stays known this long: the runtime's
  * own OOM notice (Docker's "oom" event) can come after the poll that saw the
  * container exit.  A notice within SAME_KILL_MS of a kill the watch counted,
- * for a cgroup that cannot be read any more, is taken as that same kill. */
+ * for a cgroup that cannot be read any more, is taken as that same kill.
+ *
+ * An OOM is signalled before its kill is counted: v1's eventfd and the
+ * runtime's notice fire when the cgroup enters OOM, and the kernel counts the
+ * kill only after it has chosen the victim and written its report.  When the
+ * victim is the container's PID 1, the runtime may remove the cgroup before a
+ * re-read sees the count go up; a cgroup that vanishes within SAME_KILL_MS of
+ * such a signal, its count unmoved, takes that kill with it, and it is
+ * counted then. */
 #define GONE_KEEP_MS 10000
 #define GONE_MAX 4096
 #define SAME_KILL_MS 5000
@@ -57,13 +65,17 @@ struct entry {
                                 the cgroup is the same (see account()) */
     struct pna_cgroup_id cg; /* the directory LAST was read in, when has_cg */
     bool has_cg;
+    bool from_zero;          /* kills since it was first seen count (not at the first sync) */
     bool warned;             /* a decrease in this cgroup has been logged */
     bool readable;           /* the last read of FILE worked */
     int wd;                  /* inotify watch (v2), -1 none */
     int efd, ofd;            /* eventfd and memory.oom_control fd (v1), -1 none */
     int64_t recheck_until;   /* monotonic ms; 0 none */
-    int64_t read_kill_ms;    /* monotonic ms of the last kill counted from a read of
-                                the cgroup (not from a runtime's notice); 0 none */
+    int64_t read_kill_ms;    /* monotonic ms of the last kill counted from the cgroup
+                                itself: a read of its count, or an OOM it signalled
+                                before it vanished (not a runtime's notice); 0 none */
+    int64_t oom_signal_ms;   /* monotonic ms of an OOM signalled (v1 eventfd, runtime
+                                notice) that the count has not shown yet; 0 none */
     int64_t gone_until;      /* in the gone list: forgotten after this (monotonic ms) */
 };
 
@@ -235,24 +247,58 @@ static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count,
         add_hit(h, e, prev, count);
         if (cg)
             e->read_kill_ms = pna_mono_ms();
+        e->oom_signal_ms = 0;
         atomic_fetch_add(&w->reported, 1);
     }
 }
 
-/* Read the count and the identity of the directory it is in, together. */
-static bool read_state(struct pna_oom_watch *w, const struct entry *e, uint64_t *count,
-                       struct pna_cgroup_id *cg)
+/* An OOM was signalled for E (v1 eventfd, a runtime's notice) and a read
+ * just now found its count unmoved: the kill is still to be counted, unless
+ * a kill read from the cgroup in the last SAME_KILL_MS was this OOM's. */
+static void note_signal(struct entry *e, uint64_t count_before, int64_t now)
 {
-    return e->has_file && pna_cgroup_read_oom_state(&w->env, e->cgroup_path, count, cg) == 0;
+    if (!e->readable || e->last != count_before)
+        return;
+    if (e->read_kill_ms && now - e->read_kill_ms < SAME_KILL_MS)
+        return;
+    e->oom_signal_ms = now;
+}
+
+/* E's cgroup cannot be read any more.  An OOM signalled in the last
+ * SAME_KILL_MS whose kill the count never showed was that cgroup's end (see
+ * SAME_KILL_MS): counted now, as a kill of the cgroup's own. */
+static void cgroup_vanished(struct pna_oom_watch *w, struct entry *e, struct hits *h)
+{
+    int64_t now = pna_mono_ms();
+    bool pending = e->oom_signal_ms && now - e->oom_signal_ms < SAME_KILL_MS;
+    e->oom_signal_ms = 0;
+    if (!pending)
+        return;
+    account(w, e, e->last + 1, NULL, h);
+    e->read_kill_ms = now;
+}
+
+/* Read the count and the identity of the directory it is in, together.
+ * Returns 0, -ENOENT when the cgroup (or its file) is not there, or another
+ * negative errno. */
+static int read_state(struct pna_oom_watch *w, const struct entry *e, uint64_t *count,
+                      struct pna_cgroup_id *cg)
+{
+    if (!e->has_file)
+        return -EINVAL;
+    return pna_cgroup_read_oom_state(&w->env, e->cgroup_path, count, cg);
 }
 
 static void recheck(struct pna_oom_watch *w, struct entry *e, struct hits *h)
 {
     uint64_t count;
     struct pna_cgroup_id cg;
-    e->readable = read_state(w, e, &count, &cg);
+    int rc = read_state(w, e, &count, &cg);
+    e->readable = rc == 0;
     if (e->readable)
         account(w, e, count, &cg, h);
+    else if (rc == -ENOENT)   /* not a file that did not parse: the cgroup is gone */
+        cgroup_vanished(w, e, h);
 }
 
 static void flush(struct pna_oom_watch *w, struct hits *h)
@@ -327,6 +373,7 @@ static bool drain_inotify(struct pna_oom_watch *w, struct hits *h, int64_t now)
                 if (ev->mask & IN_IGNORED) {   /* the cgroup went away */
                     e->wd = -1;
                     w->active--;
+                    cgroup_vanished(w, e, h);
                 } else {
                     recheck(w, e, h);
                 }
@@ -343,31 +390,46 @@ static void on_eventfd(struct pna_oom_watch *w, uint64_t tag, struct hits *h, in
         struct entry *e = &w->entries[i];
         if (e->serial != tag || e->efd < 0)
             continue;
-        uint64_t v;
+        uint64_t v, before = e->last;
         if (read(e->efd, &v, sizeof v) < 0 && errno != EAGAIN)
             break;
         recheck(w, e, h);
+        /* Fired with the cgroup still there: an OOM, not its removal (v1
+         * signals that too, once the directory is gone). */
+        note_signal(e, before, now);
         e->recheck_until = now + RECHECK_FOR_MS;
         break;
     }
 }
 
-/* Lock held: re-read entries still waiting for a count to move; returns the
- * epoll timeout until the next such read. */
+/* Lock held: re-read E if it waits for its count to move; returns whether
+ * it still waits. */
+static bool recheck_one(struct pna_oom_watch *w, struct entry *e, struct hits *h, int64_t now)
+{
+    if (!e->recheck_until)
+        return false;
+    uint64_t before = e->last;
+    recheck(w, e, h);
+    /* A signalled OOM not counted yet is read until its cgroup goes or
+     * SAME_KILL_MS passes (cgroup_vanished() needs to see it go). */
+    bool signalled = e->oom_signal_ms && now - e->oom_signal_ms < SAME_KILL_MS;
+    if ((now >= e->recheck_until && !signalled) || e->last != before || !e->readable) {
+        e->recheck_until = 0;
+        return false;
+    }
+    return true;
+}
+
+/* Lock held: re-read entries (watched or lately gone) still waiting for a
+ * count to move; returns the epoll timeout until the next such read. */
 static int run_rechecks(struct pna_oom_watch *w, struct hits *h, int64_t now)
 {
     bool pending = false;
-    for (size_t i = 0; i < w->count; i++) {
-        struct entry *e = &w->entries[i];
-        if (!e->recheck_until)
-            continue;
-        uint64_t before = e->last;
-        recheck(w, e, h);
-        if (now >= e->recheck_until || e->last != before)
-            e->recheck_until = 0;
-        else
-            pending = true;
-    }
+    for (size_t i = 0; i < w->count; i++)
+        pending |= recheck_one(w, &w->entries[i], h, now);
+    for (size_t i = 0; i < w->ngone; i++)
+        if (w->gone[i].gone_until > now)   /* not forgotten (see add_entry()) */
+            pending |= recheck_one(w, &w->gone[i], h, now);
     return pending ? RECHECK_EVERY_MS : 1000;
 }
 
@@ -509,19 +571,22 @@ static void expire_gone(struct pna_oom_watch *w, int64_t now)
 }
 
 /* E left the watched set: unwatched, and kept for GONE_KEEP_MS (E is left
- * owning nothing). */
-static void bury(struct pna_oom_watch *w, struct entry *e, int64_t now)
+ * owning nothing).  Returns the kept copy, or NULL when out of memory (E
+ * dropped). */
+static struct entry *bury(struct pna_oom_watch *w, struct entry *e, int64_t now)
 {
     unwatch(w, e);
     expire_gone(w, now);
     if (PNA_ARRAY_RESERVE(w->gone, w->gone_cap, w->ngone + 1) != 0) {
         drop_entry(w, e);
-        return;
+        return NULL;
     }
     e->gone_until = now + GONE_KEEP_MS;
-    e->recheck_until = 0;
-    w->gone[w->ngone++] = *e;
+    if (!e->oom_signal_ms)   /* else read until the count moves or the cgroup goes */
+        e->recheck_until = 0;
+    w->gone[w->ngone] = *e;
     e->names = NULL;
+    return &w->gone[w->ngone++];
 }
 
 static struct entry *find_gone(struct pna_oom_watch *w, const char *id, int64_t now)
@@ -541,21 +606,45 @@ static int init_entry(struct pna_oom_watch *w, struct entry *e, const struct pna
     char file[600];
     e->wd = e->efd = e->ofd = -1;
     e->serial = w->next_serial++;
-    e->has_file = pna_cgroup_oom_file(&w->env, t->cgroup_path, file, sizeof file) == 0;
+    /* No cgroup path yet (the runtime has not said): nothing to read or
+     * watch, but the container is known, so a runtime's notice counts. */
+    e->has_file = t->cgroup_path[0] &&
+                  pna_cgroup_oom_file(&w->env, t->cgroup_path, file, sizeof file) == 0;
     uint64_t count = 0;
-    e->readable = read_state(w, e, &count, &e->cg);
+    e->readable = read_state(w, e, &count, &e->cg) == 0;
     e->has_cg = e->readable;
     e->last = from_zero ? 0 : count;
+    e->from_zero = from_zero;
     return 0;
 }
 
-/* A container seen for the first time: watched from now on. */
+/* E takes over what FROM counted: a kill already reported for the same
+ * container is not reported again.  A cgroup made anew since is told apart
+ * by its identity, as always (account()). */
+static void resume_entry(struct entry *e, const struct entry *from)
+{
+    e->last = from->last;
+    e->cg = from->cg;
+    e->has_cg = from->has_cg;
+    e->warned = from->warned;
+    e->read_kill_ms = from->read_kill_ms;
+    e->oom_signal_ms = from->oom_signal_ms;
+}
+
+/* A container seen for the first time (or again): watched from now on. */
 static int add_entry(struct pna_oom_watch *w, struct entry *out, const struct pna_oom_target *t,
-                     bool from_zero, struct hits *h)
+                     bool from_zero, struct hits *h, int64_t now)
 {
     if (init_entry(w, out, t, from_zero) < 0)
         return -1;
     watch(w, out);
+    /* Back within GONE_KEEP_MS (or known so far from a notice only).  Not
+     * at the first sync, which takes every count as it is. */
+    struct entry *gone = from_zero ? find_gone(w, t->id, now) : NULL;
+    if (gone) {
+        resume_entry(out, gone);
+        gone->gone_until = 0;   /* forgotten: OUT speaks for it now */
+    }
     /* A kill in its first moments, before it was watched, counts too. */
     if (from_zero)
         recheck(w, out, h);
@@ -568,11 +657,19 @@ static int carry_entry(struct pna_oom_watch *w, struct entry *e, const struct pn
                        struct entry *out, struct hits *h)
 {
     if (strcmp(e->cgroup_path, t->cgroup_path) != 0) {
-        /* Same id, new cgroup (restarted): start over from its count. */
+        /* Its cgroup is known only now: a kill since it was first seen
+         * counts, unless a notice already counted it.  Otherwise the same id
+         * has a new cgroup (restarted): start over from its count. */
+        bool resume = !e->cgroup_path[0] && e->from_zero;
+        struct entry was = *e;
         drop_entry(w, e);
-        if (init_entry(w, out, t, false) < 0)
+        if (init_entry(w, out, t, resume) < 0)
             return -1;
         watch(w, out);
+        if (resume) {
+            resume_entry(out, &was);
+            recheck(w, out, h);
+        }
         return 0;
     }
     *out = *e;
@@ -624,7 +721,11 @@ int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *tar
     while (i < w->count || j < n) {
         int c = i >= w->count ? 1 : j >= n ? -1 : strcmp(w->entries[i].id, sorted[j]->id);
         if (c < 0) {                     /* gone */
-            bury(w, &w->entries[i++], now);
+            struct entry *e = &w->entries[i++];
+            /* An OOM under way: its count may be readable one last time. */
+            if (e->oom_signal_ms)
+                recheck(w, e, &h);
+            bury(w, e, now);
             continue;
         }
         if (c == 0 && j > 0 && strcmp(sorted[j - 1]->id, sorted[j]->id) == 0) {
@@ -633,7 +734,7 @@ int pna_oom_watch_sync(struct pna_oom_watch *w, const struct pna_oom_target *tar
         }
         if (c > 0) {                     /* new */
             bool dup = k > 0 && strcmp(next[k - 1].id, sorted[j]->id) == 0;
-            if (!dup && add_entry(w, &next[k], sorted[j], from_zero, &h) == 0)
+            if (!dup && add_entry(w, &next[k], sorted[j], from_zero, &h, now) == 0)
                 k++;
             j++;
             continue;
@@ -750,7 +851,24 @@ uint64_t pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t
     return kept;
 }
 
-void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
+/* A notice names a container no sync has brought (started and killed
+ * between two polls, or its row had not been read yet): it is known from
+ * the notice alone, kept as if gone, so the poll that brings it takes its
+ * count over (add_entry()).  Returns NULL when out of memory. */
+static struct entry *known_from_notice(struct pna_oom_watch *w, const char *id, const char *name,
+                                       int64_t now)
+{
+    struct pna_oom_target t = { .id = id, .name = name, .pod = "", .namespace_ = "",
+                                .cgroup_path = "" };
+    struct entry e;
+    if (init_entry(w, &e, &t, true) < 0)
+        return NULL;
+    pna_log(LOG_INFO, "containers: an OOM kill in container %.80s (%.100s), not yet seen by a "
+            "poll, is counted from the runtime's notice", id, name[0] ? name : "no name given");
+    return bury(w, &e, now);
+}
+
+void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id, const char *name)
 {
     struct hits h = { 0 };
     int64_t now = pna_mono_ms();
@@ -758,8 +876,12 @@ void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
     struct entry *e = find(w, id);
     if (!e)
         e = find_gone(w, id, now);
+    if (!e)
+        e = known_from_notice(w, id, name, now);
     if (e) {
+        uint64_t before = e->last;
         recheck(w, e, &h);
+        note_signal(e, before, now);
         if (!e->readable) {
             /* No cgroup to count in (not mounted here, or removed with the
              * container): the runtime's word is all there is, one kill per
@@ -767,7 +889,7 @@ void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id)
              * it went (the notice is about that kill). */
             if (!e->read_kill_ms || now - e->read_kill_ms >= SAME_KILL_MS)
                 account(w, e, e->last + 1, NULL, &h);
-        } else if (!e->gone_until) {
+        } else {
             e->recheck_until = pna_mono_ms() + RECHECK_FOR_MS;
             uint64_t one = 1;
             /* Wake the thread so it starts re-reading now, not at its next

@@ -11,7 +11,10 @@
  *     a second).
  * A kill is reported once per increase of the cgroup's oom_kill count (one OOM
  * can signal many times: count, do not count signals).  Counts read elsewhere
- * (the periodic poll) go through the same de-duplication with observe().
+ * (the periodic poll) go through the same de-duplication with observe().  The
+ * one kill counted without the count: an OOM signalled (v1 eventfd, runtime
+ * notice) whose cgroup vanishes within 5 s, its count unmoved (PID 1 was the
+ * victim and the runtime removed the cgroup before a re-read).
  *
  * The count is a high-water mark per cgroup.  A lower count is taken as a new
  * start only when the cgroup directory is another one (struct pna_cgroup_id:
@@ -97,14 +100,18 @@ uint64_t pna_oom_watch_dir_events(struct pna_oom_watch *w, bool *complete);
  * ID is not watched. */
 uint64_t pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t count);
 
-/* Another source (Docker's "oom" event) says container ID was OOM-killed: read
- * its count now and for the next second.  When its cgroup cannot be read at all,
- * the kill is reported with the last count plus one, unless a read of that
- * cgroup counted a kill in the 5 s before (the notice is about that one).  A
+/* Another source (Docker's "oom" event) says container ID (named NAME, ""
+ * when not said) was OOM-killed: read its count now and for the next second.
+ * When its cgroup cannot be read at all (or its path is not known yet), the
+ * kill is reported with the last count plus one, unless a read of that cgroup
+ * counted a kill in the 5 s before (the notice is about that one).  A
  * container that left the watched set in the last 10 s is still known here:
  * the notice of a kill that ended the container can come after the poll that
- * saw it exit, and its cgroup may be gone before the watch read the count. */
-void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id);
+ * saw it exit, and its cgroup may be gone before the watch read the count.
+ * One no sync has brought yet (started and killed between two polls) is
+ * reported from the notice, and a sync that brings it within 10 s goes on
+ * from that count rather than reporting the kill again. */
+void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id, const char *name);
 
 /* Kernel watches in place (inotify + eventfd), kills reported so far, and
  * decreases of a count within one cgroup ignored so far. */

@@ -174,10 +174,13 @@ wait_field 13 "$CHILD" 1 5 || fail "pna-oom-child's OomKills is $(ctr 13 "$CHILD
 [ "$(metric_of primus_container_oom_kills_total "$CHILD")" = 1 ] || fail "/metrics OOM kills of pna-oom-child"
 [ "$(inspect '{{.State.Running}}' "$CHILD")" = true ] || fail "pna-oom-child died: its PID 1 was not the one killed"
 ok "child process OOM-killed: one trap, OomKills 1, the container runs on"
+t_oom=$(date +%s)
 PID1=$($RUN --name pna-oom-pid1 -m 32m --memory-swap 32m "$IMAGE" \
        sh -c 'sleep 3; exec dd if=/dev/zero of=/dev/null bs=256M count=1') || fail "docker run pna-oom-pid1"
 wait_field 8 "$PID1" 2 10 || fail "pna-oom-pid1 not served"
-wait_until 15 trap_for "$PID1" pna-oom-pid1 || fail "no primusContainerOomKill trap for pna-oom-pid1"
+pid1_cgroup=$(ctr 10 "$PID1")   # what the agent knew before the kill, for a failure's report
+wait_until 15 trap_for "$PID1" pna-oom-pid1 ||
+    fail "no primusContainerOomKill trap for pna-oom-pid1 (cgroup path served before the kill: '$pid1_cgroup'; Docker's events: $($DOCKER events --since "$t_oom" --until "$(date +%s)" --filter container="$PID1" --format '{{.Action}}' | tr '\n' ' '))"
 wait_until 10 sh -c "[ \"\$($DOCKER inspect -f '{{.State.Running}}' $PID1)\" = false ]" || fail "pna-oom-pid1 still running"
 [ "$(inspect '{{.State.OOMKilled}}' "$PID1")" = true ] || fail "docker does not say OOMKilled"
 [ "$(inspect '{{.State.ExitCode}}' "$PID1")" = 137 ] || fail "exit code $(inspect '{{.State.ExitCode}}' "$PID1")"

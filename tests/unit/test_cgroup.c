@@ -291,7 +291,9 @@ static void test_identity(void)
     tt_write(root, "fs/cgroup/k/file", "oom_kill 1\n");
     CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/file", &n, &c), -ENOTDIR);
     tt_write(root, "fs/cgroup/k/c/memory.events", "oom 3\n");
-    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/c", &n, &c), -ENOENT);
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/c", &n, &c), -ENODATA);
+    tt_write(root, "fs/cgroup/k/c/memory.events", "");   /* read between truncate and write */
+    CHECK_INT(pna_cgroup_read_oom_state(&env, "/k/c", &n, &c), -ENODATA);
     CHECK_INT(pna_cgroup_read_oom_state(&env, "/../k", &n, &c), -EINVAL);
 }
 

@@ -179,7 +179,7 @@ static void test_v2(void)
     CHECK_STR(s.hits[3].who.id, "c3");
 
     /* A runtime's OOM notice (Docker "oom"): counted only by the cgroup. */
-    pna_oom_watch_poke(w, "c3");
+    pna_oom_watch_poke(w, "c3", "name-c3");
     tt_sleep_ms(100);
     CHECK_INT(count_hits(&s), 4);
     write_events(root, "/pod2/c3", 2, 2);
@@ -188,7 +188,7 @@ static void test_v2(void)
     /* Without a readable cgroup the notice itself is the count. */
     struct pna_oom_target t4[4] = { t[0], t[1], t3[2], target("c4", "/gone/c4") };
     CHECK_INT(pna_oom_watch_sync(w, t4, 4), 0);
-    pna_oom_watch_poke(w, "c4");
+    pna_oom_watch_poke(w, "c4", "name-c4");
     CHECK_INT(count_hits(&s), 6);
     CHECK_U64(s.hits[5].kill_count, 1);
     CHECK_U64(pna_oom_watch_reported(w), 6);
@@ -263,15 +263,135 @@ static void test_gone_notice(void)
     }
     CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);   /* the poll saw both go */
 
-    pna_oom_watch_poke(w, "seen");   /* the notice of the kill already counted */
+    pna_oom_watch_poke(w, "seen", "name-seen");   /* the notice of the kill already counted */
     CHECK_INT(count_hits(&s), 1);
-    pna_oom_watch_poke(w, "lost");   /* the only word of this kill */
+    pna_oom_watch_poke(w, "lost", "");   /* the only word of this kill */
     CHECK_INT(count_hits(&s), 2);
     CHECK_STR(s.hits[1].who.id, "lost");
     CHECK_STR(s.hits[1].who.name, "name-lost");
     CHECK_U64(s.hits[1].kill_count, 1);
-    pna_oom_watch_poke(w, "never-watched");
+    pna_oom_watch_free(w);
+}
+
+/* A notice for a container no sync has brought (started and OOM-killed
+ * between two polls), or one whose cgroup path the poll did not have yet: the
+ * notice is the count, and the sync that brings the cgroup later does not
+ * report the same kill again; a kill the notice never told of still counts
+ * once the cgroup is known. */
+static void test_unsynced_notice(void)
+{
+    char root[600];
+    struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct pna_oom_watch *w = v2_watch("unsynced", root, sizeof root, &s);
+    if (!w)
+        return;
+    CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);   /* the first poll: nothing yet */
+
+    /* Never synced: the notice alone, with the name it gives. */
+    pna_oom_watch_poke(w, "early", "web-early");
+    CHECK_INT(count_hits(&s), 1);
+    CHECK_STR(s.hits[0].who.id, "early");
+    CHECK_STR(s.hits[0].who.name, "web-early");
+    CHECK_U64(s.hits[0].kill_count, 1);
+    /* The container lived on (a child was killed): the next poll brings it,
+     * its cgroup says the one kill. */
+    write_events(root, "/pod/early", 1, 1);
+    struct pna_oom_target t1[1] = { target("early", "/pod/early") };
+    CHECK_INT(pna_oom_watch_sync(w, t1, 1), 0);
+    tt_sleep_ms(100);
+    CHECK_INT(count_hits(&s), 1);
+    write_events(root, "/pod/early", 2, 2);   /* a second kill, read from the cgroup */
+    wait_hits(&s, 2, 2000);
     CHECK_INT(count_hits(&s), 2);
+    CHECK_U64(s.hits[1].kill_count, 2);
+    CHECK_U64(s.hits[1].prev_count, 1);
+
+    /* Synced without a cgroup path: a notice counts... */
+    struct pna_oom_target t2[2] = { t1[0], target("nopath", "") };
+    CHECK_INT(pna_oom_watch_sync(w, t2, 2), 0);
+    CHECK_INT(pna_oom_watch_active(w), 1);   /* nothing to watch for "nopath" */
+    pna_oom_watch_poke(w, "nopath", "name-nopath");
+    CHECK_INT(count_hits(&s), 3);
+    CHECK_STR(s.hits[2].who.name, "name-nopath");
+    /* ... and when the path comes, its count of 1 is that same kill. */
+    write_events(root, "/pod/nopath", 1, 1);
+    struct pna_oom_target t3[2] = { t1[0], target("nopath", "/pod/nopath") };
+    CHECK_INT(pna_oom_watch_sync(w, t3, 2), 0);
+    tt_sleep_ms(100);
+    CHECK_INT(count_hits(&s), 3);
+    CHECK_INT(pna_oom_watch_active(w), 2);
+
+    /* Synced without a path, killed with no notice: the count read once the
+     * path is known is news. */
+    struct pna_oom_target t4[3] = { t1[0], t3[1], target("quiet", "") };
+    CHECK_INT(pna_oom_watch_sync(w, t4, 3), 0);
+    write_events(root, "/pod/quiet", 1, 1);
+    struct pna_oom_target t5[3] = { t1[0], t3[1], target("quiet", "/pod/quiet") };
+    CHECK_INT(pna_oom_watch_sync(w, t5, 3), 0);
+    CHECK_INT(count_hits(&s), 4);
+    CHECK_STR(s.hits[3].who.id, "quiet");
+    CHECK_U64(s.hits[3].kill_count, 1);
+    pna_oom_watch_free(w);
+}
+
+/* An OOM signalled before its kill is counted (a runtime's notice here; v1's
+ * eventfd alike), then the cgroup goes before the count moved: the victim was
+ * PID 1 and the runtime cleaned up first.  The kill is counted when the
+ * cgroup goes, once, whether the watch or the poll sees it go first; a later
+ * notice of the same kill adds nothing.  A signal the count answers is
+ * counted by the count alone. */
+static void test_vanish_after_signal(void)
+{
+    char root[600], dir[700];
+    struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct pna_oom_watch *w = v2_watch("vanish", root, sizeof root, &s);
+    if (!w)
+        return;
+    const char *ids[3] = { "watched", "buried", "answered" };
+    struct pna_oom_target t[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(dir, sizeof dir, "/pod/%s", ids[i]);
+        write_events(root, dir, 0, 0);
+        t[i] = target(ids[i], dir);
+    }
+    CHECK_INT(pna_oom_watch_sync(w, t, 3), 0);
+
+    /* Under OOM, not killed yet: nothing to report. */
+    for (int i = 0; i < 3; i++)
+        pna_oom_watch_poke(w, ids[i], "");
+    tt_sleep_ms(100);
+    CHECK_INT(count_hits(&s), 0);
+
+    /* "answered": the count moves, one report from it. */
+    write_events(root, "/pod/answered", 1, 1);
+    wait_hits(&s, 1, 2000);
+    CHECK_INT(count_hits(&s), 1);
+    CHECK_STR(s.hits[0].who.id, "answered");
+
+    /* "watched": its cgroup goes while watched. */
+    snprintf(dir, sizeof dir, "%s/fs/cgroup/pod/watched", root);
+    tt_rmrf(dir);
+    wait_hits(&s, 2, 2000);
+    CHECK_INT(count_hits(&s), 2);
+    CHECK_STR(s.hits[1].who.id, "watched");
+    CHECK_U64(s.hits[1].kill_count, 1);
+
+    /* "buried": the poll sees the container go first, then its cgroup goes. */
+    struct pna_oom_target left[1] = { t[2] };
+    CHECK_INT(pna_oom_watch_sync(w, left, 1), 0);
+    CHECK_INT(count_hits(&s), 2);
+    snprintf(dir, sizeof dir, "%s/fs/cgroup/pod/buried", root);
+    tt_rmrf(dir);
+    wait_hits(&s, 3, 2000);
+    CHECK_INT(count_hits(&s), 3);
+    CHECK_STR(s.hits[2].who.id, "buried");
+    CHECK_U64(s.hits[2].kill_count, 1);
+
+    /* Docker's notice of those kills, late: the same kills. */
+    pna_oom_watch_poke(w, "watched", "");
+    pna_oom_watch_poke(w, "buried", "");
+    tt_sleep_ms(100);
+    CHECK_INT(count_hits(&s), 3);
     pna_oom_watch_free(w);
 }
 
@@ -522,6 +642,8 @@ int main(void)
     test_flap();
     test_churn();
     test_gone_notice();
+    test_unsynced_notice();
+    test_vanish_after_signal();
     test_v1_real();
     tt_rmrf(tmp);
     UNIT_END();

@@ -282,7 +282,9 @@ int pna_cgroup_read_oom_state(const struct pna_cgroup_env *env, const char *path
     close(fd);
     if (rc < 0)
         return rc;
-    return pna_cgroup_parse_oom_kill(text, count);
+    rc = pna_cgroup_parse_oom_kill(text, count);
+    /* A file without the line is not a cgroup gone: say which. */
+    return rc == -ENOENT ? -ENODATA : rc;
 }
 
 int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,

@@ -122,8 +122,9 @@ bool pna_cgroup_id_equal(const struct pna_cgroup_id *a, const struct pna_cgroup_
 /* The oom_kill count of cgroup PATH (memory.events, v1 memory.oom_control)
  * and the identity of the directory it was read in.  The file is opened
  * through the directory's descriptor, so the two belong to one cgroup even
- * while the path is being given to a new one.  Returns 0, or -errno, -ENOENT
- * (no oom_kill line), -EINVAL (not a number, or no hierarchy). */
+ * while the path is being given to a new one.  Returns 0, or -errno (-ENOENT:
+ * the cgroup or its file is not there), -ENODATA (no oom_kill line), -EINVAL
+ * (not a number, or no hierarchy). */
 int pna_cgroup_read_oom_state(const struct pna_cgroup_env *env, const char *path,
                               uint64_t *count, struct pna_cgroup_id *id);
 
