@@ -433,6 +433,45 @@ struct resolver {
                 oid *next, size_t *next_len, struct pna_cell *out);
 };
 
+/* One GETBULK repetition list answered in this call, as far as this
+ * registration goes.  Without this net-snmp's bulk_to_next helper calls the
+ * handler once per repetition, each inside the agent's whole request loop
+ * (access check, result check, reassignment): most of a standalone walk's
+ * time went there.  The varbinds are filled as that helper would leave them:
+ * each answer's OID is where the next repetition starts, R->requestvb the one
+ * still to answer, R->repeat the repetitions left.  When this registration
+ * has nothing more, that varbind stays ASN_NULL and the agent goes on in the
+ * next registration.  Each answer is checked against the request's view, as
+ * the agent's loop would have (an answer out of view is skipped for the next
+ * one). */
+static void serve_bulk(const struct resolver *rs, const struct pna_view *view,
+                       netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r)
+{
+    netsnmp_pdu *pdu = reqinfo->asp ? reqinfo->asp->pdu : NULL;
+    netsnmp_variable_list *vb = r->requestvb;
+    oid from[MAX_OID_LEN], next[MAX_OID_LEN];
+    size_t from_len = vb->name_length, next_len;
+    memcpy(from, vb->name, from_len * sizeof *from);
+    for (;;) {
+        struct pna_cell cell;
+        if (rs->next(rs->self, view, from, from_len, next, &next_len, &cell) != 0)
+            return;
+        memcpy(from, next, next_len * sizeof *from);
+        from_len = next_len;
+        if (pdu && in_a_view(next, &next_len, pdu, cell.type) != VACM_SUCCESS)
+            continue;
+        snmp_set_var_objid(vb, next, next_len);
+        set_value(vb, &cell);
+        if (r->repeat <= 0 || !vb->next_variable)
+            return;
+        r->repeat--;
+        vb = vb->next_variable;
+        snmp_set_var_objid(vb, next, next_len);
+        vb->type = ASN_NULL;
+        r->requestvb = vb;
+    }
+}
+
 /* Answer every varbind of one request from one view. */
 static int serve_requests(const struct resolver *rs, netsnmp_agent_request_info *reqinfo,
                           netsnmp_request_info *requests)
@@ -458,6 +497,8 @@ static int serve_requests(const struct resolver *rs, netsnmp_agent_request_info 
                 snmp_set_var_objid(vb, next, next_len);
                 set_value(vb, &cell);
             }
+        } else if (reqinfo->mode == MODE_GETBULK) {
+            serve_bulk(rs, &view, reqinfo, r);
         } else {
             netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOTWRITABLE);
         }
@@ -503,7 +544,7 @@ int pna_table_register(const struct pna_table_def *def)
         return -1;
     h->myvoid = reg;
     netsnmp_handler_registration *r = netsnmp_handler_registration_create(
-        name, h, def->table_oid, def->table_oid_len, HANDLER_CAN_RONLY);
+        name, h, def->table_oid, def->table_oid_len, HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
     if (!r || netsnmp_register_handler(r) != MIB_REGISTERED_OK) {
         pna_log(LOG_ERR, "cannot register %s", name);
         return -1;
@@ -620,7 +661,7 @@ static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
     memcpy(name, def->group_oid, def->group_oid_len * sizeof(oid));
     name[def->group_oid_len] = subid;
     netsnmp_handler_registration *r = netsnmp_handler_registration_create(
-        group, h, name, def->group_oid_len + 1, HANDLER_CAN_RONLY);
+        group, h, name, def->group_oid_len + 1, HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
     if (!r || netsnmp_register_handler(r) != MIB_REGISTERED_OK) {
         pna_log(LOG_ERR, "cannot register %s.%u", group, subid);
         return -1;
