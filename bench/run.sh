@@ -184,19 +184,33 @@ wait_value "$OBJ.8.1.0" "$CONTAINERS" 60 || die "the agent did not come back aft
 
 # --- 1. full-MIB walk: agent subtree vs snmpd's IF-MIB ----------------------
 say "walks (snmpbulkwalk -Cr50, 1 warm-up + 3 timed each)"
-walk_time() {   # OID...: seconds for walking them, and the varbinds seen
-    local t0 t1 n=0 o
+# CPU time (ns) of the main thread of each process named: where snmpd and the
+# agent answer SNMP (the agent's pollers run on threads of their own).
+main_cpu_ns() { local p; for p in "$@"; do awk '{printf "%s ", $1}' "/proc/$p/schedstat"; done; }
+# walk_time OID...: "WALL_US VARBINDS CLIENT_CPU_US SERVER_CPU_US..." for one
+# bulk walk of them; the servers are the processes in $WALK_PIDS (main threads).
+walk_time() {
+    local t0 t1 o before after client
+    before=$(main_cpu_ns $WALK_PIDS)
     t0=$(date +%s%N)
-    for o in "$@"; do n=$(( n + $(in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o" | grep -c .) )); done
+    # `times` in the subshell: its children's user and system time, the walks'.
+    client=$( (for o in "$@"; do in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o"; done \
+               > "$WORK/walk.out"; times) | tail -1 )
     t1=$(date +%s%N)
-    echo "$(( (t1 - t0) / 1000 )) $n"
+    after=$(main_cpu_ns $WALK_PIDS)
+    echo "$(( (t1 - t0) / 1000 )) $(grep -c . "$WORK/walk.out")" \
+         "$(echo "$client" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%.0f", t * 1e6 }')" \
+         "$(paste -d' ' <(echo "$before" | tr ' ' '\n' | grep .) <(echo "$after" | tr ' ' '\n' | grep .) |
+            awk '{ printf "%.0f ", ($2 - $1) / 1000 }')"
 }
+# cpu_per_vb FILE COLUMN: median over the rounds in FILE of COLUMN / varbinds, in us.
+cpu_per_vb() { awk -v c="$2" '$2 > 0 { printf "%.2f\n", $c / $2 }' "$1" | median; }
 walk_time "$ROOT" >/dev/null
 walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >/dev/null
 : > "$WORK/w-agent"; : > "$WORK/w-if"; : > "$WORK/w-agent2"
 for _ in 1 2 3; do
-    walk_time "$ROOT" >> "$WORK/w-agent"
-    walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >> "$WORK/w-if"
+    WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent"
+    WALK_PIDS="$SNMPD_PID" walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >> "$WORK/w-if"
 done
 A_US=$(awk '{print $1}' "$WORK/w-agent" | median); A_VB=$(tail -1 "$WORK/w-agent" | awk '{print $2}')
 I_US=$(awk '{print $1}' "$WORK/w-if" | median); I_VB=$(tail -1 "$WORK/w-if" | awk '{print $2}')
@@ -220,8 +234,8 @@ done
 walk_time "$FLOOR_OID" >/dev/null
 : > "$WORK/w-floor"
 for _ in 1 2 3; do
-    walk_time "$ROOT" >> "$WORK/w-agent2"
-    walk_time "$FLOOR_OID" >> "$WORK/w-floor"
+    WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent2"
+    WALK_PIDS="$SNMPD_PID $FLOOR_PID" walk_time "$FLOOR_OID" >> "$WORK/w-floor"
 done
 F_US=$(awk '{print $1}' "$WORK/w-floor" | median); F_VB=$(tail -1 "$WORK/w-floor" | awk '{print $2}')
 A2_US=$(awk '{print $1}' "$WORK/w-agent2" | median)
@@ -231,6 +245,14 @@ result "walk: floor subagent $F_VB varbinds in $(awk -v u="$F_US" 'BEGIN{printf 
        "($(awk -v u="$F_US" -v n="$F_VB" 'BEGIN{printf "%.1f", u/n}') us each, through AgentX, answering from nothing)"
 result "ratio walk: agent/floor varbinds per second = $(ratio2 "$A2_RATE" "$F_RATE")" \
        "(agent $A2_RATE/s in the same rounds; walks of agent/floor: $(paste -d/ <(awk '{print $1}' "$WORK/w-agent2") <(awk '{print $1}' "$WORK/w-floor") | tr '\n' ' ')us)"
+# Where each varbind's time goes, by process: snmpd (the master), the
+# subagent's main thread, the client.  The agent's OIDs are longer than the
+# floor's (a container row's index is its 64-character id), which the client
+# and the master pay for too.
+result "cpu per varbind through AgentX, us (median of 3): agent walk: snmpd $(cpu_per_vb "$WORK/w-agent2" 4)," \
+       "subagent $(cpu_per_vb "$WORK/w-agent2" 5), client $(cpu_per_vb "$WORK/w-agent2" 3);" \
+       "floor walk: snmpd $(cpu_per_vb "$WORK/w-floor" 4), subagent $(cpu_per_vb "$WORK/w-floor" 5), client $(cpu_per_vb "$WORK/w-floor" 3)"
+result "ratio cpu per varbind: floor subagent/agent subagent = $(ratio2 "$(cpu_per_vb "$WORK/w-floor" 5)" "$(cpu_per_vb "$WORK/w-agent2" 5)")"
 kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
 # The agent's own engine without AgentX: the same binary as a standalone SNMP
 # agent on the same node (a second process; the subagent keeps running).
@@ -247,12 +269,18 @@ if wait_value "$OBJ.8.1.0" "$CONTAINERS" 60; then
     sleep 6
     walk_time "$ROOT" >/dev/null
     : > "$WORK/w-standalone"
-    for _ in 1 2 3; do walk_time "$ROOT" >> "$WORK/w-standalone"; done
+    for _ in 1 2 3; do WALK_PIDS="$STANDALONE_PID" walk_time "$ROOT" >> "$WORK/w-standalone"; done
     S_US=$(awk '{print $1}' "$WORK/w-standalone" | median); S_VB=$(tail -1 "$WORK/w-standalone" | awk '{print $2}')
     S_RATE=$(awk -v n="$S_VB" -v us="$S_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
     result "walk: agent standalone (no AgentX) $S_VB varbinds in $(awk -v u="$S_US" 'BEGIN{printf "%.2f", u/1e6}') s = $S_RATE varbinds/s" \
            "($(awk -v u="$S_US" -v n="$S_VB" 'BEGIN{printf "%.1f", u/n}') us each)"
     result "ratio walk: agent standalone/IF-MIB varbinds per second = $(ratio "$S_RATE" "$I_RATE")"
+    # The same walks by process: what the server spends per varbind is the
+    # agent's own cost; the client's depends on the OIDs and values it prints.
+    result "cpu per varbind, us (median of 3): agent standalone $(cpu_per_vb "$WORK/w-standalone" 4)" \
+           "(main thread), client $(cpu_per_vb "$WORK/w-standalone" 3); snmpd IF-MIB $(cpu_per_vb "$WORK/w-if" 4)," \
+           "client $(cpu_per_vb "$WORK/w-if" 3)"
+    result "ratio cpu per varbind: snmpd IF-MIB/agent standalone = $(ratio2 "$(cpu_per_vb "$WORK/w-if" 4)" "$(cpu_per_vb "$WORK/w-standalone" 4)")"
 else
     result "walk: the standalone agent did not serve the node: not measured"
 fi
