@@ -191,13 +191,13 @@ main_cpu_ns() { local p; for p in "$@"; do awk '{printf "%s ", $1}' "/proc/$p/sc
 # bulk walk of them; the servers are the processes in $WALK_PIDS (main threads).
 walk_time() {
     local t0 t1 o before after client
-    before=$(main_cpu_ns $WALK_PIDS)
+    before=$(main_cpu_ns ${WALK_PIDS:-})
     t0=$(date +%s%N)
     # `times` in the subshell: its children's user and system time, the walks'.
     client=$( (for o in "$@"; do in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o"; done \
                > "$WORK/walk.out"; times) | tail -1 )
     t1=$(date +%s%N)
-    after=$(main_cpu_ns $WALK_PIDS)
+    after=$(main_cpu_ns ${WALK_PIDS:-})
     echo "$(( (t1 - t0) / 1000 )) $(grep -c . "$WORK/walk.out")" \
          "$(echo "$client" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%.0f", t * 1e6 }')" \
          "$(paste -d' ' <(echo "$before" | tr ' ' '\n' | grep .) <(echo "$after" | tr ' ' '\n' | grep .) |
