@@ -8,9 +8,10 @@
  * table, no lookup, no allocation per request.  GET answers an exact OID,
  * GETNEXT computes the next index.  What is left is what every subagent pays:
  * net-snmp's master forwards each GETBULK repetition as one AgentX round trip,
- * and the subagent library's own request handling.  The OIDs are as long as
- * the agent's table cells (13 sub-identifiers under the enterprise), so the
- * encoding costs the same.  Runs in the foreground until SIGTERM or SIGINT. */
+ * and the subagent library's own request handling.  The OIDs have 12
+ * sub-identifiers, as many as a GPU or port cell of the agent; a container
+ * cell has 78 (its index is the container id), which the kernel, the master
+ * and the client pay for.  Runs in the foreground until SIGTERM or SIGINT. */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>

@@ -436,8 +436,7 @@ struct resolver {
 /* One GETBULK repetition list answered in this call, as far as this
  * registration goes.  Without this net-snmp's bulk_to_next helper calls the
  * handler once per repetition, each inside the agent's whole request loop
- * (access check, result check, reassignment): most of a standalone walk's
- * time went there.  The varbinds are filled as that helper would leave them:
+ * (access check, result check, reassignment).  The varbinds are filled as that helper would leave them:
  * each answer's OID is where the next repetition starts, R->requestvb the one
  * still to answer, R->repeat the repetitions left.  When this registration
  * has nothing more, that varbind stays ASN_NULL and the agent goes on in the
