@@ -1,10 +1,11 @@
 /* floor_subagent.c -- the fastest an AgentX subagent of net-snmp's snmpd can
  * be walked: the floor the benchmark measures the agent against.
  *
- *   floor_subagent SOCKET COUNT
+ *   floor_subagent SOCKET COUNT [PAD]
  *
  * connects to the master at SOCKET (unix:/path) and answers COUNT integers,
- * .1.3.6.1.4.1.59888.99.1.1.1.I = I for I in 1..COUNT, from nothing: no
+ * .1.3.6.1.4.1.59888.99.1.1.1.I = I for I in 1..COUNT (each OID followed by
+ * PAD more sub-identifiers when PAD is given), from nothing: no
  * table, no lookup, no allocation per request.  GET answers an exact OID,
  * GETNEXT computes the next index.  What is left is what every subagent pays:
  * net-snmp's master forwards each GETBULK repetition as one AgentX round trip,
@@ -33,12 +34,31 @@ static void stop(int sig)
     running = 0;
 }
 
-/* The index I of NAME when it is ROOT.I exactly; 0 otherwise. */
+/* Sub-identifiers after I in every OID (0: ROOT.I), so that the OIDs can be
+ * as long as another MIB's: a fixed tail of digits' codes, as a string index
+ * would have. */
+static size_t pad;
+#define PAD_MAX 100
+
+/* ROOT.I.TAIL into BUF; returns its length. */
+static size_t full_oid(unsigned long i, oid *buf)
+{
+    memcpy(buf, floor_root, sizeof floor_root);
+    buf[ROOT_LEN] = i;
+    for (size_t k = 0; k < pad; k++)
+        buf[ROOT_LEN + 1 + k] = 48 + k % 10;
+    return ROOT_LEN + 1 + pad;
+}
+
+/* The index I of NAME when it is ROOT.I.TAIL exactly; 0 otherwise. */
 static unsigned long exact_index(const oid *name, size_t len)
 {
-    if (len != ROOT_LEN + 1 || snmp_oid_compare(name, ROOT_LEN, floor_root, ROOT_LEN) != 0)
+    oid full[ROOT_LEN + 1 + PAD_MAX];
+    if (len != ROOT_LEN + 1 + pad || snmp_oid_compare(name, ROOT_LEN, floor_root, ROOT_LEN) != 0 ||
+        name[ROOT_LEN] < 1 || name[ROOT_LEN] > count)
         return 0;
-    return name[ROOT_LEN] >= 1 && name[ROOT_LEN] <= count ? (unsigned long)name[ROOT_LEN] : 0;
+    size_t flen = full_oid((unsigned long)name[ROOT_LEN], full);
+    return snmp_oid_compare(name, len, full, flen) == 0 ? (unsigned long)name[ROOT_LEN] : 0;
 }
 
 /* The first index whose OID is after NAME; COUNT + 1 when none. */
@@ -51,16 +71,24 @@ static unsigned long next_index(const oid *name, size_t len)
     if (c > 0)
         return count + 1;
     unsigned long i = name[ROOT_LEN];
-    return i >= count ? count + 1 : i + 1; /* ROOT.I and anything under it: I + 1 */
+    if (i == 0)
+        return 1;
+    if (i > count)
+        return count + 1;
+    /* Before ROOT.I.TAIL: I; at it or under it: I + 1. */
+    oid full[ROOT_LEN + 1 + PAD_MAX];
+    size_t flen = full_oid(i, full);
+    if (snmp_oid_compare(name, len, full, flen) < 0)
+        return i;
+    return i >= count ? count + 1 : i + 1;
 }
 
 static void answer(netsnmp_request_info *r, unsigned long i)
 {
-    oid name[ROOT_LEN + 1];
-    memcpy(name, floor_root, sizeof floor_root);
-    name[ROOT_LEN] = i;
+    oid name[ROOT_LEN + 1 + PAD_MAX];
+    size_t len = full_oid(i, name);
     long v = (long)i;
-    snmp_set_var_objid(r->requestvb, name, ROOT_LEN + 1);
+    snmp_set_var_objid(r->requestvb, name, len);
     snmp_set_var_typed_value(r->requestvb, ASN_INTEGER, &v, sizeof v);
 }
 
@@ -93,8 +121,10 @@ static int handle(netsnmp_mib_handler *h, netsnmp_handler_registration *reg,
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (count = strtoul(argv[2], NULL, 10)) == 0) {
-        fprintf(stderr, "usage: %s unix:/path/to/agentx.sock COUNT\n", argv[0]);
+    if ((argc != 3 && argc != 4) || (count = strtoul(argv[2], NULL, 10)) == 0 ||
+        (argc == 4 && (pad = strtoul(argv[3], NULL, 10)) > PAD_MAX)) {
+        fprintf(stderr, "usage: %s unix:/path/to/agentx.sock COUNT [PAD (0..%d)]\n", argv[0],
+                PAD_MAX);
         return 2;
     }
     netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);

@@ -254,6 +254,36 @@ result "cpu per varbind through AgentX, us (median of 3): agent walk: snmpd $(cp
        "floor walk: snmpd $(cpu_per_vb "$WORK/w-floor" 4), subagent $(cpu_per_vb "$WORK/w-floor" 5), client $(cpu_per_vb "$WORK/w-floor" 3)"
 result "ratio cpu per varbind: floor subagent/agent subagent = $(ratio2 "$(cpu_per_vb "$WORK/w-floor" 5)" "$(cpu_per_vb "$WORK/w-agent2" 5)")"
 kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
+# The same floor with OIDs as long as the agent's on average (each padded
+# after its index): what the protocol costs for OIDs of this MIB's length,
+# which the master, the subagent's kernel and net-snmp, and the client pay.
+MEAN_SUBIDS=$(awk '{ n += split($1, a, ".") - 1 } END { printf "%.0f", n / NR }' "$WORK/agent-walk.txt")
+PAD=$(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 ))
+"$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" "$PAD" 2>>"$WORK/floor.log" &
+FLOOR_PID=$!
+PIDS+=("$FLOOR_PID")
+for _ in $(seq 50); do
+    [ -n "$(in_ns snmpgetnext $V2 -On -Oqv "$TARGET" "$FLOOR_OID" 2>/dev/null | grep -x 1)" ] && break
+    sleep 0.2
+done
+walk_time "$FLOOR_OID" >/dev/null
+: > "$WORK/w-floor-long"; : > "$WORK/w-agent3"
+for _ in 1 2 3; do
+    WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent3"
+    WALK_PIDS="$SNMPD_PID $FLOOR_PID" walk_time "$FLOOR_OID" >> "$WORK/w-floor-long"
+done
+FL_US=$(awk '{print $1}' "$WORK/w-floor-long" | median)
+A3_US=$(awk '{print $1}' "$WORK/w-agent3" | median)
+FL_RATE=$(awk -v n="$F_VB" -v us="$FL_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+A3_RATE=$(awk -v n="$A_VB" -v us="$A3_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+result "walk: floor subagent, OIDs of $MEAN_SUBIDS sub-identifiers (the agent's mean): $FL_RATE varbinds/s" \
+       "($(awk -v u="$FL_US" -v n="$F_VB" 'BEGIN{printf "%.1f", u/n}') us each)"
+result "ratio walk: agent/floor of the agent's OID length varbinds per second = $(ratio2 "$A3_RATE" "$FL_RATE")" \
+       "(agent $A3_RATE/s in the same rounds; walks of agent/floor: $(paste -d/ <(awk '{print $1}' "$WORK/w-agent3") <(awk '{print $1}' "$WORK/w-floor-long") | tr '\n' ' ')us)"
+result "cpu per varbind through AgentX, us (median of 3): agent walk: snmpd $(cpu_per_vb "$WORK/w-agent3" 4)," \
+       "subagent $(cpu_per_vb "$WORK/w-agent3" 5), client $(cpu_per_vb "$WORK/w-agent3" 3);" \
+       "floor walk (same OID length): snmpd $(cpu_per_vb "$WORK/w-floor-long" 4), subagent $(cpu_per_vb "$WORK/w-floor-long" 5), client $(cpu_per_vb "$WORK/w-floor-long" 3)"
+kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
 # The agent's own engine without AgentX: the same binary as a standalone SNMP
 # agent on the same node (a second process; the subagent keeps running).
 S_PORT=$(rand_port)
