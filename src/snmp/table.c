@@ -436,9 +436,10 @@ struct resolver {
 /* One GETBULK repetition list answered in this call, as far as this
  * registration goes.  Without this net-snmp's bulk_to_next helper calls the
  * handler once per repetition, each inside the agent's whole request loop
- * (access check, result check, reassignment).  The varbinds are filled as that helper would leave them:
- * each answer's OID is where the next repetition starts, R->requestvb the one
- * still to answer, R->repeat the repetitions left.  When this registration
+ * (access check, result check, reassignment).  The varbinds are filled as
+ * that helper would leave them: each answer's OID is where the next
+ * repetition starts, R->requestvb the one still to answer, R->repeat the
+ * repetitions left.  When this registration
  * has nothing more, that varbind stays ASN_NULL and the agent goes on in the
  * next registration.  Each answer is checked against the request's view, as
  * the agent's loop would have (an answer out of view is skipped for the next

@@ -252,16 +252,27 @@ static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count,
     }
 }
 
+/* A kill of E's cgroup's own (read, or taken at its end) in the last
+ * SAME_KILL_MS: a signal or notice now is about that kill. */
+static bool recent_own_kill(const struct entry *e, int64_t now)
+{
+    return e->read_kill_ms && now - e->read_kill_ms < SAME_KILL_MS;
+}
+
+/* An OOM signalled in the last SAME_KILL_MS whose kill the count has not
+ * shown yet. */
+static bool signal_pending(const struct entry *e, int64_t now)
+{
+    return e->oom_signal_ms && now - e->oom_signal_ms < SAME_KILL_MS;
+}
+
 /* An OOM was signalled for E (v1 eventfd, a runtime's notice) and a read
  * just now found its count unmoved: the kill is still to be counted, unless
  * a kill read from the cgroup in the last SAME_KILL_MS was this OOM's. */
 static void note_signal(struct entry *e, uint64_t count_before, int64_t now)
 {
-    if (!e->readable || e->last != count_before)
-        return;
-    if (e->read_kill_ms && now - e->read_kill_ms < SAME_KILL_MS)
-        return;
-    e->oom_signal_ms = now;
+    if (e->readable && e->last == count_before && !recent_own_kill(e, now))
+        e->oom_signal_ms = now;
 }
 
 /* E's cgroup cannot be read any more.  An OOM signalled in the last
@@ -270,7 +281,7 @@ static void note_signal(struct entry *e, uint64_t count_before, int64_t now)
 static void cgroup_vanished(struct pna_oom_watch *w, struct entry *e, struct hits *h)
 {
     int64_t now = pna_mono_ms();
-    bool pending = e->oom_signal_ms && now - e->oom_signal_ms < SAME_KILL_MS;
+    bool pending = signal_pending(e, now);
     e->oom_signal_ms = 0;
     if (!pending)
         return;
@@ -412,8 +423,8 @@ static bool recheck_one(struct pna_oom_watch *w, struct entry *e, struct hits *h
     recheck(w, e, h);
     /* A signalled OOM not counted yet is read until its cgroup goes or
      * SAME_KILL_MS passes (cgroup_vanished() needs to see it go). */
-    bool signalled = e->oom_signal_ms && now - e->oom_signal_ms < SAME_KILL_MS;
-    if ((now >= e->recheck_until && !signalled) || e->last != before || !e->readable) {
+    if ((now >= e->recheck_until && !signal_pending(e, now)) || e->last != before ||
+        !e->readable) {
         e->recheck_until = 0;
         return false;
     }
@@ -887,7 +898,7 @@ void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id, const char *nam
              * container): the runtime's word is all there is, one kill per
              * notice, unless a read of the cgroup counted one just before
              * it went (the notice is about that kill). */
-            if (!e->read_kill_ms || now - e->read_kill_ms >= SAME_KILL_MS)
+            if (!recent_own_kill(e, now))
                 account(w, e, e->last + 1, NULL, &h);
         } else {
             e->recheck_until = pna_mono_ms() + RECHECK_FOR_MS;
