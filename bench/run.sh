@@ -207,7 +207,7 @@ walk_time() {
 cpu_per_vb() { awk -v c="$2" '$2 > 0 { printf "%.2f\n", $c / $2 }' "$1" | median; }
 walk_time "$ROOT" >/dev/null
 walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >/dev/null
-: > "$WORK/w-agent"; : > "$WORK/w-if"; : > "$WORK/w-agent2"
+: > "$WORK/w-agent"; : > "$WORK/w-if"
 for _ in 1 2 3; do
     WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent"
     WALK_PIDS="$SNMPD_PID" walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >> "$WORK/w-if"
@@ -223,67 +223,53 @@ result "walk: snmpd IF-MIB ($(( PAIRS * 2 + 1 )) interfaces) $I_VB varbinds in $
 result "ratio walk: agent/IF-MIB varbinds per second = $(ratio "$A_RATE" "$I_RATE")"
 # The floor: a subagent of the same snmpd answering as many integers from
 # nothing (bench/floor_subagent.c), so that what AgentX itself costs is known.
-"$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" 2>>"$WORK/floor.log" &
-FLOOR_PID=$!
-PIDS+=("$FLOOR_PID")
 FLOOR_OID=.1.3.6.1.4.1.59888.99
-for _ in $(seq 50); do
-    [ "$(in_ns snmpget $V2 -On -Oqv "$TARGET" "$FLOOR_OID.1.1.1.1" 2>/dev/null)" = 1 ] && break
-    sleep 0.2
-done
-walk_time "$FLOOR_OID" >/dev/null
-: > "$WORK/w-floor"
-for _ in 1 2 3; do
-    WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent2"
-    WALK_PIDS="$SNMPD_PID $FLOOR_PID" walk_time "$FLOOR_OID" >> "$WORK/w-floor"
-done
-F_US=$(awk '{print $1}' "$WORK/w-floor" | median); F_VB=$(tail -1 "$WORK/w-floor" | awk '{print $2}')
-A2_US=$(awk '{print $1}' "$WORK/w-agent2" | median)
-F_RATE=$(awk -v n="$F_VB" -v us="$F_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
-A2_RATE=$(awk -v n="$A_VB" -v us="$A2_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
-result "walk: floor subagent $F_VB varbinds in $(awk -v u="$F_US" 'BEGIN{printf "%.2f", u/1e6}') s = $F_RATE varbinds/s" \
-       "($(awk -v u="$F_US" -v n="$F_VB" 'BEGIN{printf "%.1f", u/n}') us each, through AgentX, answering from nothing)"
-result "ratio walk: agent/floor varbinds per second = $(ratio2 "$A2_RATE" "$F_RATE")" \
-       "(agent $A2_RATE/s in the same rounds; walks of agent/floor: $(paste -d/ <(awk '{print $1}' "$WORK/w-agent2") <(awk '{print $1}' "$WORK/w-floor") | tr '\n' ' ')us)"
-# Where each varbind's time goes, by process: snmpd (the master), the
-# subagent's main thread, the client.  The agent's OIDs are longer than the
+# floor_rounds PAD TAG: start the floor, each OID padded with PAD more
+# sub-identifiers, walk it in three rounds alternating with the agent (into
+# w-agent-TAG and w-floor-TAG), and stop it.
+floor_rounds() {
+    "$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" "$1" 2>>"$WORK/floor.log" &
+    FLOOR_PID=$!
+    PIDS+=("$FLOOR_PID")
+    for _ in $(seq 50); do
+        [ "$(in_ns snmpgetnext $V2 -On -Oqv "$TARGET" "$FLOOR_OID" 2>/dev/null)" = 1 ] && break
+        sleep 0.2
+    done
+    walk_time "$FLOOR_OID" >/dev/null
+    : > "$WORK/w-agent-$2"; : > "$WORK/w-floor-$2"
+    for _ in 1 2 3; do
+        WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent-$2"
+        WALK_PIDS="$SNMPD_PID $FLOOR_PID" walk_time "$FLOOR_OID" >> "$WORK/w-floor-$2"
+    done
+    kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
+}
+# floor_report TAG LABEL: the rates, their ratio and the CPU per varbind by
+# process of floor_rounds TAG.  The agent's OIDs are longer than the short
 # floor's (a container row's index is its 64-character id), which the client
 # and the master pay for too.
-result "cpu per varbind through AgentX, us (median of 3): agent walk: snmpd $(cpu_per_vb "$WORK/w-agent2" 4)," \
-       "subagent $(cpu_per_vb "$WORK/w-agent2" 5), client $(cpu_per_vb "$WORK/w-agent2" 3);" \
-       "floor walk: snmpd $(cpu_per_vb "$WORK/w-floor" 4), subagent $(cpu_per_vb "$WORK/w-floor" 5), client $(cpu_per_vb "$WORK/w-floor" 3)"
-result "ratio cpu per varbind: floor subagent/agent subagent = $(ratio2 "$(cpu_per_vb "$WORK/w-floor" 5)" "$(cpu_per_vb "$WORK/w-agent2" 5)")"
-kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
+floor_report() {
+    local f="$WORK/w-floor-$1" a="$WORK/w-agent-$1" f_us a_us f_vb f_rate a_rate
+    f_us=$(awk '{print $1}' "$f" | median); f_vb=$(tail -1 "$f" | awk '{print $2}')
+    a_us=$(awk '{print $1}' "$a" | median)
+    f_rate=$(awk -v n="$f_vb" -v us="$f_us" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+    a_rate=$(awk -v n="$A_VB" -v us="$a_us" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+    result "walk: floor subagent$2 $f_vb varbinds in $(awk -v u="$f_us" 'BEGIN{printf "%.2f", u/1e6}') s = $f_rate varbinds/s" \
+           "($(awk -v u="$f_us" -v n="$f_vb" 'BEGIN{printf "%.1f", u/n}') us each, through AgentX, answering from nothing)"
+    result "ratio walk: agent/floor$2 varbinds per second = $(ratio2 "$a_rate" "$f_rate")" \
+           "(agent $a_rate/s in the same rounds; walks of agent/floor: $(paste -d/ <(awk '{print $1}' "$a") <(awk '{print $1}' "$f") | tr '\n' ' ')us)"
+    result "cpu per varbind through AgentX, us (median of 3): agent walk: snmpd $(cpu_per_vb "$a" 4)," \
+           "subagent $(cpu_per_vb "$a" 5), client $(cpu_per_vb "$a" 3);" \
+           "floor walk$2: snmpd $(cpu_per_vb "$f" 4), subagent $(cpu_per_vb "$f" 5), client $(cpu_per_vb "$f" 3)"
+    result "ratio cpu per varbind: floor subagent$2/agent subagent = $(ratio2 "$(cpu_per_vb "$f" 5)" "$(cpu_per_vb "$a" 5)")"
+}
+floor_rounds 0 short
+floor_report short ""
 # The same floor with OIDs as long as the agent's on average (each padded
 # after its index): what the protocol costs for OIDs of this MIB's length,
 # which the master, the subagent's kernel and net-snmp, and the client pay.
 MEAN_SUBIDS=$(awk '{ n += split($1, a, ".") - 1 } END { printf "%.0f", n / NR }' "$WORK/agent-walk.txt")
-PAD=$(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 ))
-"$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" "$PAD" 2>>"$WORK/floor.log" &
-FLOOR_PID=$!
-PIDS+=("$FLOOR_PID")
-for _ in $(seq 50); do
-    [ -n "$(in_ns snmpgetnext $V2 -On -Oqv "$TARGET" "$FLOOR_OID" 2>/dev/null | grep -x 1)" ] && break
-    sleep 0.2
-done
-walk_time "$FLOOR_OID" >/dev/null
-: > "$WORK/w-floor-long"; : > "$WORK/w-agent3"
-for _ in 1 2 3; do
-    WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent3"
-    WALK_PIDS="$SNMPD_PID $FLOOR_PID" walk_time "$FLOOR_OID" >> "$WORK/w-floor-long"
-done
-FL_US=$(awk '{print $1}' "$WORK/w-floor-long" | median)
-A3_US=$(awk '{print $1}' "$WORK/w-agent3" | median)
-FL_RATE=$(awk -v n="$F_VB" -v us="$FL_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
-A3_RATE=$(awk -v n="$A_VB" -v us="$A3_US" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
-result "walk: floor subagent, OIDs of $MEAN_SUBIDS sub-identifiers (the agent's mean): $FL_RATE varbinds/s" \
-       "($(awk -v u="$FL_US" -v n="$F_VB" 'BEGIN{printf "%.1f", u/n}') us each)"
-result "ratio walk: agent/floor of the agent's OID length varbinds per second = $(ratio2 "$A3_RATE" "$FL_RATE")" \
-       "(agent $A3_RATE/s in the same rounds; walks of agent/floor: $(paste -d/ <(awk '{print $1}' "$WORK/w-agent3") <(awk '{print $1}' "$WORK/w-floor-long") | tr '\n' ' ')us)"
-result "cpu per varbind through AgentX, us (median of 3): agent walk: snmpd $(cpu_per_vb "$WORK/w-agent3" 4)," \
-       "subagent $(cpu_per_vb "$WORK/w-agent3" 5), client $(cpu_per_vb "$WORK/w-agent3" 3);" \
-       "floor walk (same OID length): snmpd $(cpu_per_vb "$WORK/w-floor-long" 4), subagent $(cpu_per_vb "$WORK/w-floor-long" 5), client $(cpu_per_vb "$WORK/w-floor-long" 3)"
-kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
+floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) long
+floor_report long " (OIDs of $MEAN_SUBIDS sub-identifiers, the agent's mean)"
 # The agent's own engine without AgentX: the same binary as a standalone SNMP
 # agent on the same node (a second process; the subagent keeps running).
 S_PORT=$(rand_port)
