@@ -50,7 +50,6 @@ struct containers_state {
     struct pna_docker *docker;
     struct pna_docker_events *events;
     atomic_uint_fast64_t oom_events;
-    atomic_uint_fast64_t oom_kills;
 };
 
 /* A runtime event (task created or exited, OOM): poll now, not at the next interval. */
@@ -82,7 +81,6 @@ static void on_oom(void *arg, const struct pna_oom_hit *hit)
                  w->name[0] ? w->name : w->id, (unsigned long long)hit->kill_count);
     pna_event_post(&ev);
     atomic_fetch_add(&st->oom_events, 1);
-    atomic_fetch_add(&st->oom_kills, hit->kill_count - hit->prev_count);
     /* The trap says "kills: N": the row's count and the total should say so
      * too before the NMS comes to read them, not at the next interval. */
     wake_poller();
@@ -305,7 +303,10 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     sync_watch(st, &s->set);
     s->docker_errors = st->docker ? pna_docker_errors(st->docker) : 0;
     s->oom_events = atomic_load(&st->oom_events);
-    s->oom_kills = atomic_load(&st->oom_kills);
+    /* From the watch, not summed in on_oom(): that runs after the watch
+     * has moved the row's count, and a poll in between would serve a
+     * total without the kill its row shows. */
+    s->oom_kills = st->watch ? pna_oom_watch_kills(st->watch) : 0;
     s->oom_decreases = st->watch ? pna_oom_watch_decreases(st->watch) : 0;
     pna_snap_init(&s->base, destroy_snap);
     s->base.taken_ms = pna_now_ms();

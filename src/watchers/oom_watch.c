@@ -106,6 +106,9 @@ struct pna_oom_watch {
     size_t ndirs;
     bool dirs_complete;      /* every directory of the last pna_oom_watch_dirs() is watched */
     atomic_uint_fast64_t reported;
+    /* Kills in all reports, added under the lock with the entry's count, so
+     * a poll that serves a row's count serves a total that includes it. */
+    atomic_uint_fast64_t kills;
     atomic_uint_fast64_t decreases;   /* counts that went down in the same cgroup */
     atomic_uint_fast64_t dir_events;  /* events on the watched directories, overflows */
 };
@@ -249,6 +252,7 @@ static void account(struct pna_oom_watch *w, struct entry *e, uint64_t count,
             e->read_kill_ms = pna_mono_ms();
         e->oom_signal_ms = 0;
         atomic_fetch_add(&w->reported, 1);
+        atomic_fetch_add(&w->kills, added);
     }
 }
 
@@ -936,6 +940,11 @@ uint64_t pna_oom_watch_dir_events(struct pna_oom_watch *w, bool *complete)
 uint64_t pna_oom_watch_reported(struct pna_oom_watch *w)
 {
     return atomic_load(&w->reported);
+}
+
+uint64_t pna_oom_watch_kills(struct pna_oom_watch *w)
+{
+    return atomic_load(&w->kills);
 }
 
 uint64_t pna_oom_watch_decreases(struct pna_oom_watch *w)

@@ -113,10 +113,14 @@ uint64_t pna_oom_watch_observe(struct pna_oom_watch *w, const char *id, uint64_t
  * from that count rather than reporting the kill again. */
 void pna_oom_watch_poke(struct pna_oom_watch *w, const char *id, const char *name);
 
-/* Kernel watches in place (inotify + eventfd), kills reported so far, and
- * decreases of a count within one cgroup ignored so far. */
+/* Kernel watches in place (inotify + eventfd), reports made so far, the
+ * kills they add up to, and decreases of a count within one cgroup ignored
+ * so far.  The kills total moves with the counts pna_oom_watch_observe()
+ * answers (one lock), while the callback for a report runs after it: a
+ * total read after the observe calls includes every count they gave. */
 size_t pna_oom_watch_active(struct pna_oom_watch *w);
 uint64_t pna_oom_watch_reported(struct pna_oom_watch *w);
+uint64_t pna_oom_watch_kills(struct pna_oom_watch *w);
 uint64_t pna_oom_watch_decreases(struct pna_oom_watch *w);
 
 /* Stop the thread and free everything. NULL is allowed. */

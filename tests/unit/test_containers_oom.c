@@ -21,6 +21,9 @@ struct seen {
     struct pna_oom_hit hits[64];
     int n;
     int changes;
+    struct pna_oom_watch *w;   /* when set: each report checks the kills total */
+    uint64_t kills;            /* kills in the reports so far */
+    bool total_behind;         /* a report came before the total had its kills */
 };
 
 static void on_oom(void *arg, const struct pna_oom_hit *hit)
@@ -30,6 +33,11 @@ static void on_oom(void *arg, const struct pna_oom_hit *hit)
     if (s->n < 64)
         s->hits[s->n] = *hit;
     s->n++;
+    s->kills += hit->kill_count - hit->prev_count;
+    /* A poll serves the total with the rows' counts: by the time a kill
+     * is reported, both must have it already. */
+    if (s->w && pna_oom_watch_kills(s->w) < s->kills)
+        s->total_behind = true;
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -121,6 +129,9 @@ static void test_v2(void)
     CHECK(w != NULL);
     if (!w)
         return;
+    pthread_mutex_lock(&s.lock);
+    s.w = w;
+    pthread_mutex_unlock(&s.lock);
     struct pna_oom_target t[2] = { target("c1", "/pod1/c1"), target("c2", "/pod1/c2") };
     CHECK_INT(pna_oom_watch_sync(w, t, 2), 0);
     CHECK_INT(pna_oom_watch_active(w), 2);
@@ -192,6 +203,7 @@ static void test_v2(void)
     CHECK_INT(count_hits(&s), 6);
     CHECK_U64(s.hits[5].kill_count, 1);
     CHECK_U64(pna_oom_watch_reported(w), 6);
+    CHECK_U64(pna_oom_watch_kills(w), 7);   /* 1 + 2 (c1), 1 (c2), 1 + 1 (c3), 1 (c4) */
     /* ... and so is the poll's count, which the watch cannot read again. */
     CHECK_U64(pna_oom_watch_observe(w, "c4", 4), 4);
     CHECK_INT(count_hits(&s), 7);
@@ -232,6 +244,9 @@ static void test_v2(void)
 
     CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);
     CHECK_INT(pna_oom_watch_active(w), 0);
+    /* The total is every report's kills, and no report came before it. */
+    CHECK_U64(pna_oom_watch_kills(w), s.kills);
+    CHECK(!s.total_behind);
     pna_oom_watch_free(w);
 }
 
