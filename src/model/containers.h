@@ -186,8 +186,7 @@ struct pna_containers_snap {
     bool containerd_seen;      /* the containerd state directory exists */
     bool docker_seen;          /* dockerd answered this poll */
     uint32_t docker_errors;    /* failed Docker requests since start */
-    uint64_t oom_events;       /* OOM-kill notifications posted since start */
-    uint64_t oom_kills;        /* kills those notifications covered (primusContainerOomKillsTotal) */
+    uint64_t oom_kills;        /* kills the OOM watch reported (primusContainerOomKillsTotal) */
     uint64_t oom_decreases;    /* oom_kill counts that went down within one cgroup's life,
                                   ignored (src/watchers/oom_watch.h); not served yet */
 };

@@ -49,7 +49,6 @@ struct containers_state {
     struct pna_oom_watch *watch;
     struct pna_docker *docker;
     struct pna_docker_events *events;
-    atomic_uint_fast64_t oom_events;
 };
 
 /* A runtime event (task created or exited, OOM): poll now, not at the next interval. */
@@ -61,7 +60,7 @@ static void wake_poller(void)
 /* OOM watch thread. */
 static void on_oom(void *arg, const struct pna_oom_hit *hit)
 {
-    struct containers_state *st = arg;
+    (void)arg;
     struct pna_event ev;
     memset(&ev, 0, sizeof ev);
     ev.type = PNA_EV_CONTAINER_OOM;
@@ -80,7 +79,6 @@ static void on_oom(void *arg, const struct pna_oom_hit *hit)
         snprintf(ev.text, sizeof ev.text, "container %.100s OOM-killed (kills: %llu)",
                  w->name[0] ? w->name : w->id, (unsigned long long)hit->kill_count);
     pna_event_post(&ev);
-    atomic_fetch_add(&st->oom_events, 1);
     /* The trap says "kills: N": the row's count and the total should say so
      * too before the NMS comes to read them, not at the next interval. */
     wake_poller();
@@ -302,7 +300,6 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     pna_container_set_assign_indexes(&s->set, p ? &p->set : NULL);
     sync_watch(st, &s->set);
     s->docker_errors = st->docker ? pna_docker_errors(st->docker) : 0;
-    s->oom_events = atomic_load(&st->oom_events);
     /* From the watch, not summed in on_oom(): that runs after the watch
      * has moved the row's count, and a poll in between would serve a
      * total without the kill its row shows. */
