@@ -36,7 +36,7 @@ PATH=$PATH:/usr/sbin:/sbin
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "== $*"; }
 [ "$(id -u)" = 0 ] || die "needs root (ip netns, veth interfaces)"
-for t in snmpd snmptrapd snmpbulkwalk snmpget ip python3 curl prometheus-node-exporter; do
+for t in snmpd snmptrapd snmpbulkwalk snmpget ip python3 curl prometheus-node-exporter taskset; do
     command -v "$t" >/dev/null || die "$t not installed"
 done
 for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$CTRPOLL" "$GETLAT" "$FLOOR"; do
@@ -194,7 +194,7 @@ walk_time() {
     before=$(main_cpu_ns ${WALK_PIDS:-})
     t0=$(date +%s%N)
     # `times` in the subshell: its children's user and system time, the walks'.
-    client=$( (for o in "$@"; do in_ns snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o"; done \
+    client=$( (for o in "$@"; do in_ns ${PIN_CLIENT:-} snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o"; done \
                > "$WORK/walk.out"; times) | tail -1 )
     t1=$(date +%s%N)
     after=$(main_cpu_ns ${WALK_PIDS:-})
@@ -224,9 +224,16 @@ result "ratio walk: agent/IF-MIB varbinds per second = $(ratio "$A_RATE" "$I_RAT
 # The floor: a subagent of the same snmpd answering as many integers from
 # nothing (bench/floor_subagent.c), so that what AgentX itself costs is known.
 FLOOR_OID=.1.3.6.1.4.1.59888.99
-# floor_rounds PAD TAG: start the floor, each OID padded with PAD more
+# The CPUs this run may use, and the first of them.
+ALL_CPUS=$(taskset -c -p $$ | sed 's/.*: //')
+ONE_CPU=$(echo "$ALL_CPUS" | cut -d, -f1 | cut -d- -f1)
+# pin CPUS PID...: every thread of each process onto CPUS.
+pin() { local cpus=$1 p; shift; for p in "$@"; do taskset -a -p -c "$cpus" "$p" >/dev/null; done; }
+# floor_rounds PAD TAG [CPU]: start the floor, each OID padded with PAD more
 # sub-identifiers, walk it in three rounds alternating with the agent (into
-# w-agent-TAG and w-floor-TAG), and stop it.
+# w-agent-TAG and w-floor-TAG), and stop it.  With CPU the client, snmpd,
+# the agent (all its threads) and the floor run on that one CPU for these
+# rounds: no request then waits for another CPU to wake up.
 floor_rounds() {
     "$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" "$1" 2>>"$WORK/floor.log" &
     FLOOR_PID=$!
@@ -235,12 +242,20 @@ floor_rounds() {
         [ "$(in_ns snmpgetnext $V2 -On -Oqv "$TARGET" "$FLOOR_OID" 2>/dev/null)" = 1 ] && break
         sleep 0.2
     done
+    if [ -n "${3:-}" ]; then
+        pin "$3" "$SNMPD_PID" "$AGENT_PID" "$FLOOR_PID"
+        PIN_CLIENT="taskset -c $3"
+    fi
     walk_time "$FLOOR_OID" >/dev/null
     : > "$WORK/w-agent-$2"; : > "$WORK/w-floor-$2"
     for _ in 1 2 3; do
         WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent-$2"
         WALK_PIDS="$SNMPD_PID $FLOOR_PID" walk_time "$FLOOR_OID" >> "$WORK/w-floor-$2"
     done
+    if [ -n "${3:-}" ]; then
+        pin "$ALL_CPUS" "$SNMPD_PID" "$AGENT_PID"
+        PIN_CLIENT=
+    fi
     kill "$FLOOR_PID" 2>/dev/null; wait "$FLOOR_PID" 2>/dev/null
 }
 # floor_report TAG LABEL: the rates, their ratio and the CPU per varbind by
@@ -270,6 +285,12 @@ floor_report short ""
 MEAN_SUBIDS=$(awk '{ n += split($1, a, ".") - 1 } END { printf "%.0f", n / NR }' "$WORK/agent-walk.txt")
 floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) long
 floor_report long " (OIDs of $MEAN_SUBIDS sub-identifiers, the agent's mean)"
+# The same again with everything on one CPU.  Each AgentX round trip wakes
+# the master, then the subagent, then the master: across CPUs, and on a
+# virtual machine most of all, a wake-up of an idle CPU costs more than the
+# work of either process.  On one CPU what is left is the processes' work.
+floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) onecpu "$ONE_CPU"
+floor_report onecpu " (OIDs of $MEAN_SUBIDS sub-identifiers, all on CPU $ONE_CPU)"
 # The agent's own engine without AgentX: the same binary as a standalone SNMP
 # agent on the same node (a second process; the subagent keeps running).
 S_PORT=$(rand_port)

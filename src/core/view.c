@@ -39,12 +39,21 @@ static void take_agent_state(struct pna_view *v)
 void pna_view_take(struct pna_view *v, uint32_t what)
 {
     memset(v, 0, sizeof *v);
-    for (int d = 0; d < PNA_DOM_COUNT; d++)
-        if (what & PNA_VIEW_DOMAIN(d))
-            v->snap[d] = pna_cache_acquire((enum pna_domain)d);
-    if (what & PNA_VIEW_POLLERS)
-        take_agent_state(v);
+    pna_view_need(v, what);
     v->now_ms = pna_now_ms();
+}
+
+void pna_view_need(struct pna_view *v, uint32_t what)
+{
+    uint32_t missing = what & ~v->taken;
+    if (!missing)
+        return;
+    for (int d = 0; d < PNA_DOM_COUNT; d++)
+        if (missing & PNA_VIEW_DOMAIN(d))
+            v->snap[d] = pna_cache_acquire((enum pna_domain)d);
+    if (missing & PNA_VIEW_POLLERS)
+        take_agent_state(v);
+    v->taken |= missing;
 }
 
 void pna_view_release(struct pna_view *v)

@@ -33,6 +33,7 @@ struct pna_agent_identity {
 
 struct pna_view {
     int64_t now_ms;                       /* CLOCK_REALTIME when taken */
+    uint32_t taken;                       /* PNA_VIEW_* bits taken so far */
     struct pna_snap *snap[PNA_DOM_COUNT]; /* references; NULL: not taken, or no data yet */
     /* With PNA_VIEW_POLLERS: */
     struct pna_poller_info *pollers;      /* copies, in registry order */
@@ -47,6 +48,10 @@ void pna_agent_set_identity(const char *version, bool standalone);
 
 void pna_view_take(struct pna_view *v, uint32_t what);
 void pna_view_release(struct pna_view *v);
+
+/* Take what of WHAT V does not hold yet (an SNMP request takes a domain when
+ * the first table that reads it is reached).  NOW_MS stays the first take's. */
+void pna_view_need(struct pna_view *v, uint32_t what);
 
 /* The snapshot of DOMAIN in V, or NULL. */
 static inline const void *pna_view_snap(const struct pna_view *v, enum pna_domain domain)

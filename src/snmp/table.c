@@ -1,9 +1,10 @@
 /* snmp/table.c -- the read-only MIB engine (see table.h).
  *
- * One net-snmp handler per table or scalar.  A request takes one view of the
- * cache (the domains its table reads), resolves every varbind against it, and
- * lets it go: the answer is consistent within the request, and a poller can
- * publish meanwhile without waiting for anybody.
+ * Each table and each scalar is a subtree of the agent's one registration
+ * (snmp/subtree.c).  A request takes one view of the cache (the domains the
+ * tables it reaches read), resolves every varbind against it, and lets it
+ * go: the answer is consistent within the request, and a poller can publish
+ * meanwhile without waiting for anybody.
  *
  * Row order: SNMP orders rows by their index OIDs, which for string indexes is
  * not the order a source keeps (length comes first).  The first request after
@@ -11,6 +12,7 @@
  * binary search over that permutation, with no allocation. */
 #include "pna_autoconf.h"
 #include "snmp/table.h"
+#include "snmp/subtree.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -105,30 +107,6 @@ size_t pna_index_put_string(oid *idx, size_t cap, const char *s)
     for (size_t i = 0; i < len; i++)
         idx[i + 1] = (unsigned char)s[i];
     return len + 1;
-}
-
-static void set_value(netsnmp_variable_list *vb, const struct pna_cell *c)
-{
-    switch (c->type) {
-    case ASN_INTEGER: {
-        long v = (long)c->i;
-        snmp_set_var_typed_value(vb, ASN_INTEGER, &v, sizeof v);
-        break;
-    }
-    case ASN_COUNTER64: {
-        struct counter64 v = { .high = (u_long)(c->u >> 32), .low = (u_long)(c->u & 0xffffffffu) };
-        snmp_set_var_typed_value(vb, ASN_COUNTER64, &v, sizeof v);
-        break;
-    }
-    case ASN_OCTET_STR:
-        snmp_set_var_typed_value(vb, ASN_OCTET_STR, c->str, c->len);
-        break;
-    default: {
-        u_long v = (u_long)(c->u & 0xffffffffu);
-        snmp_set_var_typed_value(vb, c->type, &v, sizeof v);
-        break;
-    }
-    }
 }
 
 /* The descriptor of column COL, or NULL: a lookup table per registration. */
@@ -295,8 +273,13 @@ static size_t lower_bound(const struct table_reg *reg, const struct pna_view *v,
  * answer when that is the one asked about, else by binary search. */
 static bool same_snapshots(const struct table_reg *reg, const struct pna_view *v)
 {
+    /* Only the domains the table reads: a request's view may hold others
+     * (taken for another table) or not, from one request to the next. */
+    uint32_t reads = reg->def->metrics->view;
     for (int d = 0; d < PNA_DOM_COUNT; d++)
-        if (reg->hint_snap[d] != v->snap[d] ||
+        if (!(reads & PNA_VIEW_DOMAIN(d)))
+            continue;
+        else if (reg->hint_snap[d] != v->snap[d] ||
             (v->snap[d] && reg->hint_gen[d] != v->snap[d]->generation))
             return false;
     return true;
@@ -423,90 +406,6 @@ int pna_table_getnext_in(const struct pna_table_def *def, const struct pna_view 
 
 /* ---- net-snmp handlers --------------------------------------------------- */
 
-/* How one registration resolves names: a table, or one scalar. */
-struct resolver {
-    uint32_t view;              /* what the view must hold (PNA_VIEW_* bits) */
-    void *self;
-    int (*get)(void *self, const struct pna_view *v, const oid *name, size_t name_len,
-               struct pna_cell *out);
-    int (*next)(void *self, const struct pna_view *v, const oid *name, size_t name_len,
-                oid *next, size_t *next_len, struct pna_cell *out);
-};
-
-/* One GETBULK repetition list answered in this call, as far as this
- * registration goes.  Without this net-snmp's bulk_to_next helper calls the
- * handler once per repetition, each inside the agent's whole request loop
- * (access check, result check, reassignment).  The varbinds are filled as
- * that helper would leave them: each answer's OID is where the next
- * repetition starts, R->requestvb the one still to answer, R->repeat the
- * repetitions left.  When this registration
- * has nothing more, that varbind stays ASN_NULL and the agent goes on in the
- * next registration.  Each answer is checked against the request's view, as
- * the agent's loop would have (an answer out of view is skipped for the next
- * one). */
-static void serve_bulk(const struct resolver *rs, const struct pna_view *view,
-                       netsnmp_agent_request_info *reqinfo, netsnmp_request_info *r)
-{
-    netsnmp_pdu *pdu = reqinfo->asp ? reqinfo->asp->pdu : NULL;
-    netsnmp_variable_list *vb = r->requestvb;
-    oid from[MAX_OID_LEN], next[MAX_OID_LEN];
-    size_t from_len = vb->name_length, next_len;
-    memcpy(from, vb->name, from_len * sizeof *from);
-    for (;;) {
-        struct pna_cell cell;
-        if (rs->next(rs->self, view, from, from_len, next, &next_len, &cell) != 0)
-            return;
-        memcpy(from, next, next_len * sizeof *from);
-        from_len = next_len;
-        if (pdu && in_a_view(next, &next_len, pdu, cell.type) != VACM_SUCCESS)
-            continue;
-        snmp_set_var_objid(vb, next, next_len);
-        set_value(vb, &cell);
-        if (r->repeat <= 0 || !vb->next_variable)
-            return;
-        r->repeat--;
-        vb = vb->next_variable;
-        snmp_set_var_objid(vb, next, next_len);
-        vb->type = ASN_NULL;
-        r->requestvb = vb;
-    }
-}
-
-/* Answer every varbind of one request from one view. */
-static int serve_requests(const struct resolver *rs, netsnmp_agent_request_info *reqinfo,
-                          netsnmp_request_info *requests)
-{
-    struct pna_view view;
-    pna_view_take(&view, rs->view);
-    for (netsnmp_request_info *r = requests; r; r = r->next) {
-        if (r->processed)
-            continue;
-        netsnmp_variable_list *vb = r->requestvb;
-        struct pna_cell cell;
-        if (reqinfo->mode == MODE_GET) {
-            int rc = rs->get(rs->self, &view, vb->name, vb->name_length, &cell);
-            if (rc == 0)
-                set_value(vb, &cell);
-            else
-                netsnmp_set_request_error(reqinfo, r, rc);
-        } else if (reqinfo->mode == MODE_GETNEXT) {
-            oid next[MAX_OID_LEN];
-            size_t next_len;
-            /* Leaving the varbind untouched tells the agent to look further on. */
-            if (rs->next(rs->self, &view, vb->name, vb->name_length, next, &next_len, &cell) == 0) {
-                snmp_set_var_objid(vb, next, next_len);
-                set_value(vb, &cell);
-            }
-        } else if (reqinfo->mode == MODE_GETBULK) {
-            serve_bulk(rs, &view, reqinfo, r);
-        } else {
-            netsnmp_set_request_error(reqinfo, r, SNMP_ERR_NOTWRITABLE);
-        }
-    }
-    pna_view_release(&view);
-    return SNMP_ERR_NOERROR;
-}
-
 static int table_get(void *self, const struct pna_view *v, const oid *name, size_t name_len,
                      struct pna_cell *out)
 {
@@ -517,15 +416,6 @@ static int table_next(void *self, const struct pna_view *v, const oid *name, siz
                       oid *next, size_t *next_len, struct pna_cell *out)
 {
     return resolve_next(self, v, name, name_len, next, next_len, out);
-}
-
-static int table_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
-                         netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
-{
-    (void)reginfo;
-    struct table_reg *reg = handler->myvoid;
-    struct resolver rs = { reg->def->metrics->view, reg, table_get, table_next };
-    return serve_requests(&rs, reqinfo, requests);
 }
 
 int pna_table_register(const struct pna_table_def *def)
@@ -539,17 +429,8 @@ int pna_table_register(const struct pna_table_def *def)
     struct table_reg *reg = reg_for(def);
     if (!reg)
         return -1;
-    netsnmp_mib_handler *h = netsnmp_create_handler(name, table_handler);
-    if (!h)
-        return -1;
-    h->myvoid = reg;
-    netsnmp_handler_registration *r = netsnmp_handler_registration_create(
-        name, h, def->table_oid, def->table_oid_len, HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
-    if (!r || netsnmp_register_handler(r) != MIB_REGISTERED_OK) {
-        pna_log(LOG_ERR, "cannot register %s", name);
-        return -1;
-    }
-    return 0;
+    struct pna_resolver rs = { def->metrics->view, reg, table_get, table_next };
+    return pna_subtree_add(def->table_oid, def->table_oid_len, &rs);
 }
 
 /* ---- scalar groups -------------------------------------------------------- */
@@ -593,9 +474,8 @@ int pna_scalar_get_in(const struct pna_scalar_def *def, const struct pna_view *v
     return scalar_get(def, view, name, name_len, out) == 0 ? 0 : -1;
 }
 
-/* Each scalar has its own registration (group.N): ranges would be simpler,
- * but net-snmp's subagent re-registers a range one OID at a time after a
- * master restart, and the master then rejects the duplicates. */
+/* Each scalar is a subtree of its own (group.N): its GETNEXT has one
+ * instance to give. */
 struct scalar_reg {
     const struct pna_scalar_def *def;
     unsigned subid;
@@ -636,37 +516,18 @@ static int scalar_next_one(void *self, const struct pna_view *v, const oid *name
     return scalar_next(self, v, name, name_len, next, next_len, out);
 }
 
-static int scalar_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
-                          netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
-{
-    (void)reginfo;
-    struct scalar_reg *sr = handler->myvoid;
-    struct resolver rs = { sr->def->metrics->view, sr, scalar_get_one, scalar_next_one };
-    return serve_requests(&rs, reqinfo, requests);
-}
-
 static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
 {
-    const char *group = def->metrics->object;
     if (nscalar_regs == MAX_SCALARS)
         return -1;
     struct scalar_reg *sr = &scalar_regs[nscalar_regs++];
     sr->def = def;
     sr->subid = subid;
-    netsnmp_mib_handler *h = netsnmp_create_handler(group, scalar_handler);
-    if (!h)
-        return -1;
-    h->myvoid = sr;
     oid name[MAX_OID_LEN];
     memcpy(name, def->group_oid, def->group_oid_len * sizeof(oid));
     name[def->group_oid_len] = subid;
-    netsnmp_handler_registration *r = netsnmp_handler_registration_create(
-        group, h, name, def->group_oid_len + 1, HANDLER_CAN_RONLY | HANDLER_CAN_GETBULK);
-    if (!r || netsnmp_register_handler(r) != MIB_REGISTERED_OK) {
-        pna_log(LOG_ERR, "cannot register %s.%u", group, subid);
-        return -1;
-    }
-    return 0;
+    struct pna_resolver rs = { def->metrics->view, sr, scalar_get_one, scalar_next_one };
+    return pna_subtree_add(name, def->group_oid_len + 1, &rs);
 }
 
 int pna_scalars_register(const struct pna_scalar_def *def)

@@ -3,6 +3,9 @@
 #include "pna_autoconf.h"
 #include "snmp/tables.h"
 
+#include "model/oids.h"
+#include "snmp/subtree.h"
+
 const struct pna_scalar_def *const pna_snmp_scalars[] = {
     &pna_system_scalars, &pna_cpu_scalars, &pna_memory_scalars, &pna_agent_scalars,
     &pna_gpu_scalars, &pna_rdma_scalars, &pna_container_scalars, &pna_storage_scalars,
@@ -19,10 +22,13 @@ const struct pna_table_def *const pna_snmp_tables[] = {
 
 int pna_snmp_tables_register(void)
 {
+    static const oid objects[] = { PNA_OID_OBJECTS };
     int rc = 0;
     for (size_t i = 0; pna_snmp_scalars[i]; i++)
         rc |= pna_scalars_register(pna_snmp_scalars[i]);
     for (size_t i = 0; pna_snmp_tables[i]; i++)
         rc |= pna_table_register(pna_snmp_tables[i]);
-    return rc ? -1 : 0;
+    if (rc)
+        return -1;
+    return pna_subtree_register("primusNodeObjects", objects, OID_LENGTH(objects));
 }
