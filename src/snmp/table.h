@@ -1,11 +1,13 @@
-/* snmp/table.h -- the read-only MIB engine: one handler per table or scalar group,
- * driven by the model's descriptors (model/metric.h).
+/* snmp/table.h -- the read-only MIB engine: tables and scalar groups driven by
+ * the model's descriptors (model/metric.h), each a subtree of the agent's one
+ * registration (snmp/subtree.h).
  *
  * A table file (src/snmp/<group>_tables.c) registers a `struct pna_table_def`:
  * the descriptor table (rows, columns, values) and the OID of the table with
  * the function that writes a row's index.  The engine answers GET and GETNEXT
- * (the master turns GETBULK into GETNEXTs) from a view of the cache taken for
- * the request, with no allocation per request: the rows' index order is
+ * (a GETBULK is a run of GETNEXTs; through AgentX the master sends them one
+ * by one) from a view of the cache taken for the request, with no allocation
+ * per request: the rows' index order is
  * computed once per snapshot generation, and a request is a binary search.
  * Every cell is the descriptor's value (pna_metric_value), encoded in the
  * descriptor's syntax: the engine never decides which counter backs a column.
@@ -72,7 +74,8 @@ struct pna_scalar_def {
     size_t group_oid_len;
 };
 
-/* Register with the agent (after init_agent()).  DEF must outlive the agent. */
+/* Add DEF to the subtrees served (pna_subtree_register() then registers them
+ * all with the agent).  DEF must outlive the agent. */
 int pna_table_register(const struct pna_table_def *def);
 int pna_scalars_register(const struct pna_scalar_def *def);
 
