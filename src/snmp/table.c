@@ -404,7 +404,7 @@ int pna_table_getnext_in(const struct pna_table_def *def, const struct pna_view 
     return reg ? resolve_next(reg, view, name, name_len, next, next_len, out) : -1;
 }
 
-/* ---- net-snmp handlers --------------------------------------------------- */
+/* ---- a table as a subtree of the registration ------------------------------ */
 
 static int table_get(void *self, const struct pna_view *v, const oid *name, size_t name_len,
                      struct pna_cell *out)
