@@ -40,7 +40,7 @@ int pna_subtree_add(const oid *prefix, size_t prefix_len, const struct pna_resol
 /* NAME lies in T's subtree. */
 static bool holds(const struct subtree *t, const oid *name, size_t len)
 {
-    return len >= t->len && snmp_oid_compare(t->prefix, t->len, name, t->len) == 0;
+    return netsnmp_oid_is_subtree(t->prefix, t->len, name, len) == 0;
 }
 
 /* The first subtree that holds NAME or comes after it.  The subtrees are
@@ -197,7 +197,8 @@ static int check_subtrees(const oid *root, size_t root_len)
     qsort(subtrees, nsubtrees, sizeof *subtrees, by_prefix);
     for (size_t i = 0; i < nsubtrees; i++) {
         const struct subtree *t = &subtrees[i];
-        bool inside = t->len > root_len && snmp_oid_compare(root, root_len, t->prefix, root_len) == 0;
+        bool inside = t->len > root_len &&
+                      netsnmp_oid_is_subtree(root, root_len, t->prefix, t->len) == 0;
         bool overlaps = i + 1 < nsubtrees && holds(t, subtrees[i + 1].prefix, subtrees[i + 1].len);
         if (!inside || overlaps) {
             char name[256];

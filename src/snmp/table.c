@@ -276,12 +276,12 @@ static bool same_snapshots(const struct table_reg *reg, const struct pna_view *v
     /* Only the domains the table reads: a request's view may hold others
      * (taken for another table) or not, from one request to the next. */
     uint32_t reads = reg->def->metrics->view;
-    for (int d = 0; d < PNA_DOM_COUNT; d++)
-        if (!(reads & PNA_VIEW_DOMAIN(d)))
-            continue;
-        else if (reg->hint_snap[d] != v->snap[d] ||
-            (v->snap[d] && reg->hint_gen[d] != v->snap[d]->generation))
+    for (int d = 0; d < PNA_DOM_COUNT; d++) {
+        bool moved = reg->hint_snap[d] != v->snap[d] ||
+                     (v->snap[d] && reg->hint_gen[d] != v->snap[d]->generation);
+        if ((reads & PNA_VIEW_DOMAIN(d)) && moved)
             return false;
+    }
     return true;
 }
 
