@@ -23,6 +23,7 @@ IBPOLL="$top_builddir/bench/ibpoll"
 CTRPOLL="$top_builddir/bench/ctrpoll"
 GETLAT="$top_builddir/bench/getlat"
 FLOOR="$top_builddir/bench/floor_subagent"
+BULKCOUNT="$top_builddir/bench/bulkcount"
 CONTAINERS=${BENCH_CONTAINERS:-2000}
 GPUS=${BENCH_GPUS:-16}
 HCAS=${BENCH_HCAS:-8}
@@ -39,7 +40,7 @@ say() { echo "== $*"; }
 for t in snmpd snmptrapd snmpbulkwalk snmpget ip python3 curl prometheus-node-exporter taskset; do
     command -v "$t" >/dev/null || die "$t not installed"
 done
-for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$CTRPOLL" "$GETLAT" "$FLOOR"; do
+for f in "$AGENT" "$FAKE_NVML" "$IBPOLL" "$CTRPOLL" "$GETLAT" "$FLOOR" "$BULKCOUNT"; do
     [ -x "$f" ] || [ -f "$f" ] || die "$f not built: run 'make bench-helpers' (or 'make bench')"
 done
 
@@ -187,24 +188,63 @@ say "walks (snmpbulkwalk -Cr50, 1 warm-up + 3 timed each)"
 # CPU time (ns) of the main thread of each process named: where snmpd and the
 # agent answer SNMP (the agent's pollers run on threads of their own).
 main_cpu_ns() { local p; for p in "$@"; do awk '{printf "%s ", $1}' "/proc/$p/schedstat"; done; }
+# walk_client OID...: one bulk walk of each subtree by the client $WALKER:
+# snmpbulkwalk (the default), printing every varbind as an operator's walk
+# does, or bulkcount (bench/bulkcount.c), which decodes the same responses and
+# counts them without printing.
+walk_client() {
+    if [ "${WALKER:-snmpbulkwalk}" = bulkcount ]; then
+        in_ns ${PIN_CLIENT:-} "$BULKCOUNT" -r 50 "$TARGET" "$@"
+    else
+        local o
+        for o in "$@"; do in_ns ${PIN_CLIENT:-} snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o"; done
+    fi
+}
+# walked_varbinds FILE: how many varbinds the walk that wrote FILE received.
+walked_varbinds() {
+    if [ "${WALKER:-snmpbulkwalk}" = bulkcount ]; then
+        sed -n 's/^varbinds=\([0-9]*\) .*/\1/p' "$1"
+    else
+        grep -c . "$1"
+    fi
+}
 # walk_time OID...: "WALL_US VARBINDS CLIENT_CPU_US SERVER_CPU_US..." for one
 # bulk walk of them; the servers are the processes in $WALK_PIDS (main threads).
 walk_time() {
-    local t0 t1 o before after client
+    local t0 t1 before after client
     before=$(main_cpu_ns ${WALK_PIDS:-})
     t0=$(date +%s%N)
     # `times` in the subshell: its children's user and system time, the walks'.
-    client=$( (for o in "$@"; do in_ns ${PIN_CLIENT:-} snmpbulkwalk $V2 -Cr50 -On "$TARGET" "$o"; done \
-               > "$WORK/walk.out"; times) | tail -1 )
+    client=$( (walk_client "$@" > "$WORK/walk.out"; times) | tail -1 )
     t1=$(date +%s%N)
     after=$(main_cpu_ns ${WALK_PIDS:-})
-    echo "$(( (t1 - t0) / 1000 )) $(grep -c . "$WORK/walk.out")" \
+    echo "$(( (t1 - t0) / 1000 )) $(walked_varbinds "$WORK/walk.out")" \
          "$(echo "$client" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } printf "%.0f", t * 1e6 }')" \
          "$(paste -d' ' <(echo "$before" | tr ' ' '\n' | grep .) <(echo "$after" | tr ' ' '\n' | grep .) |
             awk '{ printf "%.0f ", ($2 - $1) / 1000 }')"
 }
 # cpu_per_vb FILE COLUMN: median over the rounds in FILE of COLUMN / varbinds, in us.
 cpu_per_vb() { awk -v c="$2" '$2 > 0 { printf "%.2f\n", $c / $2 }' "$1" | median; }
+# walk_rate_report AGENT_FILE IFMIB_FILE AGENT_VB IFMIB_VB: the standalone
+# agent's and snmpd's IF-MIB walks by bulkcount (rounds in the files), their
+# rates, ratio and CPU per varbind; each count is checked against
+# snmpbulkwalk's for the same subtree.
+walk_rate_report() {
+    local a_us i_us a_vb i_vb a_rate i_rate check=""
+    a_us=$(awk '{print $1}' "$1" | median); a_vb=$(tail -1 "$1" | awk '{print $2}')
+    i_us=$(awk '{print $1}' "$2" | median); i_vb=$(tail -1 "$2" | awk '{print $2}')
+    [ "$a_vb" = "$3" ] || check="$check; agent count differs from snmpbulkwalk's $3"
+    [ "$i_vb" = "$4" ] || check="$check; IF-MIB count differs from snmpbulkwalk's $4"
+    a_rate=$(awk -v n="$a_vb" -v us="$a_us" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+    i_rate=$(awk -v n="$i_vb" -v us="$i_us" 'BEGIN {printf "%.0f", n / (us / 1e6)}')
+    result "walk, client bulkcount (decodes, prints nothing): agent standalone $a_vb varbinds in" \
+           "$(awk -v u="$a_us" 'BEGIN{printf "%.3f", u/1e6}') s = $a_rate varbinds/s;" \
+           "snmpd IF-MIB $i_vb varbinds in $(awk -v u="$i_us" 'BEGIN{printf "%.3f", u/1e6}') s = $i_rate varbinds/s$check"
+    result "ratio walk, client bulkcount: agent standalone/IF-MIB varbinds per second = $(ratio2 "$a_rate" "$i_rate")" \
+           "(walks of agent/IF-MIB: $(paste -d/ <(awk '{print $1}' "$1") <(awk '{print $1}' "$2") | tr '\n' ' ')us)"
+    result "cpu per varbind, client bulkcount, us (median of 3): agent standalone $(cpu_per_vb "$1" 4)," \
+           "client $(cpu_per_vb "$1" 3); snmpd IF-MIB $(cpu_per_vb "$2" 4), client $(cpu_per_vb "$2" 3)"
+}
 walk_time "$ROOT" >/dev/null
 walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >/dev/null
 : > "$WORK/w-agent"; : > "$WORK/w-if"
@@ -279,6 +319,10 @@ floor_report() {
 }
 floor_rounds 0 short
 floor_report short ""
+# The short floor again with the client that prints nothing: snmpbulkwalk's
+# formatting of the agent's longer OIDs is in the ratio above.
+WALKER=bulkcount floor_rounds 0 shortcount
+WALKER=bulkcount floor_report shortcount " (client bulkcount)"
 # The same floor with OIDs as long as the agent's on average (each padded
 # after its index): what the protocol costs for OIDs of this MIB's length,
 # which the master, the subagent's kernel and net-snmp, and the client pay.
@@ -318,6 +362,19 @@ if wait_value "$OBJ.8.1.0" "$CONTAINERS" 60; then
            "(main thread), client $(cpu_per_vb "$WORK/w-standalone" 3); snmpd IF-MIB $(cpu_per_vb "$WORK/w-if" 4)," \
            "client $(cpu_per_vb "$WORK/w-if" 3)"
     result "ratio cpu per varbind: snmpd IF-MIB/agent standalone = $(ratio2 "$(cpu_per_vb "$WORK/w-if" 4)" "$(cpu_per_vb "$WORK/w-standalone" 4)")"
+    # The same two walks again, alternating, with a client that decodes every
+    # response and prints nothing (bench/bulkcount.c): the rate of each server
+    # without the cost of formatting its OIDs, which for this MIB's 78
+    # sub-identifier container cells is most of snmpbulkwalk's time.
+    WALKER=bulkcount walk_time "$ROOT" >/dev/null
+    TARGET=$SAVED_TARGET WALKER=bulkcount walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >/dev/null
+    : > "$WORK/w-standalone-count"; : > "$WORK/w-if-count"
+    for _ in 1 2 3; do
+        WALKER=bulkcount WALK_PIDS="$STANDALONE_PID" walk_time "$ROOT" >> "$WORK/w-standalone-count"
+        TARGET=$SAVED_TARGET WALKER=bulkcount WALK_PIDS="$SNMPD_PID" \
+            walk_time .1.3.6.1.2.1.2 .1.3.6.1.2.1.31 >> "$WORK/w-if-count"
+    done
+    walk_rate_report "$WORK/w-standalone-count" "$WORK/w-if-count" "$S_VB" "$I_VB"
 else
     result "walk: the standalone agent did not serve the node: not measured"
 fi
