@@ -205,7 +205,9 @@ walked_varbinds() {
     if [ "${WALKER:-snmpbulkwalk}" = bulkcount ]; then
         sed -n 's/^varbinds=\([0-9]*\) .*/\1/p' "$1"
     else
-        grep -c . "$1"
+        # Not the line snmpbulkwalk prints for an endOfMibView, where the
+        # subtree is the last in the agent's view (the standalone agent).
+        grep -v "No more variables left in this MIB View" "$1" | grep -c .
     fi
 }
 # walk_time OID...: "WALL_US VARBINDS CLIENT_CPU_US SERVER_CPU_US..." for one
