@@ -154,10 +154,14 @@ static int digit_value(char c, unsigned base)
  * there is no digit, -ERANGE when the value does not fit 64 bits. */
 static int parse_digits(const char *s, unsigned base, const char **end, uint64_t *out)
 {
+    /* v * base + d overflows exactly when v is past UINT64_MAX / base, or at
+     * it with d past UINT64_MAX % base: two divisions a number, not one a
+     * digit (a containers poll parses four numbers in every container). */
+    const uint64_t max_v = UINT64_MAX / base, max_d = UINT64_MAX % base;
     uint64_t v = 0;
     const char *p = s;
     for (int d; (d = digit_value(*p, base)) >= 0; p++) {
-        if (v > (UINT64_MAX - (uint64_t)d) / base)
+        if (v > max_v || (v == max_v && (uint64_t)d > max_d))
             return -ERANGE;
         v = v * base + (uint64_t)d;
     }

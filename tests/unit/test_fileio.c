@@ -88,6 +88,11 @@ static void test_decimal_only(void)
     CHECK_INT(pna_parse_u64("18446744073709551615", &v), 0);
     CHECK_U64(v, UINT64_MAX);
     CHECK_INT(pna_parse_u64("18446744073709551616", &v), -ERANGE);
+    CHECK_INT(pna_parse_u64("18446744073709551619", &v), -ERANGE);
+    CHECK_INT(pna_parse_u64("18446744073709551620", &v), -ERANGE);
+    CHECK_INT(pna_parse_u64("99999999999999999999", &v), -ERANGE);
+    CHECK_INT(pna_parse_u64("18446744073709551614", &v), 0);
+    CHECK_U64(v, UINT64_MAX - 1);
     CHECK_INT(pna_parse_u64("0000000000000000000000000000018446744073709551615", &v), 0);
     CHECK_U64(v, UINT64_MAX);
 }
@@ -109,6 +114,9 @@ static void test_hex(void)
     CHECK_INT(pna_parse_hex_u64("ffffffffffffffff", &v), 0);
     CHECK_U64(v, UINT64_MAX);
     CHECK_INT(pna_parse_hex_u64("0x10000000000000000", &v), -ERANGE);
+    CHECK_INT(pna_parse_hex_u64("fffffffffffffffff", &v), -ERANGE);
+    CHECK_INT(pna_parse_hex_u64("0xfffffffffffffffe", &v), 0);
+    CHECK_U64(v, UINT64_MAX - 1);
     CHECK_INT(pna_parse_hex_u64("0x", &v), -EINVAL);
     CHECK_INT(pna_parse_hex_u64("0xg", &v), -EINVAL);
     CHECK_INT(pna_parse_hex_u64("-0x1", &v), -EINVAL);
