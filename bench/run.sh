@@ -474,6 +474,12 @@ say "containers poll ($CONTAINERS containers, none changed)"
 Q=$(field "$WORK/ctr-poll" quiet_wall_us_per_poll); R=$(field "$WORK/ctr-poll" rescan_wall_us_per_scan)
 result "containers poll: quiet poll $Q us wall (min $(field "$WORK/ctr-poll" quiet_min_wall_us), max $(field "$WORK/ctr-poll" quiet_max_wall_us); goal 30000); first poll $(sed -n 's/.*first_ms=\([0-9.]*\).*/\1/p' "$WORK/ctr-poll") ms"
 result "containers poll: peer full rescan (containerd scan alone, every spec parsed, every file read) $R us; ratio rescan/quiet poll = $(ratio "$R" "$Q")"
+# The floor (bench/ctrpoll.c, alternating with the quiet polls): the system
+# calls every poll must make while every cgroup figure is read at every poll
+# (a stat of /proc/PID, the cgroup directory, five files opened, read, closed).
+L=$(field "$WORK/ctr-poll" floor_wall_us_per_round)
+result "containers poll: floor (only the reads every poll must make: $(field "$WORK/ctr-poll" floor_syscalls_per_round) system calls)" \
+       "$L us (min $(field "$WORK/ctr-poll" floor_min_wall_us)); ratio floor/quiet poll = $(ratio2 "$L" "$Q")"
 
 # --- 4. latency: OOM kill -> trap, port down -> trap ------------------------
 say "notification latency"
