@@ -331,6 +331,10 @@ WALKER=bulkcount floor_report shortcount " (client bulkcount)"
 MEAN_SUBIDS=$(awk '{ n += split($1, a, ".") - 1 } END { printf "%.0f", n / NR }' "$WORK/agent-walk.txt")
 floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) long
 floor_report long " (OIDs of $MEAN_SUBIDS sub-identifiers, the agent's mean)"
+# And again with the client that prints nothing: same OID length on both
+# sides, and no formatting of them in the time.
+WALKER=bulkcount floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) longcount
+WALKER=bulkcount floor_report longcount " (OIDs of $MEAN_SUBIDS sub-identifiers, client bulkcount)"
 # The same again with everything on one CPU.  Each AgentX round trip wakes
 # the master, then the subagent, then the master: across CPUs, and on a
 # virtual machine most of all, a wake-up of an idle CPU costs more than the
