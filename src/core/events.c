@@ -4,20 +4,17 @@
  * Two stores: a bounded inbox filled by any thread under a mutex, and the
  * history ring that only the main thread writes (so the SNMP handler, on the
  * main thread, reads it without a lock; the HTTP bridge copies it under
- * history_lock, which the main thread takes only to write).  A self-pipe wakes
- * the main loop; it is non-blocking on both ends, and a full pipe simply means
- * a wake-up is already pending. */
+ * history_lock, which the main thread takes only to write).  The main loop's
+ * owner says how it is woken (pna_events_set_waker); this file does not know
+ * how. */
 #include "pna_autoconf.h"
 #include "core/events.h"
 #include "core/cache.h"
 
-#include <errno.h>
 #include <stdatomic.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define INBOX_LEN 256
 
@@ -26,7 +23,7 @@ static struct pna_event inbox[INBOX_LEN];
 static size_t inbox_head, inbox_len;
 static uint64_t dropped;
 
-static int wake_pipe[2] = { -1, -1 };
+static _Atomic(pna_waker) waker;
 
 /* Written by the main thread only, under history_lock. */
 static pthread_mutex_t history_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,21 +43,12 @@ int pna_events_init(size_t capacity)
         return -1;
     history_cap = capacity;
     history_start = history_len = 0;
-    if (pipe2(wake_pipe, O_NONBLOCK | O_CLOEXEC) != 0) {
-        free(history);
-        history = NULL;
-        return -1;
-    }
     return 0;
 }
 
 void pna_events_shutdown(void)
 {
-    for (int i = 0; i < 2; i++) {
-        if (wake_pipe[i] >= 0)
-            close(wake_pipe[i]);
-        wake_pipe[i] = -1;
-    }
+    atomic_store(&waker, NULL);
     pthread_mutex_lock(&history_lock);
     free(history);
     history = NULL;
@@ -69,18 +57,16 @@ void pna_events_shutdown(void)
     inbox_head = inbox_len = 0;
 }
 
-int pna_events_wake_fd(void)
+void pna_events_set_waker(pna_waker wake)
 {
-    return wake_pipe[0];
+    atomic_store(&waker, wake);
 }
 
 void pna_wake_main(void)
 {
-    if (wake_pipe[1] < 0)
-        return;
-    char b = 1;
-    ssize_t n = write(wake_pipe[1], &b, 1);
-    (void)n; /* EAGAIN: the pipe is full, the main loop is already due to wake */
+    pna_waker wake = atomic_load(&waker);
+    if (wake)
+        wake();
 }
 
 void pna_event_post(const struct pna_event *ev)
@@ -97,13 +83,6 @@ void pna_event_post(const struct pna_event *ev)
     }
     pthread_mutex_unlock(&inbox_lock);
     pna_wake_main();
-}
-
-static void drain_wake_pipe(void)
-{
-    char buf[64];
-    while (wake_pipe[0] >= 0 && read(wake_pipe[0], buf, sizeof buf) > 0)
-        ;
 }
 
 static int take_one(struct pna_event *out)
@@ -142,7 +121,6 @@ static const struct pna_event *remember(struct pna_event *ev)
 
 void pna_events_drain(pna_event_sink sink, void *arg)
 {
-    drain_wake_pipe();
     struct pna_event ev;
     while (take_one(&ev)) {
         const struct pna_event *kept = remember(&ev);

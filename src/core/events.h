@@ -1,8 +1,8 @@
 /* core/events.h -- one path for every state change that becomes a notification.
  *
  * Pollers call pna_event_post() from their own threads; it copies the event into
- * a bounded queue and wakes the main thread through a pipe registered in the
- * agent's select loop.  Only the main thread drains the queue: it appends each
+ * a bounded queue and wakes the main thread the way the main loop set
+ * (pna_events_set_waker; the agent's is a signal, see snmp/agent.c).  Only the main thread drains the queue: it appends each
  * event to the event table (the last N are kept) and sends its notification.
  * Nothing here touches net-snmp. */
 #ifndef PNA_EVENTS_H
@@ -134,9 +134,14 @@ void pna_events_shutdown(void);
  * event is dropped and counted (pna_events_dropped()). */
 void pna_event_post(const struct pna_event *ev);
 
-/* The read end of the wake-up pipe, for the main loop, and a way for any thread
- * to wake it (queued log lines use it too). */
-int pna_events_wake_fd(void);
+/* How the main loop is woken: WAKE is called by pna_wake_main(), from any
+ * thread, and may be called again before the loop has looked (it need wake
+ * the loop once).  Set by the loop's owner before any poller starts; NULL
+ * (the default, and after pna_events_shutdown()): nothing is woken, for
+ * tools that drain the queue themselves. */
+typedef void (*pna_waker)(void);
+void pna_events_set_waker(pna_waker wake);
+/* Any thread: wake the main loop (queued log lines use it too). */
 void pna_wake_main(void);
 
 /* Main thread: move queued events into the history and call SINK for each

@@ -1,9 +1,10 @@
 /* snmp/agent.c -- net-snmp set-up and the main loop.
  *
  * This is the only thread that touches net-snmp (ARCHITECTURE.md rule 1).  The
- * loop is net-snmp's own agent_check_and_process(); the event queue's wake-up
- * pipe is registered as an external read fd, and a one-second alarm runs the
- * poller watchdog, so pollers never call into net-snmp. */
+ * loop is net-snmp's agent_check_and_process() with pselect() for select():
+ * pollers wake it with a signal sent to this thread alone (the event queue's
+ * waker), and a one-second alarm runs the poller watchdog, so pollers never
+ * call into net-snmp. */
 #include "pna_autoconf.h"
 #include "snmp/agent.h"
 #include "snmp/directive_errors.h"
@@ -15,18 +16,24 @@
 #include "core/poller.h"
 #include "util/array.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/select.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 #include <net-snmp/agent/ds_agent.h>
 #include <net-snmp/agent/agent_callbacks.h>
+#include <net-snmp/library/large_fd_set.h>
 
 /* A standalone agent's config tokens for access control (rocommunity, rouser,
  * view, access...) and USM users (createUser) come from init_agent() itself:
@@ -154,12 +161,92 @@ void pna_agent_log_line(int priority, const char *line)
     snmp_log(priority, "%s\n", line);
 }
 
-static void on_wake(int fd, void *arg)
+
+/* ---- the main loop -------------------------------------------------------- */
+
+/* Pollers wake the main thread with a signal sent to it alone, not through a
+ * pipe in its select(): every descriptor in the set is polled by the kernel
+ * at every SNMP request, and a wake-up is needed only a few times a poll.
+ * The signal is blocked on this thread except inside pselect(), so one sent
+ * while the thread works is taken by the next pselect(), which then returns
+ * at once: none is lost.  Threads made later inherit the block, and the
+ * signal is sent to this thread only. */
+static pthread_t loop_thread;
+static atomic_bool wake_pending;
+static sigset_t wait_mask; /* this thread's mask inside pselect(): the wake signal open */
+
+static int wake_signal(void)
 {
-    (void)fd;
-    (void)arg;
-    pna_events_drain(pna_notify_event, NULL);
-    pna_log_flush();
+    return SIGRTMIN;
+}
+
+static void on_wake_signal(int sig)
+{
+    (void)sig; /* ending pselect() is all it is for */
+}
+
+/* Any thread (the event queue's waker): wake the loop, once for however
+ * many calls come before it looks. */
+static void wake_loop(void)
+{
+    if (!atomic_exchange(&wake_pending, true))
+        pthread_kill(loop_thread, wake_signal());
+}
+
+/* On the thread that will run the loop, before any poller thread exists. */
+static int install_wake(void)
+{
+    struct sigaction sa;
+    sigset_t block;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_wake_signal; /* no SA_RESTART: it must end pselect() */
+    sigemptyset(&block);
+    sigaddset(&block, wake_signal());
+    if (sigaction(wake_signal(), &sa, NULL) != 0)
+        return -1;
+    int rc = pthread_sigmask(SIG_BLOCK, &block, &wait_mask);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    sigdelset(&wait_mask, wake_signal());
+    loop_thread = pthread_self();
+    pna_events_set_waker(wake_loop);
+    return 0;
+}
+
+/* One turn of the loop: what agent_check_and_process(1) does, with pselect()
+ * in its select()'s place so that the wake signal arrives only while the
+ * thread waits. */
+static void serve_once(void)
+{
+    netsnmp_large_fd_set rd, wr, ex;
+    struct timeval tv = { LONG_MAX, 0 };
+    int nfds = 0, forever = 0;
+    netsnmp_large_fd_set_init(&rd, FD_SETSIZE);
+    netsnmp_large_fd_set_init(&wr, FD_SETSIZE);
+    netsnmp_large_fd_set_init(&ex, FD_SETSIZE);
+    snmp_select_info2(&nfds, &rd, &tv, &forever);
+    netsnmp_external_event_info2(&nfds, &rd, &wr, &ex);
+    struct timespec ts = { .tv_sec = tv.tv_sec, .tv_nsec = tv.tv_usec * 1000L };
+    int count = pselect(nfds, rd.lfs_setptr, wr.lfs_setptr, ex.lfs_setptr,
+                        forever ? NULL : &ts, &wait_mask);
+    if (count > 0) {
+        netsnmp_dispatch_external_events2(&count, &rd, &wr, &ex);
+        snmp_read2(&rd);
+    } else if (count == 0) {
+        snmp_timeout();
+    } else if (errno != EINTR) {
+        snmp_log_perror("pselect");
+    }
+    if (count >= 0) {
+        run_alarms();
+        netsnmp_check_outstanding_agent_requests();
+    }
+    netsnmp_large_fd_set_cleanup(&rd);
+    netsnmp_large_fd_set_cleanup(&wr);
+    netsnmp_large_fd_set_cleanup(&ex);
 }
 
 static void on_tick(unsigned int reg, void *arg)
@@ -273,8 +360,8 @@ int pna_agent_start(const struct pna_config *cfg, const char *app_name)
                            NULL);
     if (pna_snmp_tables_register() != 0 || configure_and_listen(cfg, app_name) != 0)
         return -1;
-    if (register_readfd(pna_events_wake_fd(), on_wake, NULL) != FD_REGISTERED_OK) {
-        pna_log(LOG_ERR, "cannot watch the event queue");
+    if (install_wake() != 0) {
+        pna_log(LOG_ERR, "cannot set up the event queue's wake-up signal: %s", strerror(errno));
         return -1;
     }
     snmp_alarm_register(1, SA_REPEAT, on_tick, NULL);
@@ -294,7 +381,13 @@ void pna_agent_request_kick(void)
 void pna_agent_run(void)
 {
     while (!stop_requested) {
-        agent_check_and_process(1); /* a signal ends its select() */
+        serve_once(); /* a signal ends its pselect() */
+        if (atomic_exchange(&wake_pending, false)) {
+            /* Taken before the queue is read: a post after this wakes the
+             * next turn. */
+            pna_events_drain(pna_notify_event, NULL);
+            pna_log_flush();
+        }
         /* The pollers' locks are taken here, never in the signal handler:
          * the signal may land on this thread while it holds one (reading
          * the poller table), and a handler waiting for it would wait for
@@ -309,7 +402,7 @@ void pna_agent_run(void)
 
 void pna_agent_shutdown(const char *app_name)
 {
-    unregister_readfd(pna_events_wake_fd());
+    pna_events_set_waker(NULL);
     snmp_shutdown(app_name);
     shutdown_agent();
     SOCK_CLEANUP;
