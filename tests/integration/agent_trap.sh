@@ -54,4 +54,14 @@ mv "$PROC/meminfo.away" "$PROC/meminfo"
 wait_until 10 grep -q "$NOTIFY.2" "$WORK/traps.log" || fail "no primusPollerRecovered trap"
 [ "$(snmp_value $OBJ.4.10.1.9.1)" = 1 ] || fail "poller status not back to ok"
 ok "primusPollerRecovered trap, status ok"
+
+# SIGRTMIN is the agent's own wake-up (snmp/agent.c): sent from outside it
+# must neither stop the agent (its default action would) nor send anything.
+traps_before=$(grep -c . "$WORK/traps.log")
+for _ in 1 2 3; do kill -s RTMIN "$AGENT_PID"; done
+sleep 1
+kill -0 "$AGENT_PID" 2>/dev/null || fail "SIGRTMIN from outside stopped the agent"
+[ "$(snmp_value $OBJ.4.10.1.9.1)" = 1 ] || fail "no answer after SIGRTMIN"
+[ "$(grep -c . "$WORK/traps.log")" = "$traps_before" ] || fail "SIGRTMIN from outside sent a notification"
+ok "SIGRTMIN from outside: agent alive, answering, nothing sent"
 echo "PASS: $TEST_NAME"
