@@ -161,7 +161,6 @@ void pna_agent_log_line(int priority, const char *line)
     snmp_log(priority, "%s\n", line);
 }
 
-
 /* ---- the main loop -------------------------------------------------------- */
 
 /* Pollers wake the main thread with a signal sent to it alone, not through a
