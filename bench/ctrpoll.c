@@ -26,6 +26,7 @@
 #include "pollers/pollers.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
+#include "util/fileio.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,13 +96,13 @@ static const char *const cgroup_files[] = {
 };
 
 /* One round of the floor over the rows of SET: for each running container,
- * a stat of PROCFS/PID (is its process alive), its cgroup directory under
+ * a stat of /proc/PID under ROOTS (is its process alive), its cgroup directory under
  * MEM_ROOT opened, and each of cgroup_files opened, read once and closed.
  * No parsing, no record, no snapshot: what is left of a quiet poll when
  * every cgroup figure is still read at every poll, as the agent's poll does
  * it (one read() per file, the files opened relative to the directory).
  * Returns the system calls made. */
-static long cgroup_floor_round(const char *procfs, const char *mem_root,
+static long cgroup_floor_round(const struct pna_roots *roots, const char *mem_root,
                                const struct pna_container_set *set)
 {
     char path[1024], buf[PNA_CGROUP_MEMORY_STAT_MAX];
@@ -111,7 +112,8 @@ static long cgroup_floor_round(const char *procfs, const char *mem_root,
         struct stat st;
         if (c->pid <= 0 || !c->cgroup_path || !c->cgroup_path[0])
             continue;
-        snprintf(path, sizeof path, "%s/%d", procfs, c->pid);
+        if (pna_path(path, sizeof path, roots->procfs, "/%d", c->pid) < 0)
+            continue;
         calls++;
         if (stat(path, &st) < 0)
             continue;
@@ -183,8 +185,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "ctrpoll: no cgroup v2 tree under the sysfs root: %s\n", err);
         return 2;
     }
-    char procfs[512];
-    snprintf(procfs, sizeof procfs, "%s", cfg.roots.procfs ? cfg.roots.procfs : "/proc");
     /* Quiet polls and floor rounds alternate, so that both see the machine
      * in the same state; only the polls are in the CPU figure. */
     double min_w = 1e18, max_w = 0, wall = 0, cpu = 0, floor_wall = 0, floor_min = 1e18;
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
         min_w = w < min_w ? w : min_w;
         max_w = w > max_w ? w : max_w;
         double f = wall_us();
-        floor_calls = cgroup_floor_round(procfs, cg.mem_root,
+        floor_calls = cgroup_floor_round(&cfg.roots, cg.mem_root,
                                          &((const struct pna_containers_snap *)snap)->set);
         f = wall_us() - f;
         floor_wall += f;

@@ -329,17 +329,18 @@ WALKER=bulkcount floor_report shortcount " (client bulkcount)"
 # after its index): what the protocol costs for OIDs of this MIB's length,
 # which the master, the subagent's kernel and net-snmp, and the client pay.
 MEAN_SUBIDS=$(awk '{ n += split($1, a, ".") - 1 } END { printf "%.0f", n / NR }' "$WORK/agent-walk.txt")
-floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) long
+FLOOR_PAD=$(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 ))
+floor_rounds "$FLOOR_PAD" long
 floor_report long " (OIDs of $MEAN_SUBIDS sub-identifiers, the agent's mean)"
 # And again with the client that prints nothing: same OID length on both
 # sides, and no formatting of them in the time.
-WALKER=bulkcount floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) longcount
+WALKER=bulkcount floor_rounds "$FLOOR_PAD" longcount
 WALKER=bulkcount floor_report longcount " (OIDs of $MEAN_SUBIDS sub-identifiers, client bulkcount)"
 # The same again with everything on one CPU.  Each AgentX round trip wakes
 # the master, then the subagent, then the master: across CPUs, and on a
 # virtual machine most of all, a wake-up of an idle CPU costs more than the
 # work of either process.  On one CPU what is left is the processes' work.
-floor_rounds $(( MEAN_SUBIDS > 12 ? MEAN_SUBIDS - 12 : 0 )) onecpu "$ONE_CPU"
+floor_rounds "$FLOOR_PAD" onecpu "$ONE_CPU"
 floor_report onecpu " (OIDs of $MEAN_SUBIDS sub-identifiers, all on CPU $ONE_CPU)"
 # The agent's own engine without AgentX: the same binary as a standalone SNMP
 # agent on the same node (a second process; the subagent keeps running).

@@ -2,8 +2,9 @@
  *
  * Pollers call pna_event_post() from their own threads; it copies the event into
  * a bounded queue and wakes the main thread the way the main loop set
- * (pna_events_set_waker; the agent's is a signal, see snmp/agent.c).  Only the main thread drains the queue: it appends each
- * event to the event table (the last N are kept) and sends its notification.
+ * (pna_events_set_waker; the agent's is a signal, see snmp/agent.c).  Only the
+ * main thread drains the queue: it appends each event to the event table (the
+ * last N are kept) and sends its notification.
  * Nothing here touches net-snmp. */
 #ifndef PNA_EVENTS_H
 #define PNA_EVENTS_H

@@ -44,7 +44,7 @@ static void test_order_and_bound(void)
     post(PNA_EV_POLLER_RECOVERED, "b");
     post(PNA_EV_IB_PORT_DOWN, "c");
     post(PNA_EV_IB_PORT_UP, "d");
-    CHECK_INT(atomic_load(&wakes), 4); /* once a post: the waker merges them */
+    CHECK_INT(atomic_load(&wakes), 4); /* once a post: merging them is the waker's job */
     pna_events_drain(sink, NULL);
     CHECK_INT(atomic_load(&wakes), 4); /* draining wakes nobody */
     CHECK_INT(seen, 4);
