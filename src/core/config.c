@@ -52,6 +52,7 @@ void pna_config_defaults(struct pna_config *cfg)
     cfg->containerd_state = "run/containerd";
     cfg->docker_socket = "run/docker.sock";
     cfg->cgroup_root = "fs/cgroup";
+    cfg->cgroup_files_held = 4096;
     cfg->kubelet_url = "";
     cfg->podres_socket = "var/lib/kubelet/pod-resources/kubelet.sock";
     cfg->lldp_socket = "run/lldpd.socket";
@@ -210,6 +211,7 @@ static const struct token simple_tokens[] = {
     { "containerdState", K_STR, OFF(containerd_state), 0, 0 },
     { "dockerSocket", K_STR, OFF(docker_socket), 0, 0 },
     { "cgroupRoot", K_STR, OFF(cgroup_root), 0, 0 },
+    { "cgroupFilesHeld", K_UINT, OFF(cgroup_files_held), 0, 65536 },
     { "kubeletUrl", K_STR, OFF(kubelet_url), 0, 0 },
     { "podResourcesSocket", K_STR, OFF(podres_socket), 0, 0 },
     { "kubeletTokenFile", K_STR, OFF(kubelet_token_file), 0, 0 },

@@ -89,6 +89,8 @@ struct pna_config {
     const char *containerd_state;         /* under rootfs: run/containerd */
     const char *docker_socket;            /* default /run/docker.sock under rootfs */
     const char *cgroup_root;              /* under sysfs: fs/cgroup */
+    unsigned cgroup_files_held;           /* containers whose cgroup files stay open
+                                             between polls (cgroupFilesHeld) */
     const char *podres_socket;            /* kubelet pod-resources socket, under rootfs */
     const char *kubelet_url;              /* https://127.0.0.1:10250, "" = off */
     const char *kubelet_token_file;

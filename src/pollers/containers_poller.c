@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "pollers/pollers.h"
 #include "core/events.h"
+#include "core/log.h"
 #include "core/roots.h"
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
@@ -24,10 +25,12 @@
 #include "sources/containers/docker_api.h"
 #include "sources/containers/podres_devices.h"
 #include "util/fileio.h"
+#include "util/held_files.h"
 #include "watchers/docker_events.h"
 #include "watchers/oom_watch.h"
 
 #include <stdatomic.h>
+#include <syslog.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +121,29 @@ static void on_docker_connect(void *arg)
     wake_poller();
 }
 
+/* cgroupFilesHeld: the open files limit raised for them (as far as the hard
+ * limit goes), and said once. */
+static void keep_cgroup_files(struct pna_bundle_cache *bundles, unsigned containers)
+{
+    uint64_t before, after;
+    size_t fds = (size_t)containers * PNA_CGROUP_FILES_HELD;
+    size_t room = containers ? pna_held_files_reserve(fds, &before, &after) : 0;
+    size_t kept = room / PNA_CGROUP_FILES_HELD < containers ? room / PNA_CGROUP_FILES_HELD
+                                                             : containers;
+    pna_bundle_cache_keep_files(bundles, kept);
+    if (!containers)
+        return;
+    if (kept < containers)
+        pna_log(LOG_WARNING, "containers: open files limit %llu (hard limit): the cgroup files "
+                "of %zu containers kept open between polls, not %u (cgroupFilesHeld); the "
+                "others are opened at every poll",
+                (unsigned long long)after, kept, containers);
+    else if (after > before)
+        pna_log(LOG_INFO, "containers: open files limit raised from %llu to %llu to keep the "
+                "cgroup files of up to %u containers open (cgroupFilesHeld)",
+                (unsigned long long)before, (unsigned long long)after, containers);
+}
+
 static int containers_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
 {
     struct containers_state *st = calloc(1, sizeof *st);
@@ -139,6 +165,8 @@ static int containers_init(void **state, const struct pna_config *cfg, char *err
     st->watch = pna_oom_watch_new(&st->cg, on_oom, on_change, st, why, sizeof why);
     st->cdi = pna_cdi_registry_new();   /* NULL (out of memory): no CDI device resolves */
     st->bundles = pna_bundle_cache_new();   /* NULL (out of memory): every poll reads all */
+    if (st->bundles)
+        keep_cgroup_files(st->bundles, cfg->cgroup_files_held);
     *state = st;
     return 0;
 }

@@ -120,12 +120,52 @@ int pna_read_text(const char *path, char *buf, size_t cap)
     return read_text_fd(open_source(path), buf, cap, false);
 }
 
+/* Nothing but blanks in FD from OFFSET on (pread: the file position stays). */
+static bool only_blanks_at(int fd, off_t offset)
+{
+    char rest[64];
+    ssize_t n;
+    do
+        n = pread(fd, rest, sizeof rest, offset);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 || n == (ssize_t)sizeof rest)
+        return false;
+    for (ssize_t i = 0; i < n; i++)
+        if (!isspace((unsigned char)rest[i]))
+            return false;
+    return true;
+}
+
+int pna_read_attr_fd(int fd, char *buf, size_t cap)
+{
+    if (cap < 2)
+        return -EINVAL;
+    ssize_t n;
+    do
+        n = pread(fd, buf, cap - 1, 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        n = -errno;
+    else if (n == (ssize_t)(cap - 1) && !only_blanks_at(fd, n))
+        n = -EFBIG;
+    if (n < 0) {
+        buf[0] = '\0';
+        return (int)n;
+    }
+    return (int)trim_trailing(buf, (size_t)n);
+}
+
+int pna_open_attr_at(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    return fd < 0 ? -errno : fd;
+}
+
 static int read_text_at(int dirfd, const char *name, char *buf, size_t cap, bool one_read)
 {
     if (cap < 2)
         return -EINVAL;
-    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    return read_text_fd(fd < 0 ? -errno : fd, buf, cap, one_read);
+    return read_text_fd(pna_open_attr_at(dirfd, name), buf, cap, one_read);
 }
 
 int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap)

@@ -55,6 +55,16 @@ int pna_read_text_at(int dirfd, const char *name, char *buf, size_t cap);
  * EOF.  Not for procfs or debugfs lists, which come a page at a time. */
 int pna_read_attr_at(int dirfd, const char *name, char *buf, size_t cap);
 
+/* The file NAME in directory DIRFD opened for reading as the readers above
+ * open their files (O_NONBLOCK, close-on-exec): the descriptor, or -errno. */
+int pna_open_attr_at(int dirfd, const char *name);
+
+/* pna_read_attr_at() of the file open on FD, read from its start (pread at
+ * offset 0) and left open.  A kernel attribute is made anew by each read
+ * from offset 0, so a descriptor kept open reads what a fresh open would
+ * (util/held_files.h). */
+int pna_read_attr_fd(int fd, char *buf, size_t cap);
+
 /* pna_read_attr_at() of a decimal number, as pna_read_u64(). */
 int pna_read_attr_u64_at(int dirfd, const char *name, uint64_t *out);
 

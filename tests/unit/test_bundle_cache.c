@@ -10,9 +10,15 @@
  * here from the OCI runtime and cgroup v2 formats; it is not a capture.
  *
  * The cache trusts an unchanged file identity only for files modified more
- * than PNA_BUNDLE_RACY_MS ago, so the test dates every file it writes a
+ * than PNA_FILE_RACY_MS ago, so the test dates every file it writes a
  * little further in the past each round (as files on a node age); the racy
- * case itself, and the caller's "quiet" promise, have tests of their own. */
+ * case itself, and the caller's "quiet" promise, have tests of their own.
+ *
+ * The cache keeps the cgroup files of some of the containers open between
+ * scans (a limit that changes from round to round, below and above their
+ * number).  A cgroup directory is dated when it is made, and its files are
+ * rewritten in place after, as the kernel's are: a kept descriptor must read
+ * the new figures. */
 #include "pna_autoconf.h"
 #include "sources/containers/bundle_cache.h"
 #include "sources/containers/cgroup.h"
@@ -42,6 +48,7 @@ struct slot {
 };
 static struct slot slots[SLOTS];
 static unsigned next_id;
+static unsigned files_kept_seen;   /* tasks whose cgroup files a cached scan kept open */
 
 static void date_file(const char *root, const char *rel)
 {
@@ -123,6 +130,11 @@ static void cgroup_rel(const struct slot *s, const char *file, char *buf, size_t
 static void write_cgroup(const struct slot *s)
 {
     char rel[512], text[160];
+    cgroup_rel(s, "", rel, sizeof rel);
+    char dir[1400];
+    snprintf(dir, sizeof dir, "%s/%s", sysfs, rel);
+    struct stat st;
+    bool made = stat(dir, &st) != 0;
     cgroup_rel(s, "memory.current", rel, sizeof rel);
     snprintf(text, sizeof text, "%llu\n", (unsigned long long)s->usage);
     tt_write(sysfs, rel, text);
@@ -144,6 +156,10 @@ static void write_cgroup(const struct slot *s)
     cgroup_rel(s, "cgroup.events", rel, sizeof rel);
     snprintf(text, sizeof text, "populated 1\nfrozen %d\n", s->frozen);
     tt_write(sysfs, rel, text);
+    if (made) {
+        cgroup_rel(s, "", rel, sizeof rel);
+        date_file(sysfs, rel);
+    }
 }
 
 static void write_spec(struct slot *s)
@@ -331,6 +347,9 @@ static void agree(struct pna_bundle_cache *cache, int round)
     CHECK_INT(is.bad_specs, fs.bad_specs);
     CHECK_INT(is.unresolved, fs.unresolved);
     CHECK_STR(is.last_error, fs.last_error);
+    CHECK(is.files_kept <= pna_bundle_cache_files_limit(cache));
+    CHECK_INT(fs.files_kept, 0);
+    files_kept_seen += is.files_kept;
     CHECK_INT(inc.count, full.count);
     CHECK_U64(inc.devices_dropped, full.devices_dropped);
     for (size_t i = 0; i < inc.count && i < full.count; i++)
@@ -353,11 +372,13 @@ static void test_random_changes(void)
     agree(cache, 0);
     for (int round = 1; round <= ROUNDS && !unit_failures; round++) {
         file_time++;   /* later than last round's files: a rewrite is a new identity */
+        pna_bundle_cache_keep_files(cache, round % 3 ? SLOTS : SLOTS / 4);
         for (int k = 0; k < 8; k++)
             change(&slots[rand() % SLOTS]);
         agree(cache, round);
         agree(cache, round);   /* and again, with nothing changed: all from the cache */
     }
+    CHECK(files_kept_seen > 0);
     pna_bundle_cache_free(cache);
 }
 

@@ -3,6 +3,7 @@
  * "namespace/id". */
 #include "pna_autoconf.h"
 #include "sources/containers/bundle_cache.h"
+#include "sources/containers/cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@ struct pna_bundle_cache {
     size_t used;
     uint32_t scan;
     bool quiet;                   /* no bundle file changed since the last scan */
+    size_t files_limit;           /* containers whose cgroup files may stay open */
 };
 
 /* FNV-1a over S, continuing from H. */
@@ -65,6 +67,11 @@ void pna_bundle_entry_forget_pid(struct pna_bundle_entry *e)
 {
     free(e->pid_cgroup);
     e->pid_cgroup = NULL;
+    if (e->cgroup_files) {
+        pna_cgroup_files_close(e->cgroup_files);
+        free(e->cgroup_files);
+        e->cgroup_files = NULL;
+    }
     memset(&e->pid_id, 0, sizeof e->pid_id);
     e->pid_known = false;
     e->pid = 0;
@@ -98,6 +105,23 @@ void pna_bundle_cache_set_quiet(struct pna_bundle_cache *cache, bool quiet)
 bool pna_bundle_cache_quiet(const struct pna_bundle_cache *cache)
 {
     return cache->quiet;
+}
+
+void pna_bundle_cache_keep_files(struct pna_bundle_cache *cache, size_t n)
+{
+    cache->files_limit = n;
+}
+
+size_t pna_bundle_cache_files_limit(const struct pna_bundle_cache *cache)
+{
+    return cache->files_limit;
+}
+
+struct pna_cgroup_files *pna_bundle_entry_files(struct pna_bundle_entry *e)
+{
+    if (!e->cgroup_files && (e->cgroup_files = malloc(sizeof *e->cgroup_files)) != NULL)
+        pna_cgroup_files_init(e->cgroup_files);
+    return e->cgroup_files;
 }
 
 void pna_bundle_cache_begin(struct pna_bundle_cache *cache)
@@ -190,32 +214,4 @@ size_t pna_bundle_cache_end(struct pna_bundle_cache *cache)
         }
     }
     return cache->used;
-}
-
-int pna_file_identity_at(int dirfd, const char *name, struct pna_file_id *id)
-{
-    struct stat st;
-    memset(id, 0, sizeof *id);
-    if (fstatat(dirfd, name, &st, 0) < 0)
-        return -errno;
-    id->dev = (uint64_t)st.st_dev;
-    id->ino = (uint64_t)st.st_ino;
-    id->size = (uint64_t)st.st_size;
-    id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    id->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-    return 0;
-}
-
-bool pna_file_id_settled(const struct pna_file_id *id, int64_t now_ms)
-{
-    /* The modification time: what a rewrite of the content within one tick
-     * would leave as it was.  (A change of rights alone moves the change
-     * time, which the identity compares anyway.) */
-    return now_ms - id->mtime_ns / 1000000 >= PNA_BUNDLE_RACY_MS;
-}
-
-bool pna_file_id_equal(const struct pna_file_id *a, const struct pna_file_id *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-           a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }

@@ -12,10 +12,9 @@
  * NVIDIA GPU list, the process, its cgroup and every cgroup figure) is still
  * read at every poll.
  *
- * A file modified less than PNA_BUNDLE_RACY_MS before it was read is read
- * again at the next poll: a rewrite within one tick of the filesystem's
- * clock, at the same size, would otherwise keep its old identity (git's
- * "racily clean" entries have the same cure).
+ * A file modified less than PNA_FILE_RACY_MS before it was read is read
+ * again at the next poll (util/file_id.h: a rewrite within one tick of the
+ * file system's clock, at the same size, keeps its identity).
  *
  * Entries are keyed by namespace and task id; one a scan does not see is
  * dropped when the scan ends.  Used by the containers poller's thread only. */
@@ -27,14 +26,7 @@
 #include <stdint.h>
 
 #include "sources/containers/oci_spec.h"
-
-#define PNA_BUNDLE_RACY_MS 2000
-
-/* The identity of a file as the cache compares it; all zero: not there. */
-struct pna_file_id {
-    uint64_t dev, ino, size;
-    int64_t mtime_ns, ctime_ns;
-};
+#include "util/file_id.h"
 
 struct pna_bundle_entry {
     struct pna_file_id spec_id;   /* config.json when the facts were read */
@@ -47,9 +39,12 @@ struct pna_bundle_entry {
     int64_t start_ms;             /* init.pid's modification time */
     char *pid_cgroup;             /* that process's cgroup path (/proc/PID/cgroup),
                                      NULL: not read yet */
+    struct pna_cgroup_files *cgroup_files; /* its cgroup's files, open between scans
+                                              (cgroup.h); NULL: none */
 };
 
 struct pna_bundle_cache;
+struct pna_cgroup_files;
 
 struct pna_bundle_cache *pna_bundle_cache_new(void);   /* NULL: out of memory */
 void pna_bundle_cache_free(struct pna_bundle_cache *cache);
@@ -60,6 +55,12 @@ void pna_bundle_cache_free(struct pna_bundle_cache *cache);
  * file at all.  Off by default. */
 void pna_bundle_cache_set_quiet(struct pna_bundle_cache *cache, bool quiet);
 bool pna_bundle_cache_quiet(const struct pna_bundle_cache *cache);
+
+/* Keep the cgroup files of at most N containers open from one scan to the
+ * next (cgroup.h, util/held_files.h); 0, the default: open, read and close
+ * them at every scan. */
+void pna_bundle_cache_keep_files(struct pna_bundle_cache *cache, size_t n);
+size_t pna_bundle_cache_files_limit(const struct pna_bundle_cache *cache);
 
 /* A scan begins: entries it does not ask for are dropped at its end. */
 void pna_bundle_cache_begin(struct pna_bundle_cache *cache);
@@ -76,18 +77,11 @@ size_t pna_bundle_cache_end(struct pna_bundle_cache *cache);
 /* Forget what E's spec said (it changed, or vanished). */
 void pna_bundle_entry_forget_spec(struct pna_bundle_entry *e);
 
-/* Forget E's process: pid, start time, cgroup path. */
+/* E's cgroup files, made empty when E has none yet; NULL: out of memory. */
+struct pna_cgroup_files *pna_bundle_entry_files(struct pna_bundle_entry *e);
+
+/* Forget E's process: pid, start time, cgroup path, and close its cgroup's
+ * files. */
 void pna_bundle_entry_forget_pid(struct pna_bundle_entry *e);
-
-/* The identity of the file at NAME relative to directory DIRFD: 0, or a
- * negative errno (-ENOENT: not there) with *ID zeroed. */
-int pna_file_identity_at(int dirfd, const char *name, struct pna_file_id *id);
-
-/* Whether a file with identity ID, read now (CLOCK_REALTIME NOW_MS), can be
- * trusted to keep that identity for as long as its content stays the same
- * (see PNA_BUNDLE_RACY_MS); the same identity seen again then means the same
- * content. */
-bool pna_file_id_settled(const struct pna_file_id *id, int64_t now_ms);
-bool pna_file_id_equal(const struct pna_file_id *a, const struct pna_file_id *b);
 
 #endif

@@ -4,6 +4,7 @@
 #include "sources/containers/cgroup.h"
 #include "core/roots.h"
 #include "util/fileio.h"
+#include "util/held_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -295,45 +296,85 @@ int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
     return file_in(env, path, "cgroup.event_control", buf, cap);
 }
 
-/* The cgroup directory PATH under ROOT, opened: the files in it are then
- * opened by name alone, not by walking the whole path again for each. */
-static int open_cgroup_dir(const char *root, const char *path)
+/* The directory of cgroup PATH under ROOT. */
+static int cgroup_dir(const char *root, const char *path, char *buf, size_t cap)
 {
-    char dir[1024];
     if (!safe_path(path))
         return -EINVAL;
-    int w = snprintf(dir, sizeof dir, "%s%s", root, strcmp(path, "/") ? path : "");
-    if (w < 0 || (size_t)w >= sizeof dir)
-        return -ENAMETOOLONG;
-    /* O_PATH: only a handle to open the files by (no read right on the
-     * directory itself needed). */
-    int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    return fd < 0 ? -errno : fd;
+    /* The root cgroup is "/": no double slash. */
+    int w = snprintf(buf, cap, "%s%s", root, strcmp(path, "/") ? path : "");
+    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* The files a poll reads, in the order of enum mem_file: the memory
+ * directory's (v2: the freezer's cgroup.events too, same directory), and the
+ * v1 freezer directory's. */
+enum mem_file { MF_USAGE, MF_LIMIT, MF_OOM, MF_STAT, MF_EVENTS, MF_COUNT };
+static const char *const v2_files[MF_COUNT] = {
+    "memory.current", "memory.max", "memory.events", "memory.stat", "cgroup.events",
+};
+static const char *const v1_files[MF_STAT + 1] = {
+    "memory.usage_in_bytes", "memory.limit_in_bytes", "memory.oom_control", "memory.stat",
+};
+static const char *const v2_freezer_files[] = { "cgroup.events" };
+static const char *const v1_freezer_files[] = { "freezer.state" };
+
+/* v2, and both controllers in one directory: the freezer is read with the
+ * memory files. */
+static bool freezer_in_mem_dir(const struct pna_cgroup_env *env)
+{
+    return env->mode == PNA_CG_V2 && strcmp(env->freezer_root, env->mem_root) == 0;
+}
+
+static int open_mem_files(const struct pna_cgroup_env *env, const char *path,
+                          struct pna_held_dir *h, bool keep)
+{
+    char dir[1024];
+    int rc = cgroup_dir(env->mem_root, path, dir, sizeof dir);
+    if (rc < 0)
+        return rc;
+    if (env->mode == PNA_CG_V2)
+        return pna_held_dir_open(h, dir, v2_files,
+                                 freezer_in_mem_dir(env) ? MF_COUNT : MF_EVENTS, keep);
+    return pna_held_dir_open(h, dir, v1_files, MF_STAT + 1, keep);
+}
+
+static int open_freezer_files(const struct pna_cgroup_env *env, const char *path,
+                              struct pna_held_dir *h, bool keep)
+{
+    char dir[1024];
+    if (!env->freezer_root[0])
+        return -EINVAL;
+    int rc = cgroup_dir(env->freezer_root, path, dir, sizeof dir);
+    if (rc < 0)
+        return rc;
+    return pna_held_dir_open(h, dir, env->mode == PNA_CG_V2 ? v2_freezer_files : v1_freezer_files,
+                             1, keep);
 }
 
 /* The working set as the kubelet and `docker stats` compute it: usage less
  * the inactive file cache (memory.stat total_inactive_file in v1, where the
  * hierarchical figure matches usage_in_bytes; inactive_file in v2), never
  * below zero. */
-static void read_working_set(int dirfd, bool v2, struct pna_cgroup_mem *mem)
+static void read_working_set(struct pna_held_dir *h, bool v2, struct pna_cgroup_mem *mem)
 {
     char text[PNA_CGROUP_MEMORY_STAT_MAX];
     uint64_t inactive;
-    if (!mem->has_usage || pna_read_attr_at(dirfd, "memory.stat", text, sizeof text) < 0 ||
+    if (!mem->has_usage || pna_held_dir_read(h, MF_STAT, text, sizeof text) < 0 ||
         pna_cgroup_parse_key(text, v2 ? "inactive_file" : "total_inactive_file", &inactive) < 0)
         return;
     mem->has_working_set = true;
     mem->working_set_bytes = inactive < mem->usage_bytes ? mem->usage_bytes - inactive : 0;
 }
 
-static void read_memory_at(int fd, const struct pna_cgroup_env *env, struct pna_cgroup_mem *mem)
+static void read_memory(struct pna_held_dir *h, bool v2, struct pna_cgroup_mem *mem)
 {
     char text[1024];
-    bool v2 = env->mode == PNA_CG_V2;
-    if (pna_read_attr_u64_at(fd, v2 ? "memory.current" : "memory.usage_in_bytes", &mem->usage_bytes) == 0)
+    if (pna_held_dir_read(h, MF_USAGE, text, 64) >= 0 &&
+        pna_parse_u64(text, &mem->usage_bytes) == 0)
         mem->has_usage = true;
 
-    if (pna_read_attr_at(fd, v2 ? "memory.max" : "memory.limit_in_bytes", text, 64) >= 0) {
+    if (pna_held_dir_read(h, MF_LIMIT, text, 64) >= 0) {
         uint64_t v;
         if (strcmp(text, "max") != 0 && pna_parse_u64(text, &v) == 0 &&
             (v2 || v < V1_UNLIMITED_FROM)) {
@@ -342,16 +383,57 @@ static void read_memory_at(int fd, const struct pna_cgroup_env *env, struct pna_
         }
     }
 
-    if (pna_read_attr_at(fd, oom_file_name(env), text, sizeof text) >= 0 &&
+    if (pna_held_dir_read(h, MF_OOM, text, sizeof text) >= 0 &&
         pna_cgroup_parse_oom_kill(text, &mem->oom_kills) == 0)
         mem->has_oom = true;
-    read_working_set(fd, v2, mem);
+    read_working_set(h, v2, mem);
 }
 
-static int read_frozen_at(int dirfd, int mode, bool *frozen);
+static int read_frozen_held(struct pna_held_dir *h, size_t file, int mode, bool *frozen);
+static int read_freeze_request(const struct pna_cgroup_env *env, const char *path, bool *frozen);
 
-int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
-                          struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc)
+void pna_cgroup_files_init(struct pna_cgroup_files *f)
+{
+    f->path = NULL;
+    pna_held_dir_init(&f->mem);
+    pna_held_dir_init(&f->freezer);
+}
+
+void pna_cgroup_files_close(struct pna_cgroup_files *f)
+{
+    free(f->path);
+    pna_held_dir_close(&f->mem);
+    pna_held_dir_close(&f->freezer);
+    pna_cgroup_files_init(f);
+}
+
+/* Whether F holds (or may hold) PATH's files: one cgroup's at a time. */
+static bool files_for(struct pna_cgroup_files *f, const char *path)
+{
+    if (f->path && strcmp(f->path, path) == 0)
+        return true;
+    pna_cgroup_files_close(f);
+    f->path = strdup(path);
+    return f->path != NULL;   /* out of memory: read, but keep nothing */
+}
+
+/* The freezer of the cgroup whose files F holds, as pna_cgroup_read_frozen(). */
+static int read_frozen_files(const struct pna_cgroup_env *env, const char *path,
+                             struct pna_cgroup_files *f, int mem_rc, bool keep, bool *frozen)
+{
+    int rc;
+    if (freezer_in_mem_dir(env)) {
+        rc = mem_rc < 0 ? mem_rc : read_frozen_held(&f->mem, MF_EVENTS, env->mode, frozen);
+    } else if ((rc = open_freezer_files(env, path, &f->freezer, keep)) == 0) {
+        rc = read_frozen_held(&f->freezer, 0, env->mode, frozen);
+        pna_held_dir_done(&f->freezer);
+    }
+    return rc == -ENODATA ? read_freeze_request(env, path, frozen) : rc;
+}
+
+int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const char *path,
+                               struct pna_cgroup_files *files, bool keep,
+                               struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc)
 {
     memset(mem, 0, sizeof *mem);
     if (frozen) {
@@ -360,17 +442,25 @@ int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
     }
     if (env->mode == PNA_CG_NONE)
         return -EINVAL;
-    int fd = open_cgroup_dir(env->mem_root, path);
-    /* v2: one hierarchy, one directory for both; v1: the freezer's own. */
-    bool one_dir = env->mode == PNA_CG_V2 && strcmp(env->freezer_root, env->mem_root) == 0;
+    keep = files_for(files, path) && keep;
+    int rc = open_mem_files(env, path, &files->mem, keep);
     if (frozen)
-        *frozen_rc = one_dir ? (fd < 0 ? fd : read_frozen_at(fd, env->mode, frozen))
-                             : pna_cgroup_read_frozen(env, path, frozen);
-    if (fd < 0)
-        return fd == -ENOTDIR ? -ENOENT : fd;
-    read_memory_at(fd, env, mem);
-    close(fd);
+        *frozen_rc = read_frozen_files(env, path, files, rc, keep, frozen);
+    if (rc < 0)
+        return rc == -ENOTDIR ? -ENOENT : rc;
+    read_memory(&files->mem, env->mode == PNA_CG_V2, mem);
+    pna_held_dir_done(&files->mem);
     return 0;
+}
+
+int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
+                          struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc)
+{
+    struct pna_cgroup_files once;
+    pna_cgroup_files_init(&once);
+    int rc = pna_cgroup_read_state_kept(env, path, &once, false, mem, frozen, frozen_rc);
+    pna_cgroup_files_close(&once);
+    return rc;
 }
 
 int pna_cgroup_read_memory(const struct pna_cgroup_env *env, const char *path,
@@ -414,25 +504,33 @@ int pna_cgroup_parse_v1_freezer(const char *text, bool *frozen)
     return -EINVAL;
 }
 
-static int read_frozen_at(int dirfd, int mode, bool *frozen)
+/* v2 without a frozen key in cgroup.events (cgroup.freeze came with it, in
+ * Linux 5.2): the request file, read by path (no kernel that old keeps it). */
+static int read_freeze_request(const struct pna_cgroup_env *env, const char *path, bool *frozen)
+{
+    char dir[1024], file[1100], text[256];
+    int rc = cgroup_dir(env->freezer_root, path, dir, sizeof dir);
+    if (rc < 0)
+        return rc;
+    snprintf(file, sizeof file, "%s/cgroup.freeze", dir);
+    if ((rc = pna_read_text(file, text, sizeof text)) < 0)
+        return rc;
+    if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
+        return -EINVAL;
+    *frozen = text[0] == '1';
+    return 0;
+}
+
+/* The freezer state in file FILE of H: cgroup.events (v2) or freezer.state
+ * (v1).  -ENODATA: a v2 cgroup.events without the frozen key. */
+static int read_frozen_held(struct pna_held_dir *h, size_t file, int mode, bool *frozen)
 {
     char text[256];
-    int rc;
-    if (mode == PNA_CG_V2) {
-        if ((rc = pna_read_attr_at(dirfd, "cgroup.events", text, sizeof text)) < 0)
-            return rc;
-        if (pna_cgroup_parse_v2_frozen(text, frozen) == 0)
-            return 0;
-        /* No frozen key: the request file is the only word there is. */
-        if ((rc = pna_read_attr_at(dirfd, "cgroup.freeze", text, sizeof text)) < 0)
-            return rc;
-        if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
-            return -EINVAL;
-        *frozen = text[0] == '1';
-        return 0;
-    }
-    if ((rc = pna_read_attr_at(dirfd, "freezer.state", text, sizeof text)) < 0)
+    int rc = pna_held_dir_read(h, file, text, sizeof text);
+    if (rc < 0)
         return rc;
+    if (mode == PNA_CG_V2)
+        return pna_cgroup_parse_v2_frozen(text, frozen) == 0 ? 0 : -ENODATA;
     return pna_cgroup_parse_v1_freezer(text, frozen);
 }
 
@@ -441,10 +539,11 @@ int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, b
     *frozen = false;
     if ((env->mode != PNA_CG_V2 && env->mode != PNA_CG_V1) || !env->freezer_root[0])
         return -EINVAL;
-    int fd = open_cgroup_dir(env->freezer_root, path);
-    if (fd < 0)
-        return fd;
-    int rc = read_frozen_at(fd, env->mode, frozen);
-    close(fd);
-    return rc;
+    struct pna_held_dir h;
+    pna_held_dir_init(&h);
+    int rc = open_freezer_files(env, path, &h, false);
+    if (rc == 0)
+        rc = read_frozen_held(&h, 0, env->mode, frozen);
+    pna_held_dir_close(&h);
+    return rc == -ENODATA ? read_freeze_request(env, path, frozen) : rc;
 }

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/held_files.h"
+
 struct pna_roots;
 
 enum pna_cgroup_mode {
@@ -33,6 +35,11 @@ struct pna_cgroup_env {
      * serves for the freezer too. */
     char freezer_root[512];
 };
+
+/* The files of one cgroup a poll keeps open (struct pna_cgroup_files): v2
+ * memory.current, .max, .events, .stat and cgroup.events; v1 the four
+ * memory files and freezer.state. */
+#define PNA_CGROUP_FILES_HELD 5
 
 /* memory.stat is about 1.5 KB in v1 (35 keys, twice) and 1 KB in v2. */
 #define PNA_CGROUP_MEMORY_STAT_MAX 8192
@@ -81,6 +88,25 @@ int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, b
  * where both live in it (v2).  Returns what pna_cgroup_read_memory() does. */
 int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
                           struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc);
+
+/* A cgroup's files kept open from one poll to the next (util/held_files.h):
+ * its memory directory's (v2: with cgroup.events) and, in v1, its
+ * freezer's.  One cgroup's at a time: asked for another, the files of the
+ * one before are closed. */
+struct pna_cgroup_files {
+    char *path;                      /* the cgroup they are of; NULL: none */
+    struct pna_held_dir mem, freezer;
+};
+
+void pna_cgroup_files_init(struct pna_cgroup_files *f);
+void pna_cgroup_files_close(struct pna_cgroup_files *f);
+
+/* pna_cgroup_read_state() through FILES: the files it holds are read again
+ * while the cgroup's directory is the one they were opened in, else opened
+ * (and kept open for the next call when KEEP). */
+int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const char *path,
+                               struct pna_cgroup_files *files, bool keep,
+                               struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc);
 
 /* The same from the texts: cgroup.events (v2) or freezer.state (v1).
  * Return 0, or -EINVAL when the text says neither. */

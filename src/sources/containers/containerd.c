@@ -27,6 +27,15 @@ static int64_t mtime_ms(const struct stat *st)
     return (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
 }
 
+/* What a bundle's cache entry keeps for fill_runtime(): the process's
+ * cgroup path and the cgroup's open files.  All NULL: nothing kept (a scan
+ * without a cache, Docker's containers). */
+struct runtime_memo {
+    char **pid_cgroup;               /* see process_cgroup() */
+    struct pna_cgroup_files *files;  /* NULL: the files opened and closed */
+    bool keep_files;                 /* ... kept open until the next scan */
+};
+
 /* The cgroup of running process C->pid: from *MEMO when it holds it (it
  * is that process's, see bundle_cache.h), else from procfs, then kept in
  * *MEMO (MEMO may be NULL: nothing kept). */
@@ -53,9 +62,20 @@ static void spec_cgroup(struct pna_container_set *set, struct pna_container *c,
         pna_container_set_text(set, &c->cgroup_path, path, sizeof path);
 }
 
+/* The cgroup's memory figures and freezer, through MEMO's files if any. */
+static int read_cgroup(const struct pna_cgroup_env *cg, const char *path,
+                       const struct runtime_memo *memo, struct pna_cgroup_mem *mem,
+                       bool *frozen, int *frozen_rc)
+{
+    if (memo->files)
+        return pna_cgroup_read_state_kept(cg, path, memo->files, memo->keep_files, mem, frozen,
+                                          frozen_rc);
+    return pna_cgroup_read_state(cg, path, mem, frozen, frozen_rc);
+}
+
 static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
                          struct pna_container_set *set, struct pna_container *c,
-                         const char *spec_cgroups_path, char **memo)
+                         const char *spec_cgroups_path, const struct runtime_memo *memo)
 {
     char path[512];
     int mode = cg ? cg->mode : PNA_CG_NONE;
@@ -72,7 +92,7 @@ static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_
      * the spec's cgroupsPath is the fallback for a task not running. */
     if (!c->cgroup_path[0] && mode != PNA_CG_NONE && c->pid > 0 &&
         c->state == PNA_CSTATE_RUNNING)
-        process_cgroup(roots, mode, set, c, memo);
+        process_cgroup(roots, mode, set, c, memo->pid_cgroup);
     if (!c->cgroup_path[0] && spec_cgroups_path && *spec_cgroups_path)
         spec_cgroup(set, c, spec_cgroups_path);
     if (!c->cgroup_path[0] || mode == PNA_CG_NONE)
@@ -82,7 +102,7 @@ static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_
     bool running = c->state == PNA_CSTATE_RUNNING, frozen;
     int frozen_rc;
     struct pna_cgroup_mem mem;
-    int rc = pna_cgroup_read_state(cg, c->cgroup_path, &mem, running ? &frozen : NULL, &frozen_rc);
+    int rc = read_cgroup(cg, c->cgroup_path, memo, &mem, running ? &frozen : NULL, &frozen_rc);
     if (running && frozen_rc == 0 && frozen)
         c->state = PNA_CSTATE_PAUSED;
     if (rc < 0)
@@ -107,7 +127,8 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
                                 struct pna_container_set *set, struct pna_container *c,
                                 const char *spec_cgroups_path)
 {
-    fill_runtime(roots, cg, set, c, spec_cgroups_path, NULL);
+    const struct runtime_memo none = { NULL, NULL, false };
+    fill_runtime(roots, cg, set, c, spec_cgroups_path, &none);
 }
 
 /* init.pid: the task's process id, written by the shim when it started;
@@ -145,6 +166,7 @@ struct scan {
     int64_t now_ms;                   /* CLOCK_REALTIME, for the cache's racy test */
     struct pna_container_set *set;
     struct pna_containerd_stats *st;
+    size_t files_limit;               /* tasks whose cgroup files may stay open */
 };
 
 /* A directory entry that is a directory (or a link to one).  The entry's
@@ -295,7 +317,15 @@ static void scan_bundle(const struct scan *sc, int nsfd, const char *nsdir, cons
         cached_init_pid(sc, nsfd, bundle, id, same, e, c);
     else
         read_init_pid(bundle, NULL, c);
-    fill_runtime(sc->roots, sc->cg, sc->set, c, info.cgroups_path, e ? &e->pid_cgroup : NULL);
+    struct runtime_memo memo = { NULL, NULL, false };
+    if (e) {
+        memo.pid_cgroup = &e->pid_cgroup;
+        memo.files = pna_bundle_entry_files(e);
+        memo.keep_files = st->files_kept < sc->files_limit;
+    }
+    fill_runtime(sc->roots, sc->cg, sc->set, c, info.cgroups_path, &memo);
+    if (memo.files && memo.files->mem.kept)
+        st->files_kept++;
     st->added++;
 }
 
@@ -341,7 +371,8 @@ int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_
         snprintf(err, errlen, "%s: %s", base, strerror(errno));
         return -1;
     }
-    struct scan sc = { roots, cg, cdi, cache, pna_now_ms(), set, stats };
+    struct scan sc = { roots, cg, cdi, cache, pna_now_ms(), set, stats,
+                       cache ? pna_bundle_cache_files_limit(cache) : 0 };
     if (cache)
         pna_bundle_cache_begin(cache);
     struct dirent *ns;

@@ -30,6 +30,8 @@ struct pna_containerd_stats {
     unsigned bad_specs;      /* unreadable or malformed config.json */
     unsigned unresolved;     /* devices named by CDI or NVIDIA_VISIBLE_DEVICES that
                                 nothing on the node resolved (pna_oci_info) */
+    unsigned files_kept;     /* tasks whose cgroup files stay open until the next
+                                scan (pna_bundle_cache_keep_files) */
     char last_error[160];
 };
 
