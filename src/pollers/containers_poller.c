@@ -47,6 +47,10 @@ struct containers_state {
     struct pna_cgroup_env cg;
     struct pna_cdi_registry *cdi;   /* the node's CDI specs, cached by mtime */
     struct pna_bundle_cache *bundles; /* each bundle's spec and pid, kept while unchanged */
+    size_t files_wanted;            /* cgroupFilesHeld */
+    size_t files_room;              /* ... as far as RLIMIT_NOFILE lets */
+    uint64_t files_limit;           /* that limit */
+    bool files_warned;              /* the difference was said */
     uint64_t bundle_events;         /* the watch's directory event count at the last scan */
     bool bundle_events_valid;       /* ... and every bundle directory was watched since */
     struct pna_oom_watch *watch;
@@ -121,27 +125,34 @@ static void on_docker_connect(void *arg)
     wake_poller();
 }
 
-/* cgroupFilesHeld: the open files limit raised for them (as far as the hard
- * limit goes), and said once. */
-static void keep_cgroup_files(struct pna_bundle_cache *bundles, unsigned containers)
+/* cgroupFilesHeld: the open files limit raised for them, as far as the hard
+ * limit goes. */
+static void keep_cgroup_files(struct containers_state *st, unsigned containers)
 {
-    uint64_t before, after;
+    uint64_t before = 0, after = 0;
     size_t fds = (size_t)containers * PNA_CGROUP_FILES_HELD;
     size_t room = containers ? pna_held_files_reserve(fds, &before, &after) : 0;
-    size_t kept = room / PNA_CGROUP_FILES_HELD < containers ? room / PNA_CGROUP_FILES_HELD
-                                                             : containers;
-    pna_bundle_cache_keep_files(bundles, kept);
-    if (!containers)
-        return;
-    if (kept < containers)
-        pna_log(LOG_WARNING, "containers: open files limit %llu (hard limit): the cgroup files "
-                "of %zu containers kept open between polls, not %u (cgroupFilesHeld); the "
-                "others are opened at every poll",
-                (unsigned long long)after, kept, containers);
-    else if (after > before)
+    st->files_wanted = containers;
+    st->files_room = room / PNA_CGROUP_FILES_HELD < containers ? room / PNA_CGROUP_FILES_HELD
+                                                                : containers;
+    st->files_limit = after;
+    pna_bundle_cache_keep_files(st->bundles, st->files_room);
+    if (after > before)
         pna_log(LOG_INFO, "containers: open files limit raised from %llu to %llu to keep the "
-                "cgroup files of up to %u containers open (cgroupFilesHeld)",
-                (unsigned long long)before, (unsigned long long)after, containers);
+                "cgroup files of up to %zu containers open (cgroupFilesHeld)",
+                (unsigned long long)before, (unsigned long long)after, st->files_room);
+}
+
+/* More containers than the open files limit lets keep open: said once. */
+static void warn_files_room(struct containers_state *st, const struct pna_containerd_stats *cs)
+{
+    if (st->files_warned || st->files_room >= st->files_wanted || cs->added <= st->files_room)
+        return;
+    st->files_warned = true;
+    pna_log(LOG_WARNING, "containers: the open files hard limit (%llu) keeps the cgroup files "
+            "of %zu containers open between polls, not %zu (cgroupFilesHeld); the others are "
+            "opened at every poll", (unsigned long long)st->files_limit, st->files_room,
+            st->files_wanted);
 }
 
 static int containers_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
@@ -166,7 +177,7 @@ static int containers_init(void **state, const struct pna_config *cfg, char *err
     st->cdi = pna_cdi_registry_new();   /* NULL (out of memory): no CDI device resolves */
     st->bundles = pna_bundle_cache_new();   /* NULL (out of memory): every poll reads all */
     if (st->bundles)
-        keep_cgroup_files(st->bundles, cfg->cgroup_files_held);
+        keep_cgroup_files(st, cfg->cgroup_files_held);
     *state = st;
     return 0;
 }
@@ -291,6 +302,7 @@ static int containers_collect(void *state, const struct pna_snap *prev,
         goto fail;
     }
     s->containerd_seen = rc == 0;
+    warn_files_room(st, &cs);
     /* dockerd runs its containers through containerd: when containerd's
      * tasks were read, a dockerd that does not answer costs Docker's names
      * only, not the rows, so the poll still succeeds and says why. */

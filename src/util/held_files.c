@@ -40,11 +40,11 @@ static int64_t realtime_ms(void)
 
 /* Whether H's files are still DIR's: the directory at the path is the one
  * they were opened in, and its identity was settled then. */
-static bool still_current(const struct pna_held_dir *h, const char *dir)
+static bool still_current(const struct pna_held_dir *h, int at, const char *dir)
 {
     struct stat st;
     struct pna_file_id now;
-    if (!h->open || !h->settled || stat(dir, &st) < 0)
+    if (!h->open || !h->settled || fstatat(at, dir, &st, 0) < 0)
         return false;
     pna_file_id_of(&st, &now);
     return pna_file_id_equal(&now, &h->id);
@@ -80,17 +80,17 @@ static void open_files(struct pna_held_dir *h, int dirfd, const char *const *nam
     }
 }
 
-int pna_held_dir_open(struct pna_held_dir *h, const char *dir, const char *const *names,
+int pna_held_dir_open(struct pna_held_dir *h, int at, const char *dir, const char *const *names,
                       size_t n, bool keep)
 {
     if (n > PNA_HELD_FILES_MAX)
         return -EINVAL;
-    if (keep && h->kept && still_current(h, dir))
+    if (keep && h->kept && still_current(h, at, dir))
         return 0;
     pna_held_dir_close(h);
     /* O_PATH: a handle to open the files by, no read right on the
      * directory itself needed. */
-    int dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int dirfd = openat(at, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dirfd < 0)
         return -errno;
     struct stat st;

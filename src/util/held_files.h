@@ -55,15 +55,15 @@ struct pna_held_dir {
 void pna_held_dir_init(struct pna_held_dir *h);
 
 /* Make H hold the files NAMES[0..N-1] (N at most PNA_HELD_FILES_MAX; the
- * same names, in the same order, at every call for one H) of directory DIR,
- * open: the ones it holds when DIR is still the directory they were opened
- * in, else opened now, through the directory's descriptor, so that all of
- * them belong to one directory.  KEEP: keep them open after
- * pna_held_dir_done() if descriptors from PNA_HELD_FD_FLOOR up can be had.
- * Returns 0 (a file that could not be opened reads as the error its open
- * gave), or -errno when DIR cannot be opened (-ENOENT: not there), and then
- * H holds nothing. */
-int pna_held_dir_open(struct pna_held_dir *h, const char *dir, const char *const *names,
+ * same names, in the same order, at every call for one H) of directory DIR
+ * (relative to the directory open on AT, or AT_FDCWD), open: the ones it
+ * holds when DIR is still the directory they were opened in, else opened
+ * now, through the directory's descriptor, so that all of them belong to one
+ * directory.  KEEP: keep them open after pna_held_dir_done() if descriptors
+ * from PNA_HELD_FD_FLOOR up can be had.  Returns 0 (a file that could not be
+ * opened reads as the error its open gave), or -errno when DIR cannot be
+ * opened (-ENOENT: not there), and then H holds nothing. */
+int pna_held_dir_open(struct pna_held_dir *h, int at, const char *dir, const char *const *names,
                       size_t n, bool keep);
 
 /* The text of file I, as pna_read_attr_at() (util/fileio.h) gives it.  An

@@ -76,7 +76,7 @@ static void test_kept_and_current(void)
     age("d");
     struct pna_held_dir h;
     pna_held_dir_init(&h);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(h.kept && h.settled);
     CHECK(h.fd[0] >= PNA_HELD_FD_FLOOR && h.fd[1] >= PNA_HELD_FD_FLOOR);
     CHECK_STR(read_i(&h, 0), "1");
@@ -91,7 +91,7 @@ static void test_kept_and_current(void)
     /* Rewritten in place (what the kernel's files do): the same descriptor
      * reads the new text, from its start whatever its offset. */
     put("d/a", "22\n");
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(marked(&h));
     CHECK_STR(read_i(&h, 0), "22");
     pna_held_dir_done(&h);
@@ -102,12 +102,12 @@ static void test_kept_and_current(void)
     path_of("d/a.new", from, sizeof from);
     path_of("d/a", to, sizeof to);
     CHECK_INT(rename(from, to), 0);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(!marked(&h));
     CHECK_STR(read_i(&h, 0), "333");
     /* ... and a file that comes where none was. */
     put("d/missing", "here\n");
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK_STR(read_i(&h, 2), "here");
     pna_held_dir_close(&h);
     CHECK_INT(h.count, 0);
@@ -123,16 +123,16 @@ static void test_racy_and_replaced_dir(void)
      * even though nothing is seen to differ. */
     struct pna_held_dir h;
     pna_held_dir_init(&h);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(h.kept && !h.settled);
     mark(&h);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(!marked(&h));
     age("r");
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(h.settled);
     mark(&h);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(marked(&h));
 
     /* The directory removed and made again at its path (a container's
@@ -140,32 +140,32 @@ static void test_racy_and_replaced_dir(void)
     char gone[1100];
     path_of("r", gone, sizeof gone);
     tt_rmrf(gone);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), -ENOENT);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), -ENOENT);
     CHECK(!h.open && h.count == 0);
     put("r/a", "fresh\n");
     age("r");
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK_STR(read_i(&h, 0), "fresh");
     CHECK_STR(read_i(&h, 1), "error -2");
     tt_rmrf(gone);
     put("r/a", "again\n");
     age("r");   /* settled, as the one before: another inode all the same */
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK_STR(read_i(&h, 0), "again");
 
     /* A read that fails has the next open open again. */
     mark(&h);
     CHECK_INT(pna_held_dir_read(&h, 0, (char[2]){ 0 }, 2), -EFBIG);
     CHECK(!h.settled);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(!marked(&h));
     pna_held_dir_close(&h);
 
     /* Not a directory. */
     put("plain", "x\n");
     path_of("plain", dir, sizeof dir);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), -ENOTDIR);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, PNA_HELD_FILES_MAX + 1, true), -EINVAL);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), -ENOTDIR);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, PNA_HELD_FILES_MAX + 1, true), -EINVAL);
 }
 
 /* Not asked to keep, or no descriptor from the floor up to be had: the files
@@ -178,7 +178,7 @@ static void test_not_kept(void)
     age("n");
     struct pna_held_dir h;
     pna_held_dir_init(&h);
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, false), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, false), 0);
     CHECK(!h.kept);
     int fd = h.fd[0];
     CHECK_STR(read_i(&h, 0), "5");
@@ -187,11 +187,11 @@ static void test_not_kept(void)
     CHECK(!h.open);
 
     /* Kept, then not wanted kept any more: closed after the poll. */
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(h.kept);
     pna_held_dir_done(&h);
     fd = h.fd[0];
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, false), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, false), 0);
     CHECK(!is_open(fd));
     CHECK_STR(read_i(&h, 0), "5");
     pna_held_dir_done(&h);
@@ -205,7 +205,7 @@ static void test_not_kept(void)
         printf("skip: cannot lower RLIMIT_NOFILE: %s\n", strerror(errno));
         return;
     }
-    CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
     CHECK(!h.kept);
     CHECK(h.fd[0] >= 0 && h.fd[0] < PNA_HELD_FD_FLOOR);
     fd = h.fd[0];
@@ -222,7 +222,7 @@ static void test_not_kept(void)
     if (saved.rlim_max >= want) {
         CHECK_U64(after, want);
         CHECK_INT(room, 100);
-        CHECK_INT(pna_held_dir_open(&h, dir, names, N, true), 0);
+        CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, names, N, true), 0);
         CHECK(h.kept && h.fd[0] >= PNA_HELD_FD_FLOOR);
         pna_held_dir_close(&h);
     } else {
@@ -273,13 +273,13 @@ static void test_kernel_cgroupfs(void)
     struct pna_held_dir h;
     pna_held_dir_init(&h);
     write_limit(dir, limit, "1073741824");
-    CHECK_INT(pna_held_dir_open(&h, dir, files, 2, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, files, 2, true), 0);
     CHECK(h.kept);
     CHECK_STR(read_i(&h, 0), "1073741824");
     mark(&h);
     /* The kernel makes the text anew at each read from offset 0. */
     write_limit(dir, limit, "536870912");
-    CHECK_INT(pna_held_dir_open(&h, dir, files, 2, true), 0);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, files, 2, true), 0);
     CHECK_STR(read_i(&h, 0), "536870912");
     char stat_text[8192];
     CHECK(pna_held_dir_read(&h, 1, stat_text, sizeof stat_text) > 0);
@@ -288,7 +288,7 @@ static void test_kernel_cgroupfs(void)
     CHECK_INT(rmdir(dir), 0);
     CHECK(pna_held_dir_read(&h, 0, stat_text, sizeof stat_text) < 0);
     CHECK(!h.settled);
-    CHECK_INT(pna_held_dir_open(&h, dir, files, 2, true), -ENOENT);
+    CHECK_INT(pna_held_dir_open(&h, AT_FDCWD, dir, files, 2, true), -ENOENT);
     pna_held_dir_close(&h);
     printf("kernel cgroupfs: %s\n", dir);
 }

@@ -306,6 +306,38 @@ static int cgroup_dir(const char *root, const char *path, char *buf, size_t cap)
     return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
 }
 
+void pna_cgroup_at_open(const struct pna_cgroup_env *env, struct pna_cgroup_at *at)
+{
+    at->mem = env->mode == PNA_CG_NONE ? -1 : open(env->mem_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    at->freezer = env->freezer_root[0] && strcmp(env->freezer_root, env->mem_root) != 0
+                      ? open(env->freezer_root, O_PATH | O_DIRECTORY | O_CLOEXEC)
+                      : -1;
+}
+
+void pna_cgroup_at_close(struct pna_cgroup_at *at)
+{
+    if (at->mem >= 0)
+        close(at->mem);
+    if (at->freezer >= 0)
+        close(at->freezer);
+    at->mem = at->freezer = -1;
+}
+
+/* The directory of cgroup PATH in hierarchy ROOT as a path from ROOT_FD
+ * (ROOT opened) when that is open, else from the file system's root. */
+static int cgroup_dir_at(const char *root, int root_fd, const char *path, int *at, char *buf,
+                         size_t cap)
+{
+    *at = AT_FDCWD;
+    if (root_fd < 0)
+        return cgroup_dir(root, path, buf, cap);
+    if (!safe_path(path))
+        return -EINVAL;
+    *at = root_fd;
+    int w = snprintf(buf, cap, "%s", strcmp(path, "/") ? path + 1 : ".");
+    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+}
+
 /* The files a poll reads, in the order of enum mem_file: the memory
  * directory's (v2: the freezer's cgroup.events too, same directory), and the
  * v1 freezer directory's. */
@@ -326,30 +358,30 @@ static bool freezer_in_mem_dir(const struct pna_cgroup_env *env)
     return env->mode == PNA_CG_V2 && strcmp(env->freezer_root, env->mem_root) == 0;
 }
 
-static int open_mem_files(const struct pna_cgroup_env *env, const char *path,
+static int open_mem_files(const struct pna_cgroup_env *env, int root_fd, const char *path,
                           struct pna_held_dir *h, bool keep)
 {
     char dir[1024];
-    int rc = cgroup_dir(env->mem_root, path, dir, sizeof dir);
+    int at, rc = cgroup_dir_at(env->mem_root, root_fd, path, &at, dir, sizeof dir);
     if (rc < 0)
         return rc;
     if (env->mode == PNA_CG_V2)
-        return pna_held_dir_open(h, dir, v2_files,
+        return pna_held_dir_open(h, at, dir, v2_files,
                                  freezer_in_mem_dir(env) ? MF_COUNT : MF_EVENTS, keep);
-    return pna_held_dir_open(h, dir, v1_files, MF_STAT + 1, keep);
+    return pna_held_dir_open(h, at, dir, v1_files, MF_STAT + 1, keep);
 }
 
-static int open_freezer_files(const struct pna_cgroup_env *env, const char *path,
+static int open_freezer_files(const struct pna_cgroup_env *env, int root_fd, const char *path,
                               struct pna_held_dir *h, bool keep)
 {
     char dir[1024];
     if (!env->freezer_root[0])
         return -EINVAL;
-    int rc = cgroup_dir(env->freezer_root, path, dir, sizeof dir);
+    int at, rc = cgroup_dir_at(env->freezer_root, root_fd, path, &at, dir, sizeof dir);
     if (rc < 0)
         return rc;
-    return pna_held_dir_open(h, dir, env->mode == PNA_CG_V2 ? v2_freezer_files : v1_freezer_files,
-                             1, keep);
+    return pna_held_dir_open(h, at, dir,
+                             env->mode == PNA_CG_V2 ? v2_freezer_files : v1_freezer_files, 1, keep);
 }
 
 /* The working set as the kubelet and `docker stats` compute it: usage less
@@ -395,16 +427,19 @@ static int read_freeze_request(const struct pna_cgroup_env *env, const char *pat
 void pna_cgroup_files_init(struct pna_cgroup_files *f)
 {
     f->path = NULL;
+    f->keep = false;
     pna_held_dir_init(&f->mem);
     pna_held_dir_init(&f->freezer);
 }
 
 void pna_cgroup_files_close(struct pna_cgroup_files *f)
 {
+    bool keep = f->keep;
     free(f->path);
     pna_held_dir_close(&f->mem);
     pna_held_dir_close(&f->freezer);
     pna_cgroup_files_init(f);
+    f->keep = keep;
 }
 
 /* Whether F holds (or may hold) PATH's files: one cgroup's at a time. */
@@ -418,21 +453,21 @@ static bool files_for(struct pna_cgroup_files *f, const char *path)
 }
 
 /* The freezer of the cgroup whose files F holds, as pna_cgroup_read_frozen(). */
-static int read_frozen_files(const struct pna_cgroup_env *env, const char *path,
+static int read_frozen_files(const struct pna_cgroup_env *env, int root_fd, const char *path,
                              struct pna_cgroup_files *f, int mem_rc, bool keep, bool *frozen)
 {
     int rc;
     if (freezer_in_mem_dir(env)) {
         rc = mem_rc < 0 ? mem_rc : read_frozen_held(&f->mem, MF_EVENTS, env->mode, frozen);
-    } else if ((rc = open_freezer_files(env, path, &f->freezer, keep)) == 0) {
+    } else if ((rc = open_freezer_files(env, root_fd, path, &f->freezer, keep)) == 0) {
         rc = read_frozen_held(&f->freezer, 0, env->mode, frozen);
         pna_held_dir_done(&f->freezer);
     }
     return rc == -ENODATA ? read_freeze_request(env, path, frozen) : rc;
 }
 
-int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const char *path,
-                               struct pna_cgroup_files *files, bool keep,
+int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const struct pna_cgroup_at *at,
+                               const char *path, struct pna_cgroup_files *files,
                                struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc)
 {
     memset(mem, 0, sizeof *mem);
@@ -442,10 +477,10 @@ int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const char *pat
     }
     if (env->mode == PNA_CG_NONE)
         return -EINVAL;
-    keep = files_for(files, path) && keep;
-    int rc = open_mem_files(env, path, &files->mem, keep);
+    bool keep = files->keep && files_for(files, path);
+    int rc = open_mem_files(env, at ? at->mem : -1, path, &files->mem, keep);
     if (frozen)
-        *frozen_rc = read_frozen_files(env, path, files, rc, keep, frozen);
+        *frozen_rc = read_frozen_files(env, at ? at->freezer : -1, path, files, rc, keep, frozen);
     if (rc < 0)
         return rc == -ENOTDIR ? -ENOENT : rc;
     read_memory(&files->mem, env->mode == PNA_CG_V2, mem);
@@ -458,7 +493,7 @@ int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
 {
     struct pna_cgroup_files once;
     pna_cgroup_files_init(&once);
-    int rc = pna_cgroup_read_state_kept(env, path, &once, false, mem, frozen, frozen_rc);
+    int rc = pna_cgroup_read_state_kept(env, NULL, path, &once, mem, frozen, frozen_rc);
     pna_cgroup_files_close(&once);
     return rc;
 }
@@ -541,7 +576,7 @@ int pna_cgroup_read_frozen(const struct pna_cgroup_env *env, const char *path, b
         return -EINVAL;
     struct pna_held_dir h;
     pna_held_dir_init(&h);
-    int rc = open_freezer_files(env, path, &h, false);
+    int rc = open_freezer_files(env, -1, path, &h, false);
     if (rc == 0)
         rc = read_frozen_held(&h, 0, env->mode, frozen);
     pna_held_dir_close(&h);

@@ -95,17 +95,30 @@ int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
  * one before are closed. */
 struct pna_cgroup_files {
     char *path;                      /* the cgroup they are of; NULL: none */
+    bool keep;                       /* the caller's word: keep them open for the next call */
     struct pna_held_dir mem, freezer;
 };
 
 void pna_cgroup_files_init(struct pna_cgroup_files *f);
 void pna_cgroup_files_close(struct pna_cgroup_files *f);
 
+/* The hierarchies' root directories, opened (O_PATH) for one scan: each
+ * cgroup's path is then walked from there rather than from the file
+ * system's root through the configured roots, a shorter walk for every
+ * container at every poll.  -1: not open, paths walked whole. */
+struct pna_cgroup_at {
+    int mem, freezer;
+};
+
+void pna_cgroup_at_open(const struct pna_cgroup_env *env, struct pna_cgroup_at *at);
+void pna_cgroup_at_close(struct pna_cgroup_at *at);
+
 /* pna_cgroup_read_state() through FILES: the files it holds are read again
  * while the cgroup's directory is the one they were opened in, else opened
- * (and kept open for the next call when KEEP). */
-int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const char *path,
-                               struct pna_cgroup_files *files, bool keep,
+ * (and kept open for the next call when FILES->keep).  AT: the scan's
+ * opened roots, or NULL. */
+int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const struct pna_cgroup_at *at,
+                               const char *path, struct pna_cgroup_files *files,
                                struct pna_cgroup_mem *mem, bool *frozen, int *frozen_rc);
 
 /* The same from the texts: cgroup.events (v2) or freezer.state (v1).

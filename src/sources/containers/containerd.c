@@ -12,10 +12,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static bool skip_entry(const struct dirent *e)
 {
@@ -27,14 +29,28 @@ static int64_t mtime_ms(const struct stat *st)
     return (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
 }
 
-/* What a bundle's cache entry keeps for fill_runtime(): the process's
- * cgroup path and the cgroup's open files.  All NULL: nothing kept (a scan
+/* What fill_runtime() reads through: a scan's opened roots, and what a
+ * bundle's cache entry keeps (the process's cgroup path, the cgroup's open
+ * files).  All empty (-1, NULL): paths walked whole and nothing kept (a scan
  * without a cache, Docker's containers). */
-struct runtime_memo {
+struct runtime_reader {
+    int proc_fd;                     /* the procfs root, opened; -1: by path */
+    const struct pna_cgroup_at *at;  /* the cgroup hierarchies' roots; NULL: by path */
     char **pid_cgroup;               /* see process_cgroup() */
     struct pna_cgroup_files *files;  /* NULL: the files opened and closed */
-    bool keep_files;                 /* ... kept open until the next scan */
 };
+
+/* Whether process PID is alive: as long as procfs has it. */
+static bool process_alive(const struct pna_roots *roots, int proc_fd, int pid)
+{
+    char path[512];
+    struct stat st;
+    if (proc_fd >= 0) {
+        snprintf(path, sizeof path, "%d", pid);
+        return fstatat(proc_fd, path, &st, 0) == 0;
+    }
+    return pna_path(path, sizeof path, roots->procfs, "/%d", pid) == 0 && stat(path, &st) == 0;
+}
 
 /* The cgroup of running process C->pid: from *MEMO when it holds it (it
  * is that process's, see bundle_cache.h), else from procfs, then kept in
@@ -62,37 +78,29 @@ static void spec_cgroup(struct pna_container_set *set, struct pna_container *c,
         pna_container_set_text(set, &c->cgroup_path, path, sizeof path);
 }
 
-/* The cgroup's memory figures and freezer, through MEMO's files if any. */
+/* The cgroup's memory figures and freezer, through RD's files if any. */
 static int read_cgroup(const struct pna_cgroup_env *cg, const char *path,
-                       const struct runtime_memo *memo, struct pna_cgroup_mem *mem,
+                       const struct runtime_reader *rd, struct pna_cgroup_mem *mem,
                        bool *frozen, int *frozen_rc)
 {
-    if (memo->files)
-        return pna_cgroup_read_state_kept(cg, path, memo->files, memo->keep_files, mem, frozen,
-                                          frozen_rc);
+    if (rd->files)
+        return pna_cgroup_read_state_kept(cg, rd->at, path, rd->files, mem, frozen, frozen_rc);
     return pna_cgroup_read_state(cg, path, mem, frozen, frozen_rc);
 }
 
 static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_env *cg,
                          struct pna_container_set *set, struct pna_container *c,
-                         const char *spec_cgroups_path, const struct runtime_memo *memo)
+                         const char *spec_cgroups_path, const struct runtime_reader *rd)
 {
-    char path[512];
     int mode = cg ? cg->mode : PNA_CG_NONE;
-    if (c->pid > 0 && c->state == PNA_CSTATE_UNKNOWN) {
-        struct stat st;
-        /* The task's process is alive as long as procfs has it. */
-        if (pna_path(path, sizeof path, roots->procfs, "/%d", c->pid) == 0 &&
-            stat(path, &st) == 0)
-            c->state = PNA_CSTATE_RUNNING;
-        else
-            c->state = PNA_CSTATE_EXITED;
-    }
+    if (c->pid > 0 && c->state == PNA_CSTATE_UNKNOWN)
+        c->state = process_alive(roots, rd->proc_fd, c->pid) ? PNA_CSTATE_RUNNING
+                                                            : PNA_CSTATE_EXITED;
     /* The process's own view is the truth (cgroup drivers and nesting vary);
      * the spec's cgroupsPath is the fallback for a task not running. */
     if (!c->cgroup_path[0] && mode != PNA_CG_NONE && c->pid > 0 &&
         c->state == PNA_CSTATE_RUNNING)
-        process_cgroup(roots, mode, set, c, memo->pid_cgroup);
+        process_cgroup(roots, mode, set, c, rd->pid_cgroup);
     if (!c->cgroup_path[0] && spec_cgroups_path && *spec_cgroups_path)
         spec_cgroup(set, c, spec_cgroups_path);
     if (!c->cgroup_path[0] || mode == PNA_CG_NONE)
@@ -102,7 +110,7 @@ static void fill_runtime(const struct pna_roots *roots, const struct pna_cgroup_
     bool running = c->state == PNA_CSTATE_RUNNING, frozen;
     int frozen_rc;
     struct pna_cgroup_mem mem;
-    int rc = read_cgroup(cg, c->cgroup_path, memo, &mem, running ? &frozen : NULL, &frozen_rc);
+    int rc = read_cgroup(cg, c->cgroup_path, rd, &mem, running ? &frozen : NULL, &frozen_rc);
     if (running && frozen_rc == 0 && frozen)
         c->state = PNA_CSTATE_PAUSED;
     if (rc < 0)
@@ -127,8 +135,8 @@ void pna_container_fill_runtime(const struct pna_roots *roots, const struct pna_
                                 struct pna_container_set *set, struct pna_container *c,
                                 const char *spec_cgroups_path)
 {
-    const struct runtime_memo none = { NULL, NULL, false };
-    fill_runtime(roots, cg, set, c, spec_cgroups_path, &none);
+    const struct runtime_reader by_path = { -1, NULL, NULL, NULL };
+    fill_runtime(roots, cg, set, c, spec_cgroups_path, &by_path);
 }
 
 /* init.pid: the task's process id, written by the shim when it started;
@@ -167,6 +175,8 @@ struct scan {
     struct pna_container_set *set;
     struct pna_containerd_stats *st;
     size_t files_limit;               /* tasks whose cgroup files may stay open */
+    int proc_fd;                      /* the procfs root, opened for the scan; -1 */
+    struct pna_cgroup_at at;          /* the cgroup roots, opened for the scan */
 };
 
 /* A directory entry that is a directory (or a link to one).  The entry's
@@ -317,14 +327,15 @@ static void scan_bundle(const struct scan *sc, int nsfd, const char *nsdir, cons
         cached_init_pid(sc, nsfd, bundle, id, same, e, c);
     else
         read_init_pid(bundle, NULL, c);
-    struct runtime_memo memo = { NULL, NULL, false };
+    struct runtime_reader rd = { sc->proc_fd, &sc->at, NULL, NULL };
     if (e) {
-        memo.pid_cgroup = &e->pid_cgroup;
-        memo.files = pna_bundle_entry_files(e);
-        memo.keep_files = st->files_kept < sc->files_limit;
+        rd.pid_cgroup = &e->pid_cgroup;
+        rd.files = pna_bundle_entry_files(e);
     }
-    fill_runtime(sc->roots, sc->cg, sc->set, c, info.cgroups_path, &memo);
-    if (memo.files && memo.files->mem.kept)
+    if (rd.files)
+        rd.files->keep = st->files_kept < sc->files_limit;
+    fill_runtime(sc->roots, sc->cg, sc->set, c, info.cgroups_path, &rd);
+    if (rd.files && rd.files->mem.kept)
         st->files_kept++;
     st->added++;
 }
@@ -345,6 +356,28 @@ static void scan_namespace(const struct scan *sc, const char *base, const char *
         scan_bundle(sc, fd, nsdir, ns, b->d_name);
     }
     closedir(d);
+}
+
+/* The roots every task's process and cgroup are looked up under, opened
+ * once for the scan: each lookup then walks from there.  A scan without a
+ * cache walks whole paths, as it always did (the peer the cached scan is
+ * measured against). */
+static void open_scan_roots(struct scan *sc)
+{
+    char proc[512];
+    if (!sc->cache)
+        return;
+    if (pna_path(proc, sizeof proc, sc->roots->procfs, "/") == 0)
+        sc->proc_fd = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (sc->cg)
+        pna_cgroup_at_open(sc->cg, &sc->at);
+}
+
+static void close_scan_roots(struct scan *sc)
+{
+    if (sc->proc_fd >= 0)
+        close(sc->proc_fd);
+    pna_cgroup_at_close(&sc->at);
 }
 
 int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_rel,
@@ -372,7 +405,8 @@ int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_
         return -1;
     }
     struct scan sc = { roots, cg, cdi, cache, pna_now_ms(), set, stats,
-                       cache ? pna_bundle_cache_files_limit(cache) : 0 };
+                       cache ? pna_bundle_cache_files_limit(cache) : 0, -1, { -1, -1 } };
+    open_scan_roots(&sc);
     if (cache)
         pna_bundle_cache_begin(cache);
     struct dirent *ns;
@@ -383,6 +417,7 @@ int pna_containerd_scan_cached(const struct pna_roots *roots, const char *state_
     closedir(top);
     if (cache)
         pna_bundle_cache_end(cache);
+    close_scan_roots(&sc);
     return 0;
 }
 
