@@ -39,6 +39,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,10 +127,16 @@ static void floor_setup(const struct pna_cgroup_env *cg)
     floor_dirs[0].root = cg->mem_root;
     floor_dirs[1] = v1_freezer;
     floor_dirs[1].root = cg->mode == PNA_CG_V1 ? cg->freezer_root : "";
-    for (size_t d = 0; d < 2; d++)
-        floor_dirs[d].fd = floor_dirs[d].root[0]
-                               ? open(floor_dirs[d].root, O_PATH | O_DIRECTORY | O_CLOEXEC)
-                               : -1;
+    /* The roots as the kernel names them: the agent's descriptors are
+     * matched to rows by the paths /proc/self/fd shows, links resolved. */
+    static char real[2][PATH_MAX];
+    for (size_t d = 0; d < 2; d++) {
+        floor_dirs[d].fd = -1;
+        if (!floor_dirs[d].root[0] || !realpath(floor_dirs[d].root, real[d]))
+            continue;
+        floor_dirs[d].root = real[d];
+        floor_dirs[d].fd = open(real[d], O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
 }
 
 

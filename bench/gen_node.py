@@ -180,7 +180,11 @@ def gen_containers(fix, out, n, gpus, hcas):
         write(os.path.join(b, "config.json"),
               spec("ctr-%d" % i, "pod-%d" % (i // 2), rel.replace("/", ":"), devices))
         write(os.path.join(b, "init.pid"), "%d" % pid)
-        write(os.path.join(out, "proc/%d/cgroup" % pid), "0::/%s\n" % rel)
+        # As on a host with both hierarchies (systemd's hybrid layout): the
+        # v2 line, and the v1 memory and freezer lines, so that the same
+        # processes serve a v1 cgroupfs (bench/cgroupfs_tree.sh).
+        write(os.path.join(out, "proc/%d/cgroup" % pid),
+              "7:freezer:/%s\n4:memory:/%s\n0::/%s\n" % (rel, rel, rel))
         for f, t in tmpl.items():
             write(os.path.join(cg, rel, f), t)
     os.makedirs(os.path.join(out, "root/var/lib/kubelet"), exist_ok=True)

@@ -40,7 +40,7 @@
 #include "util/file_id.h"
 
 #define PNA_HELD_FD_FLOOR FD_SETSIZE
-#define PNA_HELD_FILES_MAX 6
+#define PNA_HELD_FILES_MAX 5
 
 struct pna_held_dir {
     struct pna_file_id id;       /* the directory when its files were opened */

@@ -6,6 +6,8 @@
 #include "core/roots.h"
 #include "containers_testutil.h"
 
+#include <fcntl.h>
+
 static char tmp[] = "/tmp/pna-cgroup-XXXXXX";
 
 /* One number read straight from a fixture file, for the expected values. */
@@ -373,11 +375,115 @@ static void test_freezer(void)
     CHECK(!f);
 }
 
+/* Date ROOT/REL (a directory) a minute back: its identity settled. */
+static void settle(const char *root, const char *rel)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    struct timespec ts[2] = { { time(NULL) - 60, 0 }, { time(NULL) - 60, 0 } };
+    CHECK_INT(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+/* One read through kept files, with the roots opened as a scan opens them
+ * (AT) or not (NULL): the figures are what a fresh read gives. */
+static void read_kept(const struct pna_cgroup_env *env, const struct pna_cgroup_at *at,
+                      const char *path, struct pna_cgroup_files *files, uint64_t usage,
+                      bool frozen)
+{
+    struct pna_cgroup_mem kept, fresh;
+    bool f = !frozen, g = !frozen;
+    int frc = -1, grc = -1;
+    CHECK_INT(pna_cgroup_read_state_kept(env, at, path, files, &kept, &f, &frc), 0);
+    CHECK_INT(pna_cgroup_read_state(env, path, &fresh, &g, &grc), 0);
+    CHECK_U64(kept.usage_bytes, usage);
+    CHECK_U64(fresh.usage_bytes, usage);
+    CHECK_INT(frc, 0);
+    CHECK_INT(grc, 0);
+    CHECK_INT(f, frozen);
+    CHECK_INT(g, frozen);
+    CHECK_INT(kept.has_limit, fresh.has_limit);
+    CHECK_U64(kept.limit_bytes, fresh.limit_bytes);
+    CHECK_INT(kept.has_oom, fresh.has_oom);
+    CHECK_U64(kept.oom_kills, fresh.oom_kills);
+    CHECK_INT(kept.has_working_set, fresh.has_working_set);
+    CHECK_U64(kept.working_set_bytes, fresh.working_set_bytes);
+}
+
+/* A cgroup's files kept open between reads (pna_cgroup_read_state_kept):
+ * v2 with the freezer in the memory directory, v1 with its own; changes
+ * written in place, as the kernel's files change, are read. */
+static void test_kept_files(void)
+{
+    char root[512];
+    snprintf(root, sizeof root, "%s/kept", tmp);
+    tt_write(root, "v2/fs/cgroup/cgroup.controllers", "memory\n");
+    tt_write(root, "v2/fs/cgroup/k/c/memory.current", "8192\n");
+    tt_write(root, "v2/fs/cgroup/k/c/memory.max", "max\n");
+    tt_write(root, "v2/fs/cgroup/k/c/memory.events", "oom 1\noom_kill 1\n");
+    tt_write(root, "v2/fs/cgroup/k/c/memory.stat", "inactive_file 4096\n");
+    tt_write(root, "v2/fs/cgroup/k/c/cgroup.events", "populated 1\nfrozen 0\n");
+    settle(root, "v2/fs/cgroup/k/c");
+    tt_write(root, "v1/fs/cgroup/memory/k/c/memory.usage_in_bytes", "4096\n");
+    tt_write(root, "v1/fs/cgroup/memory/k/c/memory.limit_in_bytes", "1048576\n");
+    tt_write(root, "v1/fs/cgroup/memory/k/c/memory.oom_control", "under_oom 0\noom_kill 2\n");
+    tt_write(root, "v1/fs/cgroup/memory/k/c/memory.stat", "total_inactive_file 0\n");
+    tt_write(root, "v1/fs/cgroup/freezer/k/c/freezer.state", "THAWED\n");
+    settle(root, "v1/fs/cgroup/memory/k/c");
+    settle(root, "v1/fs/cgroup/freezer/k/c");
+    for (int v = 1; v <= 2; v++) {
+        char base[600];
+        snprintf(base, sizeof base, "%s/v%d", root, v);
+        struct pna_roots roots = { base, base, base, base };
+        struct pna_cgroup_env env;
+        char err[160];
+        CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
+        CHECK_INT(env.mode, v);
+        struct pna_cgroup_at at;
+        pna_cgroup_at_open(&env, &at);
+        CHECK(at.mem >= 0);
+        CHECK(v == 2 ? at.freezer < 0 : at.freezer >= 0);
+        struct pna_cgroup_files files;
+        pna_cgroup_files_init(&files);
+        files.keep = true;
+        uint64_t usage = v == 2 ? 8192 : 4096;
+        read_kept(&env, &at, "/k/c", &files, usage, false);
+        CHECK(files.mem.kept && files.mem.fd[0] >= PNA_HELD_FD_FLOOR);
+        CHECK(v == 2 ? files.freezer == NULL : files.freezer && files.freezer->kept);
+        int fd = files.mem.fd[0];
+        /* Rewritten in place: the same descriptors read the new figures. */
+        char rel[200];
+        snprintf(rel, sizeof rel, "v%d/fs/cgroup/%s", v,
+                 v == 2 ? "k/c/memory.current" : "memory/k/c/memory.usage_in_bytes");
+        tt_write(root, rel, "12288\n");
+        snprintf(rel, sizeof rel, "v%d/fs/cgroup/%s", v,
+                 v == 2 ? "k/c/cgroup.events" : "freezer/k/c/freezer.state");
+        tt_write(root, rel, v == 2 ? "populated 1\nfrozen 1\n" : "FROZEN\n");
+        read_kept(&env, NULL, "/k/c", &files, 12288, true);
+        CHECK_INT(files.mem.fd[0], fd);
+        /* Not kept any more: read, then closed. */
+        files.keep = false;
+        read_kept(&env, &at, "/k/c", &files, 12288, true);
+        CHECK(!files.mem.open);
+        /* Another cgroup, or none at the path. */
+        files.keep = true;
+        struct pna_cgroup_mem m;
+        bool f;
+        int frc;
+        CHECK_INT(pna_cgroup_read_state_kept(&env, &at, "/k/gone", &files, &m, &f, &frc), -ENOENT);
+        CHECK(!files.mem.open);
+        CHECK_INT(pna_cgroup_read_state_kept(&env, &at, "/../k", &files, &m, &f, &frc), -EINVAL);
+        pna_cgroup_files_close(&files);
+        pna_cgroup_at_close(&at);
+        CHECK(at.mem < 0 && at.freezer < 0);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp))
         return 99;
     test_v2_fixture();
+    test_kept_files();
     test_v1();
     test_proc_cgroup();
     test_spec_paths();

@@ -3,7 +3,6 @@
  * "namespace/id". */
 #include "pna_autoconf.h"
 #include "sources/containers/bundle_cache.h"
-#include "sources/containers/cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,11 +66,7 @@ void pna_bundle_entry_forget_pid(struct pna_bundle_entry *e)
 {
     free(e->pid_cgroup);
     e->pid_cgroup = NULL;
-    if (e->cgroup_files) {
-        pna_cgroup_files_close(e->cgroup_files);
-        free(e->cgroup_files);
-        e->cgroup_files = NULL;
-    }
+    pna_cgroup_files_close(&e->cgroup_files);
     memset(&e->pid_id, 0, sizeof e->pid_id);
     e->pid_known = false;
     e->pid = 0;
@@ -115,13 +110,6 @@ void pna_bundle_cache_keep_files(struct pna_bundle_cache *cache, size_t n)
 size_t pna_bundle_cache_files_limit(const struct pna_bundle_cache *cache)
 {
     return cache->files_limit;
-}
-
-struct pna_cgroup_files *pna_bundle_entry_files(struct pna_bundle_entry *e)
-{
-    if (!e->cgroup_files && (e->cgroup_files = malloc(sizeof *e->cgroup_files)) != NULL)
-        pna_cgroup_files_init(e->cgroup_files);
-    return e->cgroup_files;
 }
 
 void pna_bundle_cache_begin(struct pna_bundle_cache *cache)
@@ -178,6 +166,7 @@ struct pna_bundle_entry *pna_bundle_cache_get(struct pna_bundle_cache *cache, co
         struct node *fresh = calloc(1, sizeof *fresh + n + m + 2);
         if (!fresh)
             return NULL;
+        pna_cgroup_files_init(&fresh->entry.cgroup_files);
         memcpy(fresh->key, ns, n);
         fresh->key[n] = '/';
         memcpy(fresh->key + n + 1, id, m + 1);

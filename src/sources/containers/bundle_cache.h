@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sources/containers/cgroup.h"
 #include "sources/containers/oci_spec.h"
 #include "util/file_id.h"
 
@@ -39,12 +40,11 @@ struct pna_bundle_entry {
     int64_t start_ms;             /* init.pid's modification time */
     char *pid_cgroup;             /* that process's cgroup path (/proc/PID/cgroup),
                                      NULL: not read yet */
-    struct pna_cgroup_files *cgroup_files; /* its cgroup's files, open between scans
-                                              (cgroup.h); NULL: none */
+    struct pna_cgroup_files cgroup_files; /* its cgroup's files, open between scans
+                                             (cgroup.h) */
 };
 
 struct pna_bundle_cache;
-struct pna_cgroup_files;
 
 struct pna_bundle_cache *pna_bundle_cache_new(void);   /* NULL: out of memory */
 void pna_bundle_cache_free(struct pna_bundle_cache *cache);
@@ -76,9 +76,6 @@ size_t pna_bundle_cache_end(struct pna_bundle_cache *cache);
 
 /* Forget what E's spec said (it changed, or vanished). */
 void pna_bundle_entry_forget_spec(struct pna_bundle_entry *e);
-
-/* E's cgroup files, made empty when E has none yet; NULL: out of memory. */
-struct pna_cgroup_files *pna_bundle_entry_files(struct pna_bundle_entry *e);
 
 /* Forget E's process: pid, start time, cgroup path, and close its cgroup's
  * files. */

@@ -426,43 +426,48 @@ static int read_freeze_request(const struct pna_cgroup_env *env, const char *pat
 
 void pna_cgroup_files_init(struct pna_cgroup_files *f)
 {
-    f->path = NULL;
     f->keep = false;
     pna_held_dir_init(&f->mem);
-    pna_held_dir_init(&f->freezer);
+    f->freezer = NULL;
 }
 
 void pna_cgroup_files_close(struct pna_cgroup_files *f)
 {
-    bool keep = f->keep;
-    free(f->path);
     pna_held_dir_close(&f->mem);
-    pna_held_dir_close(&f->freezer);
-    pna_cgroup_files_init(f);
-    f->keep = keep;
+    if (f->freezer) {
+        pna_held_dir_close(f->freezer);
+        free(f->freezer);
+        f->freezer = NULL;
+    }
 }
 
-/* Whether F holds (or may hold) PATH's files: one cgroup's at a time. */
-static bool files_for(struct pna_cgroup_files *f, const char *path)
+/* v1's freezer state, through F's freezer files (opened, or kept, here). */
+static int read_frozen_v1(const struct pna_cgroup_env *env, int root_fd, const char *path,
+                          struct pna_cgroup_files *f, bool keep, bool *frozen)
 {
-    if (f->path && strcmp(f->path, path) == 0)
-        return true;
-    pna_cgroup_files_close(f);
-    f->path = strdup(path);
-    return f->path != NULL;   /* out of memory: read, but keep nothing */
+    struct pna_held_dir once, *h = f->freezer;
+    if (!h && keep && (h = f->freezer = malloc(sizeof *h)) != NULL)
+        pna_held_dir_init(h);
+    if (!h) {   /* not kept, or out of memory: opened for this read only */
+        h = &once;
+        pna_held_dir_init(h);
+        keep = false;
+    }
+    int rc = open_freezer_files(env, root_fd, path, h, keep);
+    if (rc == 0) {
+        rc = read_frozen_held(h, 0, env->mode, frozen);
+        pna_held_dir_done(h);
+    }
+    return rc;
 }
 
 /* The freezer of the cgroup whose files F holds, as pna_cgroup_read_frozen(). */
 static int read_frozen_files(const struct pna_cgroup_env *env, int root_fd, const char *path,
                              struct pna_cgroup_files *f, int mem_rc, bool keep, bool *frozen)
 {
-    int rc;
-    if (freezer_in_mem_dir(env)) {
-        rc = mem_rc < 0 ? mem_rc : read_frozen_held(&f->mem, MF_EVENTS, env->mode, frozen);
-    } else if ((rc = open_freezer_files(env, root_fd, path, &f->freezer, keep)) == 0) {
-        rc = read_frozen_held(&f->freezer, 0, env->mode, frozen);
-        pna_held_dir_done(&f->freezer);
-    }
+    int rc = freezer_in_mem_dir(env)
+                 ? (mem_rc < 0 ? mem_rc : read_frozen_held(&f->mem, MF_EVENTS, env->mode, frozen))
+                 : read_frozen_v1(env, root_fd, path, f, keep, frozen);
     return rc == -ENODATA ? read_freeze_request(env, path, frozen) : rc;
 }
 
@@ -477,7 +482,7 @@ int pna_cgroup_read_state_kept(const struct pna_cgroup_env *env, const struct pn
     }
     if (env->mode == PNA_CG_NONE)
         return -EINVAL;
-    bool keep = files->keep && files_for(files, path);
+    bool keep = files->keep;
     int rc = open_mem_files(env, at ? at->mem : -1, path, &files->mem, keep);
     if (frozen)
         *frozen_rc = read_frozen_files(env, at ? at->freezer : -1, path, files, rc, keep, frozen);

@@ -91,12 +91,12 @@ int pna_cgroup_read_state(const struct pna_cgroup_env *env, const char *path,
 
 /* A cgroup's files kept open from one poll to the next (util/held_files.h):
  * its memory directory's (v2: with cgroup.events) and, in v1, its
- * freezer's.  One cgroup's at a time: asked for another, the files of the
- * one before are closed. */
+ * freezer's.  Asked for another cgroup, they are opened anew: the directory
+ * at its path is not the one they were opened in. */
 struct pna_cgroup_files {
-    char *path;                      /* the cgroup they are of; NULL: none */
     bool keep;                       /* the caller's word: keep them open for the next call */
-    struct pna_held_dir mem, freezer;
+    struct pna_held_dir mem;
+    struct pna_held_dir *freezer;    /* v1's freezer directory; NULL: none yet */
 };
 
 void pna_cgroup_files_init(struct pna_cgroup_files *f);

@@ -330,10 +330,9 @@ static void scan_bundle(const struct scan *sc, int nsfd, const char *nsdir, cons
     struct runtime_reader rd = { sc->proc_fd, &sc->at, NULL, NULL };
     if (e) {
         rd.pid_cgroup = &e->pid_cgroup;
-        rd.files = pna_bundle_entry_files(e);
-    }
-    if (rd.files)
+        rd.files = &e->cgroup_files;
         rd.files->keep = st->files_kept < sc->files_limit;
+    }
     fill_runtime(sc->roots, sc->cg, sc->set, c, info.cgroups_path, &rd);
     if (rd.files && rd.files->mem.kept)
         st->files_kept++;
