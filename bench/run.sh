@@ -63,6 +63,9 @@ cleanup() {
     sleep 0.5
     for p in "${PIDS[@]}" $pidfiles; do kill -9 "$p" 2>/dev/null; done
     ip netns del "$NS" 2>/dev/null
+    # The cgroups of the containers poll on cgroupfs (3c), if still there.
+    "$top_srcdir/bench/cgroupfs_tree.sh" remove "pna-bench-cgroups-$$" "$WORK/realsys" 2>/dev/null
+    rmdir "/sys/fs/cgroup/pna-bench-ctrpoll-$$" "/sys/fs/cgroup/memory/pna-bench-ctrpoll-$$" 2>/dev/null
     umount "$GEN" 2>/dev/null
     if [ -n "${KEEP_WORK:-}" ]; then echo "work dir kept: $WORK"; else rm -rf "$WORK"; fi
 }
@@ -462,7 +465,9 @@ say "IB poll CPU time"
 "$IBPOLL" --sysfs "$GEN/sys" --polls 50 fork-port > "$WORK/ib-fork-port"
 "$IBPOLL" --sysfs "$GEN/sys" --polls 2 fork-file > "$WORK/ib-fork-file"
 "$IBPOLL" --sysfs "$GEN/sys" --polls 50 exec-only -- rdma statistic show > "$WORK/ib-rdma" 2>/dev/null
-field() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1"; }
+# The value of KEY=VALUE among the space-separated pairs of FILE (a whole
+# key: floor_wall_us_per_round is not openfloor_wall_us_per_round's).
+field() { tr ' ' '\n' < "$1" | sed -n "s/^$2=\(-\{0,1\}[0-9]*\)\$/\1/p"; }
 IB_A=$(field "$WORK/ib-agent" cpu_us_per_poll)
 files=$(field "$WORK/ib-agent" files)
 result "ib poll: agent's ib poller $IB_A us CPU per poll ($files counter/state files of $(( HCAS * 2 )) ports, read once each, no fork)"
@@ -473,18 +478,62 @@ done
 result "ib poll: fork+exec of 'rdma statistic show' alone (no RDMA here: reads nothing) $(field "$WORK/ib-rdma" cpu_us_per_poll) us CPU"
 
 # --- 3b. one quiet containers poll vs a full rescan --------------------------
+# Each ctrpoll runs alone in a memory cgroup of its own (bench/cgroupfs_tree.sh
+# run), so that the kernel memory it is charged for is its own.
 say "containers poll ($CONTAINERS containers, none changed)"
-"$CTRPOLL" --sysfs "$GEN/sys" --procfs "$GEN/proc" --rootfs "$GEN/root" --devfs "$GEN/dev" \
-    --polls 50 > "$WORK/ctr-poll" || result "containers poll: ctrpoll failed"
-Q=$(field "$WORK/ctr-poll" quiet_wall_us_per_poll); R=$(field "$WORK/ctr-poll" rescan_wall_us_per_scan)
-result "containers poll: quiet poll $Q us wall (min $(field "$WORK/ctr-poll" quiet_min_wall_us), max $(field "$WORK/ctr-poll" quiet_max_wall_us); goal 30000); first poll $(sed -n 's/.*first_ms=\([0-9.]*\).*/\1/p' "$WORK/ctr-poll") ms"
-result "containers poll: peer full rescan (containerd scan alone, every spec parsed, every file read) $R us; ratio rescan/quiet poll = $(ratio "$R" "$Q")"
-# The floor (bench/ctrpoll.c, alternating with the quiet polls): the system
-# calls every poll must make while every cgroup figure is read at every poll
-# (a stat of /proc/PID, the cgroup directory, five files opened, read, closed).
-L=$(field "$WORK/ctr-poll" floor_wall_us_per_round)
-result "containers poll: floor (only the reads every poll must make: $(field "$WORK/ctr-poll" floor_syscalls_per_round) system calls)" \
-       "$L us (min $(field "$WORK/ctr-poll" floor_min_wall_us)); ratio floor/quiet poll = $(ratio2 "$L" "$Q")"
+ctrpoll_alone() {   # OUT SYSROOT FILES_HELD [POLLS]
+    "$top_srcdir/bench/cgroupfs_tree.sh" run "pna-bench-ctrpoll-$$" "$CTRPOLL" --sysfs "$2" \
+        --procfs "$GEN/proc" --rootfs "$GEN/root" --devfs "$GEN/dev" --polls "${4:-50}" \
+        --files-held "$3" > "$1"
+}
+kib_per_container() {   # CTRPOLL_OUTPUT: kernel memory charged over the polls, KiB a container
+    awk -v b="$(field "$1" kernel_bytes_before)" -v a="$(field "$1" kernel_bytes_after)" \
+        -v n="$(field "$1" containers)" 'BEGIN { if (b == "" || b < 0 || a < 0 || n == 0) print "n/a";
+        else printf "%.1f", (a - b) / 1024 / n }'
+}
+ctr_poll_report() {   # CTRPOLL_OUTPUT LABEL [GOAL]
+    local f=$1 q r l o
+    q=$(field "$f" quiet_wall_us_per_poll); r=$(field "$f" rescan_wall_us_per_scan)
+    l=$(field "$f" floor_wall_us_per_round); o=$(field "$f" openfloor_wall_us_per_round)
+    result "containers poll$2: quiet poll $q us wall (min $(field "$f" quiet_min_wall_us), max $(field "$f" quiet_max_wall_us)${3:+; $3}); first poll $(sed -n 's/.*first_ms=\([0-9.]*\).*/\1/p' "$f") ms; cgroupFilesHeld $(field "$f" files_held)"
+    result "containers poll$2: peer full rescan (containerd scan alone, every spec parsed, every file read) $r us; ratio rescan/quiet poll = $(ratio "$r" "$q")"
+    # (With none held the agent holds no descriptor for that floor to read.)
+    [ "$(field "$f" files_held)" = 0 ] ||
+    result "containers poll$2: floor with the cgroup files held open (only the reads every poll must make: $(field "$f" floor_syscalls_per_round) system calls)" \
+           "$l us (min $(field "$f" floor_min_wall_us)); ratio floor/quiet poll = $(ratio2 "$l" "$q")"
+    result "containers poll$2: floor with every file opened and closed at every round ($(field "$f" openfloor_syscalls_per_round) system calls)" \
+           "$o us (min $(field "$f" openfloor_min_wall_us)); ratio floor/quiet poll = $(ratio2 "$o" "$q")"
+    result "containers poll$2: kernel memory charged to the poll's cgroup over the polls: $(kib_per_container "$f") KiB a container"
+}
+ctrpoll_alone "$WORK/ctr-poll" "$GEN/sys" "$CONTAINERS" || result "containers poll: ctrpoll failed"
+ctr_poll_report "$WORK/ctr-poll" "" "goal 30000"
+
+# --- 3c. the same poll on the kernel's own cgroupfs ------------------------
+# The generated containers' cgroups made for real (bench/cgroupfs_tree.sh),
+# the poll run twice: with each container's cgroup files held open between
+# polls (the default, cgroupFilesHeld) and with none held (cgroupFilesHeld 0,
+# every file opened and closed at every poll); the first of the two also
+# pays for the kernel's first lookups of the files.
+say "containers poll on the kernel's cgroupfs ($CONTAINERS cgroups)"
+CG_NAME="pna-bench-cgroups-$$"
+if CG_VERSION=$("$top_srcdir/bench/cgroupfs_tree.sh" make "$GEN" "$CG_NAME" "$WORK/realsys"); then
+    # A first poll that only makes the kernel look every file up once (its
+    # dentries and inodes), so that neither timed run is charged for that.
+    ctrpoll_alone "$WORK/ctr-real-warm" "$WORK/realsys" 0 1 &&
+        ctrpoll_alone "$WORK/ctr-real-none" "$WORK/realsys" 0 &&
+        ctrpoll_alone "$WORK/ctr-real-held" "$WORK/realsys" "$CONTAINERS" ||
+        result "containers poll on cgroupfs: ctrpoll failed"
+    ctr_poll_report "$WORK/ctr-real-held" " on cgroupfs $CG_VERSION, files held"
+    ctr_poll_report "$WORK/ctr-real-none" " on cgroupfs $CG_VERSION, none held"
+    QH=$(field "$WORK/ctr-real-held" quiet_wall_us_per_poll); QN=$(field "$WORK/ctr-real-none" quiet_wall_us_per_poll)
+    result "containers poll on cgroupfs $CG_VERSION: none held/held quiet poll = $(ratio2 "$QN" "$QH");" \
+           "kernel memory the held files add: $(awk -v h="$(kib_per_container "$WORK/ctr-real-held")" \
+                -v n="$(kib_per_container "$WORK/ctr-real-none")" \
+                'BEGIN { if (h == "n/a" || n == "n/a") print "n/a"; else printf "%.1f KiB a container", h - n }')"
+else
+    result "containers poll on cgroupfs: no memory cgroup hierarchy this script can write; left out"
+fi
+"$top_srcdir/bench/cgroupfs_tree.sh" remove "$CG_NAME" "$WORK/realsys" || true
 
 # --- 4. latency: OOM kill -> trap, port down -> trap ------------------------
 say "notification latency"
