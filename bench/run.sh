@@ -481,10 +481,10 @@ result "ib poll: fork+exec of 'rdma statistic show' alone (no RDMA here: reads n
 # Each ctrpoll runs alone in a memory cgroup of its own (bench/cgroupfs_tree.sh
 # run), so that the kernel memory it is charged for is its own.
 say "containers poll ($CONTAINERS containers, none changed)"
-ctrpoll_alone() {   # OUT SYSROOT FILES_HELD [POLLS]
+ctrpoll_alone() {   # OUT SYSROOT FILES_HELD ("": the agent's default) [POLLS]
     "$top_srcdir/bench/cgroupfs_tree.sh" run "pna-bench-ctrpoll-$$" "$CTRPOLL" --sysfs "$2" \
         --procfs "$GEN/proc" --rootfs "$GEN/root" --devfs "$GEN/dev" --polls "${4:-50}" \
-        --files-held "$3" > "$1"
+        ${3:+--files-held "$3"} > "$1"
 }
 kib_per_container() {   # CTRPOLL_OUTPUT: kernel memory charged over the polls, KiB a container
     awk -v b="$(field "$1" kernel_bytes_before)" -v a="$(field "$1" kernel_bytes_after)" \
@@ -505,15 +505,14 @@ ctr_poll_report() {   # CTRPOLL_OUTPUT LABEL [GOAL]
            "$o us (min $(field "$f" openfloor_min_wall_us)); ratio floor/quiet poll = $(ratio2 "$o" "$q")"
     result "containers poll$2: kernel memory charged to the poll's cgroup over the polls: $(kib_per_container "$f") KiB a container"
 }
-ctrpoll_alone "$WORK/ctr-poll" "$GEN/sys" "$CONTAINERS" || result "containers poll: ctrpoll failed"
+ctrpoll_alone "$WORK/ctr-poll" "$GEN/sys" "" || result "containers poll: ctrpoll failed"
 ctr_poll_report "$WORK/ctr-poll" "" "goal 30000"
 
 # --- 3c. the same poll on the kernel's own cgroupfs ------------------------
 # The generated containers' cgroups made for real (bench/cgroupfs_tree.sh),
-# the poll run twice: with each container's cgroup files held open between
-# polls (the default, cgroupFilesHeld) and with none held (cgroupFilesHeld 0,
-# every file opened and closed at every poll); the first of the two also
-# pays for the kernel's first lookups of the files.
+# the poll run twice: with none held (cgroupFilesHeld 0, every file opened
+# and closed at every poll) and with each container's cgroup files held open
+# between polls (the default).
 say "containers poll on the kernel's cgroupfs ($CONTAINERS cgroups)"
 CG_NAME="pna-bench-cgroups-$$"
 if CG_VERSION=$("$top_srcdir/bench/cgroupfs_tree.sh" make "$GEN" "$CG_NAME" "$WORK/realsys"); then
@@ -521,7 +520,7 @@ if CG_VERSION=$("$top_srcdir/bench/cgroupfs_tree.sh" make "$GEN" "$CG_NAME" "$WO
     # dentries and inodes), so that neither timed run is charged for that.
     ctrpoll_alone "$WORK/ctr-real-warm" "$WORK/realsys" 0 1 &&
         ctrpoll_alone "$WORK/ctr-real-none" "$WORK/realsys" 0 &&
-        ctrpoll_alone "$WORK/ctr-real-held" "$WORK/realsys" "$CONTAINERS" ||
+        ctrpoll_alone "$WORK/ctr-real-held" "$WORK/realsys" "" ||
         result "containers poll on cgroupfs: ctrpoll failed"
     ctr_poll_report "$WORK/ctr-real-held" " on cgroupfs $CG_VERSION, files held"
     ctr_poll_report "$WORK/ctr-real-none" " on cgroupfs $CG_VERSION, none held"

@@ -77,6 +77,7 @@ static void test_good(void)
                   "nvidiaSmiTimeout 3\n"
                   "gpuTempThreshold 85\n"
                   "kubeletInsecure yes\n"
+                  "cgroupFilesHeld 0\n"
                   "pfcInterface eth0 eth1\n"
                   "pfcInterface eth2\n"
                   "agentXSocket tcp:127.0.0.1:705\n"
@@ -101,6 +102,7 @@ static void test_good(void)
     CHECK_INT(cfg.nvidia_smi_timeout_ms, 3000);
     CHECK_INT(cfg.gpu_temp_threshold_c, 85);
     CHECK(cfg.kubelet_insecure);
+    CHECK_INT(cfg.cgroup_files_held, 0);
     CHECK_INT(cfg.pfc_interfaces.count, 3);
     CHECK_STR(cfg.pfc_interfaces.names[2], "eth2");
     CHECK_STR(cfg.agentx_socket, "tcp:127.0.0.1:705");
@@ -108,8 +110,8 @@ static void test_good(void)
     CHECK_INT(nremembered, 2);
     CHECK_STR(remembered[0], "rocommunity public 127.0.0.1");
     CHECK_STR(remembered[1], "createUser primus SHA-256 \"a secret\" AES \"another secret\"");
-    CHECK_INT(remembered_line[0], 20);
-    CHECK_INT(remembered_line[1], 21);
+    CHECK_INT(remembered_line[0], 21);
+    CHECK_INT(remembered_line[1], 22);
     CHECK_STR(remembered_user[0], "-");
     CHECK_STR(remembered_user[1], "primus");
     CHECK_STR(remembered_engine[1], "-");
@@ -318,6 +320,8 @@ static void test_errors(void)
     expect_error("poller node sometimes\n", "1: poller: 'sometimes' is not yes or no");
     expect_error("linkEvents sometimes\n", "1: linkEvents: 'sometimes' is not yes or no");
     expect_error("moduleInterval 86401\n", "1: moduleInterval: 86401 is out of range");
+    expect_error("cgroupFilesHeld 65537\n", "1: cgroupFilesHeld: 65537 is out of range");
+    expect_error("cgroupFilesHeld -1\n", "1: cgroupFilesHeld: '-1' is not a number");
     expect_error("pfcInterface\n", "1: pfcInterface: expected at least one interface name");
     expect_error("rwuser admin\n", "1: unknown token 'rwuser'");
     expect_error("trap2sink\n", "1: trap2sink: missing value");
@@ -338,6 +342,7 @@ static void test_errors(void)
     pna_config_defaults(&cfg);
     CHECK(cfg.link_events); /* linkEvents: yes unless said otherwise */
     CHECK_U64(cfg.module_interval_ms, 60000); /* moduleInterval: a minute */
+    CHECK_INT(cfg.cgroup_files_held, 4096);   /* cgroupFilesHeld */
     CHECK_INT(pna_config_load(&cfg, "/nonexistent/pna.conf", pollers, NPOLLERS, NULL, NULL, err,
                               sizeof err), -1);
     CHECK(strstr(err, "/nonexistent/pna.conf: cannot open") != NULL);
