@@ -18,10 +18,13 @@
  * reads as an error (-ENODEV on kernfs), and the next poll opens again.
  *
  * Kept descriptors are numbered from PNA_HELD_FD_FLOOR (FD_SETSIZE) up, so
- * that the numbers below it stay free for code that waits with select(),
- * whose fd_set cannot hold a higher one (net-snmp's agent loop).  Where no
- * number that high can be had (RLIMIT_NOFILE), the files are opened for the
- * poll and closed after it, as if keeping them had not been asked.
+ * that thousands of them leave the numbers below free for the sockets the
+ * agent and its libraries open: code that waits with select() cannot take a
+ * higher one.  (The agent's own loop uses net-snmp's large fd sets and its
+ * HTTP server epoll; this keeps any library that does not from breaking, for
+ * one fcntl() when a file is opened.)  Where no number that high can be had
+ * (RLIMIT_NOFILE), the files are opened for the poll and closed after it, as
+ * if keeping them had not been asked.
  *
  * What keeping costs: one descriptor per file, and the kernel's memory for
  * an open file, on cgroupfs about 4.4 KiB once read (the seq_file buffer

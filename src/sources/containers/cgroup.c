@@ -544,8 +544,9 @@ int pna_cgroup_parse_v1_freezer(const char *text, bool *frozen)
     return -EINVAL;
 }
 
-/* v2 without a frozen key in cgroup.events (cgroup.freeze came with it, in
- * Linux 5.2): the request file, read by path (no kernel that old keeps it). */
+/* v2 without a frozen key in cgroup.events: the request file cgroup.freeze,
+ * the only word there is.  Opened by path, not kept: the kernel gave both
+ * together (Linux 5.2), so this is for trees that do not come from it. */
 static int read_freeze_request(const struct pna_cgroup_env *env, const char *path, bool *frozen)
 {
     char dir[1024], file[1100], text[256];
