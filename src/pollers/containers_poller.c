@@ -49,7 +49,7 @@ struct containers_state {
     struct pna_bundle_cache *bundles; /* each bundle's spec and pid, kept while unchanged */
     size_t files_wanted;            /* cgroupFilesHeld */
     size_t files_room;              /* ... as far as RLIMIT_NOFILE lets */
-    uint64_t files_limit;           /* that limit */
+    uint64_t nofile_limit;          /* that limit (the soft one, as raised) */
     bool files_warned;              /* the difference was said */
     uint64_t bundle_events;         /* the watch's directory event count at the last scan */
     bool bundle_events_valid;       /* ... and every bundle directory was watched since */
@@ -135,7 +135,7 @@ static void keep_cgroup_files(struct containers_state *st, unsigned containers)
     st->files_wanted = containers;
     st->files_room = room / PNA_CGROUP_FILES_HELD < containers ? room / PNA_CGROUP_FILES_HELD
                                                                 : containers;
-    st->files_limit = after;
+    st->nofile_limit = after;
     pna_bundle_cache_keep_files(st->bundles, st->files_room);
     if (after > before)
         pna_log(LOG_INFO, "containers: open files limit raised from %llu to %llu to keep the "
@@ -151,7 +151,7 @@ static void warn_files_room(struct containers_state *st, const struct pna_contai
     st->files_warned = true;
     pna_log(LOG_WARNING, "containers: the open files hard limit (%llu) keeps the cgroup files "
             "of %zu containers open between polls, not %zu (cgroupFilesHeld); the others are "
-            "opened at every poll", (unsigned long long)st->files_limit, st->files_room,
+            "opened at every poll", (unsigned long long)st->nofile_limit, st->files_room,
             st->files_wanted);
 }
 

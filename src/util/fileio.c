@@ -70,18 +70,46 @@ static size_t trim_trailing(char *s, size_t len)
     return len;
 }
 
+/* One read() at the file position (AT < 0), or pread() at offset AT,
+ * restarted after a signal: the bytes read, or -errno. */
+static ssize_t read_once(int fd, char *buf, size_t cap, off_t at)
+{
+    ssize_t n;
+    do
+        n = at < 0 ? read(fd, buf, cap) : pread(fd, buf, cap, at);
+    while (n < 0 && errno == EINTR);
+    return n < 0 ? -errno : n;
+}
+
 /* A full buffer is fine when all that is left is the trailing newline (or
- * other blanks); anything else means the file is bigger than the caller allows. */
-static int only_blanks_follow(int fd)
+ * other blanks); anything else means the file is bigger than the caller
+ * allows.  What is left is read on from the file position (AT < 0), or from
+ * offset AT (the position stays). */
+static bool only_blanks_follow(int fd, off_t at)
 {
     char rest[64];
-    ssize_t n = read_all(fd, rest, sizeof rest);
+    ssize_t n = at < 0 ? read_all(fd, rest, sizeof rest) : read_once(fd, rest, sizeof rest, at);
     if (n < 0 || n == (ssize_t)sizeof rest)
-        return 0;
+        return false;
     for (ssize_t i = 0; i < n; i++)
         if (!isspace((unsigned char)rest[i]))
-            return 0;
-    return 1;
+            return false;
+    return true;
+}
+
+/* The text in BUF (CAP bytes) of the N bytes just read from FD (N < 0:
+ * -errno), read at the file position (AT < 0) or from offset AT: its
+ * length, trailing blanks removed; -EFBIG when more than blanks follows a
+ * full buffer; or N's error. */
+static int text_read(int fd, char *buf, size_t cap, ssize_t n, off_t at)
+{
+    if (n == (ssize_t)(cap - 1) && !only_blanks_follow(fd, at < 0 ? -1 : at + n))
+        n = -EFBIG;
+    if (n < 0) {
+        buf[0] = '\0';
+        return (int)n;
+    }
+    return (int)trim_trailing(buf, (size_t)n);
 }
 
 /* Read the file open on FD into BUF (see pna_read_text); closes FD.  ONE_READ:
@@ -93,24 +121,10 @@ static int read_text_fd(int fd, char *buf, size_t cap, bool one_read)
         buf[0] = '\0';
         return fd;
     }
-    ssize_t n;
-    if (one_read) {
-        do
-            n = read(fd, buf, cap - 1);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-            n = -errno;
-    } else {
-        n = read_all(fd, buf, cap - 1);
-    }
-    if (n == (ssize_t)(cap - 1) && !only_blanks_follow(fd))
-        n = -EFBIG;
+    ssize_t n = one_read ? read_once(fd, buf, cap - 1, -1) : read_all(fd, buf, cap - 1);
+    int rc = text_read(fd, buf, cap, n, -1);
     close(fd);
-    if (n < 0) {
-        buf[0] = '\0';
-        return (int)n;
-    }
-    return (int)trim_trailing(buf, (size_t)n);
+    return rc;
 }
 
 int pna_read_text(const char *path, char *buf, size_t cap)
@@ -120,39 +134,11 @@ int pna_read_text(const char *path, char *buf, size_t cap)
     return read_text_fd(open_source(path), buf, cap, false);
 }
 
-/* Nothing but blanks in FD from OFFSET on (pread: the file position stays). */
-static bool only_blanks_at(int fd, off_t offset)
-{
-    char rest[64];
-    ssize_t n;
-    do
-        n = pread(fd, rest, sizeof rest, offset);
-    while (n < 0 && errno == EINTR);
-    if (n < 0 || n == (ssize_t)sizeof rest)
-        return false;
-    for (ssize_t i = 0; i < n; i++)
-        if (!isspace((unsigned char)rest[i]))
-            return false;
-    return true;
-}
-
 int pna_read_attr_fd(int fd, char *buf, size_t cap)
 {
     if (cap < 2)
         return -EINVAL;
-    ssize_t n;
-    do
-        n = pread(fd, buf, cap - 1, 0);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        n = -errno;
-    else if (n == (ssize_t)(cap - 1) && !only_blanks_at(fd, n))
-        n = -EFBIG;
-    if (n < 0) {
-        buf[0] = '\0';
-        return (int)n;
-    }
-    return (int)trim_trailing(buf, (size_t)n);
+    return text_read(fd, buf, cap, read_once(fd, buf, cap - 1, 0), 0);
 }
 
 int pna_open_attr_at(int dirfd, const char *name)

@@ -180,6 +180,26 @@ static void test_text_bounds(void)
     snprintf(p, sizeof p, "%s/fit", tmpdir);
     CHECK_INT(pna_read_text(p, buf, sizeof buf), 7);
     CHECK_STR(buf, "0123456");
+
+    /* The same bounds for one-read attributes, opened by name or kept open
+     * and read from their start (pread: a second read gives the same). */
+    int dir = open(tmpdir, O_RDONLY | O_DIRECTORY);
+    CHECK(dir >= 0);
+    CHECK_INT(pna_read_attr_at(dir, "long", buf, sizeof buf), -EFBIG);
+    CHECK_INT(pna_read_attr_at(dir, "fit", buf, sizeof buf), 7);
+    int fd = pna_open_attr_at(dir, "fit");
+    CHECK(fd >= 0);
+    for (int i = 0; i < 2; i++) {
+        CHECK_INT(pna_read_attr_fd(fd, buf, sizeof buf), 7);
+        CHECK_STR(buf, "0123456");
+    }
+    close(fd);
+    fd = pna_open_attr_at(dir, "long");
+    CHECK_INT(pna_read_attr_fd(fd, buf, sizeof buf), -EFBIG);
+    CHECK_STR(buf, "");
+    close(fd);
+    CHECK_INT(pna_open_attr_at(dir, "missing"), -ENOENT);
+    close(dir);
 }
 
 /* A FIFO with no writer must not block the reader. */
