@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,16 @@ static inline void tt_write_bytes(const char *root, const char *rel, const void 
 static inline void tt_write(const char *root, const char *rel, const char *text)
 {
     tt_write_bytes(root, rel, text, strlen(text));
+}
+
+/* Date ROOT/REL (file or directory) WHEN, access and modification time:
+ * 0, or -errno. */
+static inline int tt_date(const char *root, const char *rel, time_t when)
+{
+    char p[2048];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    struct timespec ts[2] = { { when, 0 }, { when, 0 } };
+    return utimensat(AT_FDCWD, p, ts, 0) == 0 ? 0 : -errno;
 }
 
 static int tt_rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)

@@ -52,10 +52,7 @@ static unsigned files_kept_seen;   /* tasks whose cgroup files a cached scan kep
 
 static void date_file(const char *root, const char *rel)
 {
-    char p[2048];
-    snprintf(p, sizeof p, "%s/%s", root, rel);
-    struct timespec ts[2] = { { file_time, 0 }, { file_time, 0 } };
-    utimensat(AT_FDCWD, p, ts, 0);
+    tt_date(root, rel, file_time);
 }
 
 static void write_dated(const char *root, const char *rel, const char *text)

@@ -378,10 +378,7 @@ static void test_freezer(void)
 /* Date ROOT/REL (a directory) a minute back: its identity settled. */
 static void settle(const char *root, const char *rel)
 {
-    char p[1024];
-    snprintf(p, sizeof p, "%s/%s", root, rel);
-    struct timespec ts[2] = { { time(NULL) - 60, 0 }, { time(NULL) - 60, 0 } };
-    CHECK_INT(utimensat(AT_FDCWD, p, ts, 0), 0);
+    CHECK_INT(tt_date(root, rel, time(NULL) - 60), 0);
 }
 
 /* One read through kept files, with the roots opened as a scan opens them

@@ -27,10 +27,7 @@ static void put(const char *rel, const char *text)
 /* Date PATH (under the temporary tree) a minute back: settled. */
 static void age(const char *rel)
 {
-    char p[1024];
-    snprintf(p, sizeof p, "%s/%s", tmp, rel);
-    struct timespec ts[2] = { { time(NULL) - 60, 0 }, { time(NULL) - 60, 0 } };
-    CHECK_INT(utimensat(AT_FDCWD, p, ts, 0), 0);
+    CHECK_INT(tt_date(tmp, rel, time(NULL) - 60), 0);
 }
 
 static void path_of(const char *rel, char *buf, size_t cap)
