@@ -31,6 +31,7 @@
 
 #include <stdatomic.h>
 #include <syslog.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +48,8 @@ struct containers_state {
     struct pna_cgroup_env cg;
     struct pna_cdi_registry *cdi;   /* the node's CDI specs, cached by mtime */
     struct pna_bundle_cache *bundles; /* each bundle's spec and pid, kept while unchanged */
-    size_t files_wanted;            /* cgroupFilesHeld */
-    size_t files_room;              /* ... as far as RLIMIT_NOFILE lets */
-    uint64_t nofile_limit;          /* that limit (the soft one, as raised) */
+    size_t files_wanted;            /* cgroupFilesHeld (the cache keeps what
+                                       RLIMIT_NOFILE lets of it) */
     bool files_warned;              /* the difference was said */
     uint64_t bundle_events;         /* the watch's directory event count at the last scan */
     bool bundle_events_valid;       /* ... and every bundle directory was watched since */
@@ -132,27 +132,28 @@ static void keep_cgroup_files(struct containers_state *st, unsigned containers)
     uint64_t before = 0, after = 0;
     size_t fds = (size_t)containers * PNA_CGROUP_FILES_HELD;
     size_t room = containers ? pna_held_files_reserve(fds, &before, &after) : 0;
+    size_t kept = room / PNA_CGROUP_FILES_HELD < containers ? room / PNA_CGROUP_FILES_HELD
+                                                             : containers;
     st->files_wanted = containers;
-    st->files_room = room / PNA_CGROUP_FILES_HELD < containers ? room / PNA_CGROUP_FILES_HELD
-                                                                : containers;
-    st->nofile_limit = after;
-    pna_bundle_cache_keep_files(st->bundles, st->files_room);
+    pna_bundle_cache_keep_files(st->bundles, kept);
     if (after > before)
         pna_log(LOG_INFO, "containers: open files limit raised from %llu to %llu to keep the "
                 "cgroup files of up to %zu containers open (cgroupFilesHeld)",
-                (unsigned long long)before, (unsigned long long)after, st->files_room);
+                (unsigned long long)before, (unsigned long long)after, kept);
 }
 
 /* More containers than the open files limit lets keep open: said once. */
 static void warn_files_room(struct containers_state *st, const struct pna_containerd_stats *cs)
 {
-    if (st->files_warned || st->files_room >= st->files_wanted || cs->added <= st->files_room)
+    size_t room = st->bundles ? pna_bundle_cache_files_limit(st->bundles) : 0;
+    struct rlimit rl;
+    if (st->files_warned || room >= st->files_wanted || cs->added <= room ||
+        getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return;
     st->files_warned = true;
     pna_log(LOG_WARNING, "containers: the open files hard limit (%llu) keeps the cgroup files "
             "of %zu containers open between polls, not %zu (cgroupFilesHeld); the others are "
-            "opened at every poll", (unsigned long long)st->nofile_limit, st->files_room,
-            st->files_wanted);
+            "opened at every poll", (unsigned long long)rl.rlim_max, room, st->files_wanted);
 }
 
 static int containers_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)

@@ -27,7 +27,7 @@
  * if keeping them had not been asked.
  *
  * What keeping costs: one descriptor per file, and the kernel's memory for
- * an open file, on cgroupfs about 4.4 KiB once read (the seq_file buffer
+ * an open file, on cgroupfs about 4.5 KiB once read (the seq_file buffer
  * stays allocated while the file is open), charged to the reader's memory
  * cgroup.
  *

@@ -181,14 +181,35 @@ int pna_cgroup_path_from_spec(const char *spec, char *buf, size_t cap)
     return safe_path(buf) ? 0 : -EINVAL;
 }
 
+/* The directory of cgroup PATH under ROOT. */
+static int cgroup_dir(const char *root, const char *path, char *buf, size_t cap)
+{
+    if (!safe_path(path))
+        return -EINVAL;
+    /* The root cgroup is "/": no double slash. */
+    int w = snprintf(buf, cap, "%s%s", root, strcmp(path, "/") ? path : "");
+    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* The file FILE of cgroup PATH under ROOT. */
+static int file_under(const char *root, const char *path, const char *file, char *buf,
+                      size_t cap)
+{
+    int rc = cgroup_dir(root, path, buf, cap);
+    if (rc < 0)
+        return rc;
+    size_t n = strlen(buf);
+    int w = snprintf(buf + n, cap - n, "/%s", file);
+    return w < 0 || (size_t)w >= cap - n ? -ENAMETOOLONG : 0;
+}
+
+/* The file FILE of cgroup PATH in the memory hierarchy. */
 static int file_in(const struct pna_cgroup_env *env, const char *path, const char *file,
                    char *buf, size_t cap)
 {
-    if (env->mode == PNA_CG_NONE || !safe_path(path))
+    if (env->mode == PNA_CG_NONE)
         return -EINVAL;
-    /* The root cgroup is "/": no double slash. */
-    int w = snprintf(buf, cap, "%s%s/%s", env->mem_root, strcmp(path, "/") ? path : "", file);
-    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+    return file_under(env->mem_root, path, file, buf, cap);
 }
 
 int pna_cgroup_parse_key(const char *text, const char *key, uint64_t *out)
@@ -294,16 +315,6 @@ int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
     if (env->mode != PNA_CG_V1)
         return -EINVAL;
     return file_in(env, path, "cgroup.event_control", buf, cap);
-}
-
-/* The directory of cgroup PATH under ROOT. */
-static int cgroup_dir(const char *root, const char *path, char *buf, size_t cap)
-{
-    if (!safe_path(path))
-        return -EINVAL;
-    /* The root cgroup is "/": no double slash. */
-    int w = snprintf(buf, cap, "%s%s", root, strcmp(path, "/") ? path : "");
-    return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
 }
 
 void pna_cgroup_at_open(const struct pna_cgroup_env *env, struct pna_cgroup_at *at)
@@ -549,11 +560,10 @@ int pna_cgroup_parse_v1_freezer(const char *text, bool *frozen)
  * together (Linux 5.2), so this is for trees that do not come from it. */
 static int read_freeze_request(const struct pna_cgroup_env *env, const char *path, bool *frozen)
 {
-    char dir[1024], file[1100], text[256];
-    int rc = cgroup_dir(env->freezer_root, path, dir, sizeof dir);
+    char file[1100], text[256];
+    int rc = file_under(env->freezer_root, path, "cgroup.freeze", file, sizeof file);
     if (rc < 0)
         return rc;
-    snprintf(file, sizeof file, "%s/cgroup.freeze", dir);
     if ((rc = pna_read_text(file, text, sizeof text)) < 0)
         return rc;
     if (strcmp(text, "0") != 0 && strcmp(text, "1") != 0)
