@@ -31,6 +31,7 @@
 #include "core/config.h"
 #include "core/events.h"
 #include "core/poller.h"
+#include "core/roots.h"
 #include "model/containers.h"
 #include "pollers/pollers.h"
 #include "sources/containers/cgroup.h"
@@ -312,30 +313,19 @@ static long open_floor_round(const struct floor_row *rows, size_t n)
  * this process is alone in its cgroup (bench/run.sh makes one). */
 static long long kernel_bytes(void)
 {
-    char text[4096], path[1200], cg[1024] = "";
-    int v1 = -1;
-    FILE *f = fopen("/proc/self/cgroup", "r");
-    while (f && fgets(text, sizeof text, f)) {
-        char *c1 = strchr(text, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        text[strcspn(text, "\n")] = '\0';
-        *c2 = '\0';
-        if (strcmp(c1 + 1, "memory") == 0 || (v1 < 0 && strcmp(text, "0:") == 0)) {
-            v1 = strcmp(c1 + 1, "memory") == 0;
-            snprintf(cg, sizeof cg, "%s", c2 + 1);
-        }
-    }
-    if (f)
-        fclose(f);
-    if (v1 < 0)
-        return -1;
+    struct pna_roots host = PNA_ROOTS_DEFAULT;
+    struct pna_cgroup_env env;
+    char err[160], cg[1024], path[1600], text[4096];
     uint64_t v;
-    if (v1) {
-        snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.kmem.usage_in_bytes", cg);
+    if (pna_cgroup_detect(&host, "fs/cgroup", &env, err, sizeof err) < 0 ||
+        pna_cgroup_path_of_pid(&host, env.mode, (int)getpid(), cg, sizeof cg) < 0)
+        return -1;
+    const char *dir = strcmp(cg, "/") ? cg : "";   /* the root cgroup: no double slash */
+    if (env.mode == PNA_CG_V1) {
+        snprintf(path, sizeof path, "%s%s/memory.kmem.usage_in_bytes", env.mem_root, dir);
         return pna_read_u64(path, &v) == 0 ? (long long)v : -1;
     }
-    snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.stat", cg);
+    snprintf(path, sizeof path, "%s%s/memory.stat", env.mem_root, dir);
     if (pna_read_text(path, text, sizeof text) < 0)
         return -1;
     if (pna_cgroup_parse_key(text, "kernel", &v) == 0 ||
