@@ -1,7 +1,7 @@
 /* bulkcount.c -- a GETBULK walk that counts what it receives instead of
  * printing it.  A benchmark helper (bench/run.sh), not a test.
  *
- *   bulkcount [-c COMMUNITY] [-r REPETITIONS] HOST:PORT OID...
+ *   bulkcount [-c COMMUNITY] [-r REPETITIONS] [-d FILE] HOST:PORT OID...
  *
  * Walks each subtree as `snmpbulkwalk -Cr<REPETITIONS>` does (SNMPv2c, one
  * GETBULK after the other from the last OID received, until an OID outside
@@ -12,6 +12,12 @@
  * costs in proportion to the OID's length: for a MIB whose rows are indexed
  * by 64-character strings it is most of a fast agent's walk time, and a rate
  * measured with it says more about the client than about the agent.
+ *
+ * With -d every varbind received is also written to FILE, one a line:
+ *   SUFFIX TYPE HEX
+ * the OID after the root of its walk (dotted), the ASN.1 type (decimal) and
+ * the value as net-snmp holds it on this machine (hex, "-" when empty): what
+ * `floor_subagent --replay` serves again, in the same run on the same machine.
  *
  * Exits 1 when an OID does not increase (the agent's ordering is broken), on
  * an error status, a timeout or a failed send, so that a wrong walk never
@@ -26,7 +32,21 @@
 struct walk_count {
     long varbinds;
     long requests;
+    FILE *dump; /* -d FILE, or NULL */
 };
+
+/* One varbind as a line of the -d file. */
+static void dump_varbind(FILE *out, const netsnmp_variable_list *v, size_t root_len)
+{
+    for (size_t k = root_len; k < v->name_length; k++)
+        fprintf(out, k == root_len ? "%lu" : ".%lu", (unsigned long)v->name[k]);
+    fprintf(out, " %u ", (unsigned)v->type);
+    if (v->val_len == 0)
+        fputc('-', out);
+    for (size_t k = 0; k < v->val_len; k++)
+        fprintf(out, "%02x", v->val.string[k]);
+    fputc('\n', out);
+}
 
 /* walk_subtree: walk one subtree into COUNT; 0 when done, -1 on an error
  * (said on stderr). */
@@ -73,6 +93,8 @@ static int walk_subtree(netsnmp_session *ss, const oid *root, size_t root_len, l
             memcpy(last, v->name, v->name_length * sizeof(oid));
             last_len = v->name_length;
             count->varbinds++;
+            if (count->dump)
+                dump_varbind(count->dump, v, root_len);
         }
         snmp_free_pdu(resp);
         if (done)
@@ -82,7 +104,7 @@ static int walk_subtree(netsnmp_session *ss, const oid *root, size_t root_len, l
 
 int main(int argc, char **argv)
 {
-    const char *community = "public";
+    const char *community = "public", *dump_path = NULL;
     long reps = 50;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -90,11 +112,13 @@ int main(int argc, char **argv)
             community = argv[++i];
         else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
             reps = atol(argv[++i]);
+        else if (strcmp(argv[i], "-d") == 0 && i + 1 < argc)
+            dump_path = argv[++i];
         else
             break;
     }
     if (argc - i < 2 || reps < 1) {
-        fprintf(stderr, "usage: bulkcount [-c COMMUNITY] [-r REPETITIONS] HOST:PORT OID...\n");
+        fprintf(stderr, "usage: bulkcount [-c COMMUNITY] [-r REPETITIONS] [-d FILE] HOST:PORT OID...\n");
         return 2;
     }
     const char *peer = argv[i++];
@@ -115,7 +139,11 @@ int main(int argc, char **argv)
         snmp_perror("bulkcount: snmp_open");
         return 2;
     }
-    struct walk_count count = { 0, 0 };
+    struct walk_count count = { 0, 0, NULL };
+    if (dump_path && !(count.dump = fopen(dump_path, "w"))) {
+        perror(dump_path);
+        return 2;
+    }
     int rc = 0;
     for (; i < argc && rc == 0; i++) {
         oid root[MAX_OID_LEN];
@@ -128,6 +156,10 @@ int main(int argc, char **argv)
         }
     }
     printf("varbinds=%ld requests=%ld\n", count.varbinds, count.requests);
+    if (count.dump && fclose(count.dump) != 0) {
+        perror(dump_path);
+        rc = 1;
+    }
     snmp_close(ss);
     snmp_shutdown("bulkcount");
     return rc;

@@ -275,16 +275,22 @@ ONE_CPU=$(echo "$ALL_CPUS" | cut -d, -f1 | cut -d- -f1)
 # pin CPUS PID...: every thread of each process onto CPUS.
 pin() { local cpus=$1 p; shift; for p in "$@"; do taskset -a -p -c "$cpus" "$p" >/dev/null; done; }
 # floor_rounds PAD TAG [CPU]: start the floor, each OID padded with PAD more
-# sub-identifiers, walk it in three rounds alternating with the agent (into
-# w-agent-TAG and w-floor-TAG), and stop it.  With CPU the client, snmpd,
-# the agent (all its threads) and the floor run on that one CPU for these
-# rounds: no request then waits for another CPU to wake up.
+# sub-identifiers, or with PAD "replay" serving the agent's own walk again
+# (bench/floor_subagent.c --replay), walk it in $FLOOR_ROUNDS rounds (3)
+# alternating with the agent (into w-agent-TAG and w-floor-TAG), and stop it.
+# With CPU the client, snmpd, the agent (all its threads) and the floor run
+# on that one CPU for these rounds: no request then waits for another CPU to
+# wake up.
 floor_rounds() {
-    "$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" "$1" 2>>"$WORK/floor.log" &
+    if [ "$1" = replay ]; then
+        "$FLOOR" "unix:$WORK/agentx.sock" --replay "$WORK/agent-varbinds" 2>>"$WORK/floor.log" &
+    else
+        "$FLOOR" "unix:$WORK/agentx.sock" "$A_VB" "$1" 2>>"$WORK/floor.log" &
+    fi
     FLOOR_PID=$!
     PIDS+=("$FLOOR_PID")
     for _ in $(seq 50); do
-        [ "$(in_ns snmpgetnext $V2 -On -Oqv "$TARGET" "$FLOOR_OID" 2>/dev/null)" = 1 ] && break
+        [ -n "$(in_ns snmpgetnext $V2 -On -Oqv "$TARGET" "$FLOOR_OID" 2>/dev/null | grep -v 'No more')" ] && break
         sleep 0.2
     done
     if [ -n "${3:-}" ]; then
@@ -293,7 +299,7 @@ floor_rounds() {
     fi
     walk_time "$FLOOR_OID" >/dev/null
     : > "$WORK/w-agent-$2"; : > "$WORK/w-floor-$2"
-    for _ in 1 2 3; do
+    for _ in $(seq "${FLOOR_ROUNDS:-3}"); do
         WALK_PIDS="$SNMPD_PID $AGENT_PID" walk_time "$ROOT" >> "$WORK/w-agent-$2"
         WALK_PIDS="$SNMPD_PID $FLOOR_PID" walk_time "$FLOOR_OID" >> "$WORK/w-floor-$2"
     done
@@ -317,7 +323,7 @@ floor_report() {
            "($(awk -v u="$f_us" -v n="$f_vb" 'BEGIN{printf "%.1f", u/n}') us each, through AgentX, answering from nothing)"
     result "ratio walk: agent/floor$2 varbinds per second = $(ratio2 "$a_rate" "$f_rate")" \
            "(agent $a_rate/s in the same rounds; walks of agent/floor: $(paste -d/ <(awk '{print $1}' "$a") <(awk '{print $1}' "$f") | tr '\n' ' ')us)"
-    result "cpu per varbind through AgentX, us (median of 3): agent walk: snmpd $(cpu_per_vb "$a" 4)," \
+    result "cpu per varbind through AgentX, us (median of ${FLOOR_ROUNDS:-3}): agent walk: snmpd $(cpu_per_vb "$a" 4)," \
            "subagent $(cpu_per_vb "$a" 5), client $(cpu_per_vb "$a" 3);" \
            "floor walk$2: snmpd $(cpu_per_vb "$f" 4), subagent $(cpu_per_vb "$f" 5), client $(cpu_per_vb "$f" 3)"
     result "ratio cpu per varbind: floor subagent$2/agent subagent = $(ratio2 "$(cpu_per_vb "$f" 5)" "$(cpu_per_vb "$a" 5)")"
@@ -339,12 +345,23 @@ floor_report long " (OIDs of $MEAN_SUBIDS sub-identifiers, the agent's mean)"
 # sides, and no formatting of them in the time.
 WALKER=bulkcount floor_rounds "$FLOOR_PAD" longcount
 WALKER=bulkcount floor_report longcount " (OIDs of $MEAN_SUBIDS sub-identifiers, client bulkcount)"
+# The floor that answers the agent's own walk: every varbind the agent
+# served (bulkcount -d, just before), the same OIDs, types and values, from a
+# static array.  The master, the kernel and the client then handle the same
+# bytes in both walks, and what is left between them is the subagent's own
+# work per request.  Five rounds, as this is the floor the goal is read on.
+in_ns "$BULKCOUNT" -r 50 -d "$WORK/agent-varbinds" "$TARGET" "$ROOT" > "$WORK/agent-varbinds.count" ||
+    die "dumping the agent's walk failed"
+FLOOR_ROUNDS=5 floor_rounds replay replay
+FLOOR_ROUNDS=5 floor_report replay " (the agent's own varbinds replayed)"
+WALKER=bulkcount FLOOR_ROUNDS=5 floor_rounds replay replaycount
+WALKER=bulkcount FLOOR_ROUNDS=5 floor_report replaycount " (the agent's own varbinds replayed, client bulkcount)"
 # The same again with everything on one CPU.  Each AgentX round trip wakes
 # the master, then the subagent, then the master: across CPUs, and on a
 # virtual machine most of all, a wake-up of an idle CPU costs more than the
 # work of either process.  On one CPU what is left is the processes' work.
-floor_rounds "$FLOOR_PAD" onecpu "$ONE_CPU"
-floor_report onecpu " (OIDs of $MEAN_SUBIDS sub-identifiers, all on CPU $ONE_CPU)"
+floor_rounds replay onecpu "$ONE_CPU"
+floor_report onecpu " (the agent's own varbinds replayed, all on CPU $ONE_CPU)"
 # The agent's own engine without AgentX: the same binary as a standalone SNMP
 # agent on the same node (a second process; the subagent keeps running).
 S_PORT=$(rand_port)
@@ -372,6 +389,16 @@ if wait_value "$OBJ.8.1.0" "$CONTAINERS" 60; then
            "(main thread), client $(cpu_per_vb "$WORK/w-standalone" 3); snmpd IF-MIB $(cpu_per_vb "$WORK/w-if" 4)," \
            "client $(cpu_per_vb "$WORK/w-if" 3)"
     result "ratio cpu per varbind: snmpd IF-MIB/agent standalone = $(ratio2 "$(cpu_per_vb "$WORK/w-if" 4)" "$(cpu_per_vb "$WORK/w-standalone" 4)")"
+    # A walk takes at least its client's own CPU time: snmpbulkwalk waits for
+    # each response before it asks for the next.  So snmpbulkwalk's time to
+    # decode and print this MIB's varbinds bounds the rate of a walk of it,
+    # whatever the server, and the ratio to the IF-MIB walk with it.
+    S_CLIENT_US=$(awk '{print $3}' "$WORK/w-standalone" | median)
+    result "bound with snmpbulkwalk as the client: its own CPU for the agent's $S_VB varbinds" \
+           "$(awk -v u="$S_CLIENT_US" 'BEGIN{printf "%.3f", u/1e6}') s (median of 3), the whole IF-MIB walk" \
+           "$(awk -v u="$I_US" 'BEGIN{printf "%.3f", u/1e6}') s: no server answering in no time could walk at more than" \
+           "$(awk -v n="$S_VB" -v c="$S_CLIENT_US" -v m="$I_VB" -v u="$I_US" 'BEGIN { if (c > 0) printf "%.2f", (n / c) / (m / u); else print "n/a" }')" \
+           "of the IF-MIB rate with this client"
     # The same two walks again, alternating, with a client that decodes every
     # response and prints nothing (bench/bulkcount.c): the rate of each server
     # without the cost of formatting its OIDs, which for this MIB's 78
