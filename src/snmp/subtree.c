@@ -43,11 +43,19 @@ static bool holds(const struct subtree *t, const oid *name, size_t len)
     return netsnmp_oid_is_subtree(t->prefix, t->len, name, len) == 0;
 }
 
+/* The subtree that last answered a GETNEXT: a walk asks for what follows the
+ * cell it was given last, most often in the same subtree, so one comparison
+ * finds it instead of a binary search over every table and scalar group. */
+static size_t last_answered = MAX_SUBTREES;
+
 /* The first subtree that holds NAME or comes after it.  The subtrees are
  * sorted and disjoint, so "wholly before NAME" is true of a prefix of the
- * array and false of the rest. */
+ * array and false of the rest; and a subtree that holds NAME is that first
+ * one. */
 static size_t first_from(const oid *name, size_t len)
 {
+    if (last_answered < nsubtrees && holds(&subtrees[last_answered], name, len))
+        return last_answered;
     size_t lo = 0, hi = nsubtrees;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -68,8 +76,10 @@ static bool next_cell(struct pna_view *view, size_t *at, const oid *name, size_t
     for (; *at < nsubtrees; (*at)++) {
         const struct pna_resolver *rs = &subtrees[*at].rs;
         pna_view_need(view, rs->view);
-        if (rs->next(rs->self, view, name, name_len, next, next_len, out) == 0)
+        if (rs->next(rs->self, view, name, name_len, next, next_len, out) == 0) {
+            last_answered = *at;
             return true;
+        }
     }
     return false;
 }

@@ -220,6 +220,27 @@ static const struct pna_snap *primary_snap(const struct pna_table_def *def,
     return d >= 0 && d < PNA_DOM_COUNT ? v->snap[d] : NULL;
 }
 
+/* Whether the N rows of V already ascend strictly by index, as the model
+ * keeps most snapshots (containers by ID): N index encodings, where a sort
+ * makes about N log N comparisons of two.  The sort would leave such rows as
+ * they are. */
+static bool rows_ascend(const struct pna_table_def *def, const struct pna_view *v, size_t n)
+{
+    oid a[PNA_MAX_INDEX_LEN], b[PNA_MAX_INDEX_LEN];
+    oid *prev = a, *cur = b;
+    size_t prev_len = n ? index_of(def, v, 0, prev) : 0;
+    for (size_t i = 1; i < n; i++) {
+        size_t len = index_of(def, v, i, cur);
+        if (snmp_oid_compare(prev, prev_len, cur, len) >= 0)
+            return false;
+        oid *t = prev;
+        prev = cur;
+        cur = t;
+        prev_len = len;
+    }
+    return true;
+}
+
 /* Make REG's permutation match view V; returns the number of rows. */
 static size_t prepare_order(struct table_reg *reg, const struct pna_view *v)
 {
@@ -238,7 +259,7 @@ static size_t prepare_order(struct table_reg *reg, const struct pna_view *v)
         reg->order[i] = i;
     sort_def = def;
     sort_view = v;
-    if (n > 1)
+    if (n > 1 && !rows_ascend(def, v, n))
         qsort(reg->order, n, sizeof *reg->order, compare_rows);
     reg->order_snap = snap;
     reg->order_gen = gen;
