@@ -50,16 +50,23 @@ static bool still_current(const struct pna_held_dir *h, int at, const char *dir)
     return pna_file_id_equal(&now, &h->id);
 }
 
-/* FD renumbered from PNA_HELD_FD_FLOOR up; FD itself, and *KEPT false, when
- * no number that high is free (RLIMIT_NOFILE). */
-static int number_high(int fd, bool *kept)
+int pna_fd_renumber_high(int fd)
 {
     int high = fcntl(fd, F_DUPFD_CLOEXEC, PNA_HELD_FD_FLOOR);
+    if (high >= 0)
+        close(fd);
+    return high;
+}
+
+/* FD renumbered from PNA_HELD_FD_FLOOR up; FD itself, and *KEPT false, when
+ * no number that high is free. */
+static int number_high(int fd, bool *kept)
+{
+    int high = pna_fd_renumber_high(fd);
     if (high < 0) {
         *kept = false;
         return fd;
     }
-    close(fd);
     return high;
 }
 

@@ -54,6 +54,11 @@ struct pna_held_dir {
     int fd[PNA_HELD_FILES_MAX];  /* the file open, or the -errno its open gave */
 };
 
+/* FD moved to the lowest free number from PNA_HELD_FD_FLOOR up (FD closed),
+ * for any descriptor kept for long (held files, the OOM watch's eventfds);
+ * -1, FD left as it is, when no number that high is free (RLIMIT_NOFILE). */
+int pna_fd_renumber_high(int fd);
+
 /* H holds nothing. */
 void pna_held_dir_init(struct pna_held_dir *h);
 

@@ -12,6 +12,7 @@
 #include "model/counter.h"
 #include "util/fileio.h"
 #include "util/array.h"
+#include "util/held_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +70,7 @@ struct entry {
     bool warned;             /* a decrease in this cgroup has been logged */
     bool readable;           /* the last read of FILE worked */
     int wd;                  /* inotify watch (v2), -1 none */
-    int efd, ofd;            /* eventfd and memory.oom_control fd (v1), -1 none */
+    int efd;                 /* eventfd of its OOM notification (v1), -1 none */
     int64_t recheck_until;   /* monotonic ms; 0 none */
     int64_t read_kill_ms;    /* monotonic ms of the last kill counted from the cgroup
                                 itself: a read of its count, or an OOM it signalled
@@ -125,14 +126,17 @@ static void unwatch(struct pna_oom_watch *w, struct entry *e)
     if (e->efd >= 0) {
         epoll_ctl(w->epfd, EPOLL_CTL_DEL, e->efd, NULL);
         close(e->efd);
-        close(e->ofd);
-        e->efd = e->ofd = -1;
+        e->efd = -1;
         w->active--;
     }
 }
 
 /* v1: "<eventfd> <fd of memory.oom_control>" written to cgroup.event_control
- * arms an OOM notification for that cgroup. */
+ * arms an OOM notification for that cgroup.  The kernel takes what it needs
+ * of memory.oom_control during that write (which cgroup, which event), so
+ * that file is closed after it; the notification lasts while the eventfd is
+ * open, and the eventfd, kept for as long as the container, is numbered
+ * high as held files are (util/held_files.h). */
 static int watch_v1(struct pna_oom_watch *w, struct entry *e, const char *file)
 {
     char ctl[600], line[64];
@@ -146,19 +150,21 @@ static int watch_v1(struct pna_oom_watch *w, struct entry *e, const char *file)
         close(ofd);
         return -1;
     }
+    int high = pna_fd_renumber_high(efd);
+    if (high >= 0)
+        efd = high;
     int cfd = open(ctl, O_WRONLY | O_CLOEXEC);
     int n = snprintf(line, sizeof line, "%d %d", efd, ofd);
     bool ok = cfd >= 0 && write(cfd, line, (size_t)n) == n;
     if (cfd >= 0)
         close(cfd);
+    close(ofd);
     struct epoll_event ev = { .events = EPOLLIN, .data.u64 = e->serial };
     if (!ok || epoll_ctl(w->epfd, EPOLL_CTL_ADD, efd, &ev) < 0) {
         close(efd);
-        close(ofd);
         return -1;
     }
     e->efd = efd;
-    e->ofd = ofd;
     return 0;
 }
 
@@ -619,7 +625,7 @@ static int init_entry(struct pna_oom_watch *w, struct entry *e, const struct pna
     if (set_names(e, t) < 0)
         return -1;
     char file[600];
-    e->wd = e->efd = e->ofd = -1;
+    e->wd = e->efd = -1;
     e->serial = w->next_serial++;
     /* No cgroup path yet (the runtime has not said): nothing to read or
      * watch, but the container is known, so a runtime's notice counts. */

@@ -8,10 +8,13 @@
 #include "core/roots.h"
 #include "containers_testutil.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 
 static char tmp[] = "/tmp/pna-oom-XXXXXX";
@@ -575,6 +578,27 @@ static void test_churn(void)
     pna_oom_watch_free(w);
 }
 
+/* How many descriptors of this process numbered MIN_FD or more are links
+ * ending with SUFFIX. */
+static int count_links(const char *suffix, int min_fd)
+{
+    DIR *d = opendir("/proc/self/fd");
+    size_t sl = strlen(suffix);
+    int n = 0;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        char path[300], target[PATH_MAX];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", de->d_name);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len < (ssize_t)sl || atoi(de->d_name) < min_fd)
+            continue;
+        target[len] = '\0';
+        n += strcmp(target + len - sl, suffix) == 0;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 /* cgroup v1 for real: a child allocates past a 32 MiB memory cgroup and is
  * OOM-killed; the eventfd notification must produce exactly one report. */
 static void test_v1_real(void)
@@ -614,6 +638,11 @@ static void test_v1_real(void)
         rmdir(dir);
         return;
     }
+    /* The notification holds one descriptor, its eventfd, numbered high
+     * (the watch's own two eventfds are not); memory.oom_control was needed
+     * for the registration only. */
+    CHECK_INT(count_links("memory.oom_control", 0), 0);
+    CHECK_INT(count_links("[eventfd]", FD_SETSIZE), 1);
     pid_t pid = fork();
     if (pid == 0) {
         snprintf(p, sizeof p, "%s/cgroup.procs", dir);
