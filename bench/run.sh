@@ -31,6 +31,7 @@ HW_COUNTERS=${BENCH_HW_COUNTERS:-100}
 FOOTPRINT_S=${BENCH_FOOTPRINT_S:-180}
 CHURN=${BENCH_CHURN:-100000}
 GETS=${BENCH_GETS:-3000}
+HEAP_S=${BENCH_HEAP_S:-45}
 export MIBS=
 PATH=$PATH:/usr/sbin:/sbin
 
@@ -431,7 +432,7 @@ SE=$(command -v prometheus-snmp-exporter || true)
 if [ -n "$SE" ]; then
     say "snmp_exporter scrapes through snmpd (1 warm-up + 3 timed per module)"
     SE_PORT=$(rand_port)
-    in_ns "$SE" --config.file="$top_srcdir/etc/snmp_exporter/snmp.yml" \
+    ip netns exec "$NS" "$SE" --config.file="$top_srcdir/etc/snmp_exporter/snmp.yml" \
         --web.listen-address="127.0.0.1:$SE_PORT" --log.level=warn > "$WORK/snmp_exporter.log" 2>&1 &
     SE_PID=$!
     PIDS+=("$SE_PID")
@@ -644,6 +645,37 @@ ANON_BY_KIND=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { name = $6 }
 result "footprint: anonymous by kind: $ANON_BY_KIND (goal: 8 MiB in all at $CONTAINERS containers)"
 result "footprint: last poll durations: $durations"
 result "footprint: for reference, node_exporter (infiniband collector only) RSS after the scrapes: $((NE_RSS / 1024)) MiB"
+
+# --- 6b. what holds the heap ----------------------------------------------------
+# The same binary standalone on the same node under heaptrack (a second
+# process beside the subagent), stopped by SIGKILL $HEAP_S s after it serves
+# every container: what it still held then, by part (bench/heap_parts.py).
+if command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null; then
+    say "heap by part (heaptrack, the agent standalone, $HEAP_S s after it serves the node)"
+    H_PORT=$(rand_port)
+    PNA_FAKE_NVML_XML="$GEN/nvml.xml" ip netns exec "$NS" heaptrack -o "$WORK/heaptrack" "$AGENT" -f \
+        -Lf "$WORK/heaptrack-agent.log" -c "$WORK/standalone.conf" --standalone "udp:127.0.0.1:$H_PORT" \
+        -p "$WORK/heaptrack-agent.pid" --sysfs "$GEN/sys" --procfs "$GEN/proc" --devfs "$GEN/dev" \
+        --rootfs "$GEN/root" > "$WORK/heaptrack.out" 2>&1 &
+    HT_PID=$!
+    PIDS+=("$HT_PID")
+    SAVED_TARGET=$TARGET; TARGET="127.0.0.1:$H_PORT"
+    if wait_value "$OBJ.8.1.0" "$CONTAINERS" 180; then
+        sleep "$HEAP_S"
+        kill -9 "$(cat "$WORK/heaptrack-agent.pid")" 2>/dev/null
+        wait "$HT_PID" 2>/dev/null
+        heaptrack_print -f "$(ls "$WORK"/heaptrack.* | grep -v '\.out$' | head -1)" -F "$WORK/heap-stacks" \
+            --flamegraph-cost-type leaked > "$WORK/heaptrack-print.txt" 2>&1
+        while read -r line; do result "$line"; done < <(python3 "$top_srcdir/bench/heap_parts.py" "$WORK/heap-stacks")
+    else
+        result "heap: the agent under heaptrack did not serve the node: not measured"
+        kill -9 "$(cat "$WORK/heaptrack-agent.pid" 2>/dev/null)" 2>/dev/null
+        wait "$HT_PID" 2>/dev/null
+    fi
+    TARGET=$SAVED_TARGET
+else
+    result "heap: heaptrack not installed: not measured"
+fi
 
 # --- 7. container churn ------------------------------------------------------
 say "churn: $CHURN container create/exit cycles"
