@@ -58,7 +58,7 @@ cleanup() {
     local pidfiles="" f p
     for f in "$WORK"/*.pid; do   # daemons' own pid files, if still theirs
         p=$(cat "$f" 2>/dev/null) || continue
-        tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -qF "$WORK" && pidfiles="$pidfiles $p"
+        { tr '\0' ' ' < "/proc/$p/cmdline"; } 2>/dev/null | grep -qF "$WORK" && pidfiles="$pidfiles $p"
     done
     for p in "${PIDS[@]}" $pidfiles; do kill "$p" 2>/dev/null; done
     sleep 0.5
