@@ -368,11 +368,20 @@ floor_report onecpu " (the agent's own varbinds replayed, all on CPU $ONE_CPU)"
 S_PORT=$(rand_port)
 printf 'rocommunity public 127.0.0.1\ndontLogTCPWrappersConnects yes\nnvmlLibrary %s\n' "$FAKE_NVML" \
     > "$WORK/standalone.conf"
-PNA_FAKE_NVML_XML="$GEN/nvml.xml" ip netns exec "$NS" "$AGENT" -f -Lf "$WORK/standalone.log" \
-    -c "$WORK/standalone.conf" --standalone "udp:127.0.0.1:$S_PORT" -p "$WORK/standalone.pid" \
-    --sysfs "$GEN/sys" --procfs "$GEN/proc" --devfs "$GEN/dev" --rootfs "$GEN/root" &
-STANDALONE_PID=$!
-PIDS+=("$STANDALONE_PID")
+# start_standalone NAME PORT [WRAPPER...]: the agent as a standalone SNMP
+# agent on 127.0.0.1:PORT in the namespace, on the generated node (config
+# standalone.conf; log NAME.log, pid file NAME.pid), started through WRAPPER
+# when given; its process in STANDALONE_PID.
+start_standalone() {
+    local name=$1 port=$2
+    shift 2
+    PNA_FAKE_NVML_XML="$GEN/nvml.xml" ip netns exec "$NS" "$@" "$AGENT" -f -Lf "$WORK/$name.log" \
+        -c "$WORK/standalone.conf" --standalone "udp:127.0.0.1:$port" -p "$WORK/$name.pid" \
+        --sysfs "$GEN/sys" --procfs "$GEN/proc" --devfs "$GEN/dev" --rootfs "$GEN/root" &
+    STANDALONE_PID=$!
+    PIDS+=("$STANDALONE_PID")
+}
+start_standalone standalone "$S_PORT"
 SAVED_TARGET=$TARGET; TARGET="127.0.0.1:$S_PORT"
 if wait_value "$OBJ.8.1.0" "$CONTAINERS" 60; then
     sleep 6
@@ -653,12 +662,8 @@ result "footprint: for reference, node_exporter (infiniband collector only) RSS 
 if command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null; then
     say "heap by part (heaptrack, the agent standalone, $HEAP_S s after it serves the node)"
     H_PORT=$(rand_port)
-    PNA_FAKE_NVML_XML="$GEN/nvml.xml" ip netns exec "$NS" heaptrack -o "$WORK/heaptrack" "$AGENT" -f \
-        -Lf "$WORK/heaptrack-agent.log" -c "$WORK/standalone.conf" --standalone "udp:127.0.0.1:$H_PORT" \
-        -p "$WORK/heaptrack-agent.pid" --sysfs "$GEN/sys" --procfs "$GEN/proc" --devfs "$GEN/dev" \
-        --rootfs "$GEN/root" > "$WORK/heaptrack.out" 2>&1 &
-    HT_PID=$!
-    PIDS+=("$HT_PID")
+    start_standalone heaptrack-agent "$H_PORT" heaptrack -o "$WORK/heaptrack" > "$WORK/heaptrack.out" 2>&1
+    HT_PID=$STANDALONE_PID
     SAVED_TARGET=$TARGET; TARGET="127.0.0.1:$H_PORT"
     if wait_value "$OBJ.8.1.0" "$CONTAINERS" 180; then
         sleep "$HEAP_S"
