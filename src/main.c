@@ -70,6 +70,8 @@ static void usage(FILE *out)
         "      --rootfs DIR     read host files (os-release, runtimes) under DIR (default /)\n"
         "      --list-metrics   print every served value (MIB object, column, syntax,\n"
         "                       Prometheus family, type, scale, label, JSON member) and exit\n"
+        "      --list-tables    print every table and scalar group (OID, index objects,\n"
+        "                       identity labels) and exit\n"
         "      --probe URL      GET URL (e.g. http://127.0.0.1:9101/healthz) and exit: 0 on a\n"
         "                       2xx answer within 5 s, else 1 and the reason on stderr;\n"
         "                       starts nothing else and reads no config file (the image's\n"
@@ -80,6 +82,7 @@ static void usage(FILE *out)
 }
 
 enum { OPT_STANDALONE = 256, OPT_HTTP, OPT_SYSFS, OPT_PROCFS, OPT_DEVFS, OPT_ROOTFS, OPT_LIST_METRICS,
+       OPT_LIST_TABLES,
        OPT_PROBE };
 
 static const struct option long_options[] = {
@@ -90,6 +93,7 @@ static const struct option long_options[] = {
     { "devfs", required_argument, NULL, OPT_DEVFS },
     { "rootfs", required_argument, NULL, OPT_ROOTFS },
     { "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
+    { "list-tables", no_argument, NULL, OPT_LIST_TABLES },
     { "probe", required_argument, NULL, OPT_PROBE },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'v' },
@@ -124,6 +128,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
         case OPT_DEVFS: cli->roots.devfs = optarg; break;
         case OPT_ROOTFS: cli->roots.rootfs = optarg; break;
         case OPT_LIST_METRICS: pna_metric_catalogue(stdout); return 1;
+        case OPT_LIST_TABLES: pna_table_catalogue(stdout); return 1;
         case OPT_PROBE: cli->probe_url = optarg; break;
         case 'h': usage(stdout); return 1;
         case 'v': printf(APP_NAME " " PACKAGE_VERSION "\n"); return 1;

@@ -113,6 +113,7 @@ const struct pna_metric_table pna_agent_metrics = {
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_NONE,
     .view = PNA_VIEW_POLLERS,
+    PNA_TABLE_OID(PNA_OID_AGENT),
     .metrics = agent_metrics,
     .count = sizeof agent_metrics / sizeof agent_metrics[0],
     .rows = agent_rows,
@@ -218,11 +219,21 @@ static const struct pna_metric poller_metrics[] = {
               "primusAgentStatus), else 0" },
 };
 
+/* primusPollerIndex: fixed per poller, not the registry position; the
+ * label is its name. */
+static const struct pna_key_part poller_key[] = {
+    PNA_KEY_INDEX_FIELD("primusPollerIndex", NULL, PNA_KEY_FROM_REC, struct pna_poller_info,
+                        index),
+    PNA_KEY_LABEL_FIELD("poller", PNA_KEY_FROM_REC, struct pna_poller_info, name),
+};
+
 const struct pna_metric_table pna_poller_metrics = {
     .object = "primusPollerTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_NONE,
     .view = PNA_VIEW_POLLERS,
+    PNA_TABLE_OID(PNA_OID_AGENT, 10),
+    PNA_KEY(poller_key),
     .metrics = poller_metrics,
     .count = sizeof poller_metrics / sizeof poller_metrics[0],
     .rows = poller_rows,
@@ -283,11 +294,19 @@ static const struct pna_metric event_metrics[] = {
       .field = PNA_FIELD(struct pna_event, text) },
 };
 
+/* primusEventIndex: the event's sequence number, which only grows. */
+static const struct pna_key_part event_key[] = {
+    PNA_KEY_INDEX_FIELD("primusEventIndex", NULL, PNA_KEY_FROM_REC, struct pna_event, seq),
+};
+
 const struct pna_metric_table pna_event_metrics = {
     .object = "primusEventTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_NONE,
     .view = 0,
+    PNA_TABLE_OID(PNA_OID_AGENT, 20),
+    PNA_KEY(event_key),
+    .index_ordered = true,
     .metrics = event_metrics,
     .count = sizeof event_metrics / sizeof event_metrics[0],
     .rows = event_rows,

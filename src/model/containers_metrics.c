@@ -18,6 +18,14 @@
 #include "model/metric.h"
 #include "model/oids.h"
 
+/* The model's name limits are the MIB's index SIZEs. */
+_Static_assert(PNA_CONTAINER_ID_MAX == PNA_MAX_CONTAINER_ID_LEN, "primusContainerId SIZE");
+_Static_assert(PNA_CONTAINER_DEVICE_NAME_MAX == PNA_MAX_CONTAINER_DEVICE_PATH_LEN,
+               "primusContainerDevicePath SIZE");
+/* primusContainerId and primusContainerDevicePath fit one index: 1 + 76 + 1 + 36. */
+_Static_assert(2 + PNA_CONTAINER_ID_MAX + PNA_CONTAINER_DEVICE_NAME_MAX <= PNA_KEY_INDEX_MAX,
+               "container device index");
+
 static const struct pna_containers_snap *containers_snap(const struct pna_view *v)
 {
     return pna_view_snap(v, PNA_DOM_CONTAINERS);
@@ -102,6 +110,7 @@ const struct pna_metric_table pna_container_scalar_metrics = {
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_CONTAINERS,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    PNA_TABLE_OID(PNA_OID_CONTAINERS),
     .metrics = container_scalar_metrics,
     .count = sizeof container_scalar_metrics / sizeof container_scalar_metrics[0],
     .rows = snap_rows,
@@ -235,11 +244,25 @@ static const struct pna_metric container_metrics[] = {
               "kubelet and docker stats count it" },
 };
 
+/* Containers are indexed by their full ID, so a living row keeps its OID
+ * whatever else comes and goes; the labels add its name, pod and namespace
+ * (empty outside Kubernetes).  Only identity: nothing from a container's
+ * environment, command line or annotations reaches a label. */
+#define CONTAINER_KEY_PARTS(from)                                                            \
+    PNA_KEY_INDEX_FIELD("primusContainerId", "container_id", from, struct pna_container, id), \
+    PNA_KEY_LABEL_FIELD("container", from, struct pna_container, name),                      \
+    PNA_KEY_LABEL_FIELD("pod", from, struct pna_container, pod_name),                        \
+    PNA_KEY_LABEL_FIELD("namespace", from, struct pna_container, pod_namespace)
+
+static const struct pna_key_part container_key[] = { CONTAINER_KEY_PARTS(PNA_KEY_FROM_REC) };
+
 const struct pna_metric_table pna_container_metrics = {
     .object = "primusContainerTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_CONTAINERS,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    PNA_TABLE_OID(PNA_OID_CONTAINERS, 10),
+    PNA_KEY(container_key),
     .metrics = container_metrics,
     .count = sizeof container_metrics / sizeof container_metrics[0],
     .rows = container_rows,
@@ -266,7 +289,7 @@ static bool device_row(const struct pna_view *v, size_t i, struct pna_row *out)
     const struct pna_container_set *set = &containers_snap(v)->set;
     const struct pna_container *c = pna_container_of_device(set, i);
     out->rec = &set->devs[i];
-    out->owner = c;
+    out->parent = c;
     size_t n = strlen(set->devs[i].path);
     return c && pna_container_id_ok(c->id) && n >= 1 && n <= PNA_CONTAINER_DEVICE_NAME_MAX;
 }
@@ -346,11 +369,21 @@ static const struct pna_metric device_metrics[] = {
       .enums = &source_enum, .label = "source" },
 };
 
+/* The container's key, then the device's path (in the index only: its
+ * descriptor serves it as the "path" label). */
+static const struct pna_key_part device_key[] = {
+    CONTAINER_KEY_PARTS(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_FIELD("primusContainerDevicePath", NULL, PNA_KEY_FROM_REC,
+                        struct pna_container_device, path),
+};
+
 const struct pna_metric_table pna_container_device_metrics = {
     .object = "primusContainerDeviceTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_CONTAINERS,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    PNA_TABLE_OID(PNA_OID_CONTAINERS, 20),
+    PNA_KEY(device_key),
     .metrics = device_metrics,
     .count = sizeof device_metrics / sizeof device_metrics[0],
     .rows = device_rows,

@@ -52,6 +52,7 @@ const struct pna_metric_table pna_rdma_scalar_metrics = {
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_IB,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_RDMA),
     .metrics = rdma_scalar_metrics,
     .count = sizeof rdma_scalar_metrics / sizeof rdma_scalar_metrics[0],
     .rows = one_row_with_data,
@@ -149,11 +150,20 @@ static const struct pna_metric device_metrics[] = {
       .field = PCIE_IF(local_cpus, has_local_cpus), .label = "local_cpus", .json = "local_cpus" },
 };
 
+/* Rows ascend by device name, but string indexes sort by length first: the
+ * SNMP engine sorts them. */
+static const struct pna_key_part device_key[] = {
+    PNA_KEY_INDEX_FIELD("primusRdmaDeviceName", "device", PNA_KEY_FROM_REC, struct pna_ib_device,
+                        name),
+};
+
 const struct pna_metric_table pna_rdma_device_metrics = {
     .object = "primusRdmaDeviceTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_IB,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_RDMA, 10),
+    PNA_KEY(device_key),
     .metrics = device_metrics,
     .count = sizeof device_metrics / sizeof device_metrics[0],
     .rows = device_rows,
@@ -165,7 +175,7 @@ const struct pna_metric_table pna_rdma_device_metrics = {
 
 /* ---- primusIbPortTable -------------------------------------------------------- */
 
-/* Rows: the ports of every device in model order; REC the port, OWNER its device. */
+/* Rows: the ports of every device in model order; REC the port, PARENT its device. */
 size_t pna_ib_port_rows(const struct pna_view *v)
 {
     const struct pna_ib_model *m = ib_model(v);
@@ -180,7 +190,7 @@ bool pna_ib_port_row(const struct pna_view *v, size_t i, struct pna_row *out)
     const struct pna_ib_model *m = ib_model(v);
     for (size_t d = 0; m && d < m->n_devices; d++) {
         if (i < m->devices[d].n_ports) {
-            out->owner = &m->devices[d];
+            out->parent = &m->devices[d];
             out->rec = &m->devices[d].ports[i];
             size_t n = strlen(m->devices[d].name);
             return n >= 1 && n <= PNA_MAX_RDMA_DEVICE_NAME_LEN;
@@ -517,11 +527,20 @@ const char *pna_ib_saturated_counter_file(unsigned bit)
     return "";
 }
 
+/* The device's name, then the port's number (primusRoceCongTable's too). */
+static const struct pna_key_part port_key[] = {
+    PNA_KEY_INDEX_FIELD("primusRdmaDeviceName", "device", PNA_KEY_FROM_PARENT,
+                        struct pna_ib_device, name),
+    PNA_KEY_INDEX_FIELD("primusIbPortNumber", "port", PNA_KEY_FROM_REC, struct pna_ib_port, num),
+};
+
 const struct pna_metric_table pna_ib_port_metrics = {
     .object = "primusIbPortTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_IB,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_RDMA, 20),
+    PNA_KEY(port_key),
     .metrics = port_metrics,
     .count = sizeof port_metrics / sizeof port_metrics[0],
     .rows = pna_ib_port_rows,
@@ -581,6 +600,8 @@ const struct pna_metric_table pna_roce_cong_metrics = {
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_IB,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_RDMA, 30),
+    PNA_KEY(port_key),
     .metrics = cong_metrics,
     .count = sizeof cong_metrics / sizeof cong_metrics[0],
     .rows = pna_ib_port_rows,
@@ -590,8 +611,8 @@ const struct pna_metric_table pna_roce_cong_metrics = {
 /* ---- primusHwCounterTable -------------------------------------------------------- */
 
 /* Rows: per device its own counters (port 0), then each port's.  REC is the
- * counter, OWNER its device, ITEM its port (NULL for the device's own), SUB
- * the port number. */
+ * counter, PARENT its device, KEY_NUMBER the port's number (0 for the
+ * device's own). */
 static size_t hw_rows(const struct pna_view *v)
 {
     const struct pna_ib_model *m = ib_model(v);
@@ -608,19 +629,17 @@ static bool hw_at(const struct pna_ib_model *m, size_t i, struct pna_row *out)
 {
     for (size_t k = 0; m && k < m->n_devices; k++) {
         const struct pna_ib_device *d = &m->devices[k];
-        out->owner = d;
+        out->parent = d;
         if (i < d->n_hw) {
             out->rec = &d->hw[i];
-            out->item = NULL;
-            out->sub = 0;
+            out->key_number = 0;
             return true;
         }
         i -= d->n_hw;
         for (size_t p = 0; p < d->n_ports; p++) {
             if (i < d->ports[p].n_hw) {
                 out->rec = &d->ports[p].hw[i];
-                out->item = &d->ports[p];
-                out->sub = d->ports[p].num;
+                out->key_number = d->ports[p].num;
                 return true;
             }
             i -= d->ports[p].n_hw;
@@ -634,7 +653,7 @@ static bool hw_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     if (!hw_at(ib_model(v), i, out))
         return false;
-    const struct pna_ib_device *d = out->owner;
+    const struct pna_ib_device *d = out->parent;
     const struct pna_hw_counter *c = out->rec;
     size_t dl = strlen(d->name), nl = strlen(c->name);
     return dl >= 1 && dl <= PNA_MAX_RDMA_DEVICE_NAME_LEN && nl >= 1 &&
@@ -652,11 +671,23 @@ static const struct pna_metric hw_metrics[] = {
       .field = PNA_FIELD(struct pna_hw_counter, wraps32) },
 };
 
+/* The device's name, the port's number (0 for the device's own counters),
+ * the counter's name. */
+static const struct pna_key_part hw_key[] = {
+    PNA_KEY_INDEX_FIELD("primusRdmaDeviceName", "device", PNA_KEY_FROM_PARENT,
+                        struct pna_ib_device, name),
+    PNA_KEY_INDEX_NUMBER("primusHwCounterPort", "port"),
+    PNA_KEY_INDEX_FIELD("primusHwCounterName", "counter", PNA_KEY_FROM_REC, struct pna_hw_counter,
+                        name),
+};
+
 const struct pna_metric_table pna_hw_counter_metrics = {
     .object = "primusHwCounterTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_IB,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_RDMA, 40),
+    PNA_KEY(hw_key),
     .metrics = hw_metrics,
     .count = sizeof hw_metrics / sizeof hw_metrics[0],
     .rows = hw_rows,

@@ -164,6 +164,24 @@ void pna_metric_value(const struct pna_metric_table *t, const struct pna_metric 
     clamp(m, out);
 }
 
+void pna_key_read(const struct pna_key_part *p, const struct pna_row *row, struct pna_value *out)
+{
+    out->state = PNA_ABSENT;
+    out->is_signed = false;
+    out->is_text = false;
+    if (p->from == PNA_KEY_FROM_NUMBER) {
+        pna_value_u64(out, row->key_number);
+        return;
+    }
+    const void *record = p->from == PNA_KEY_FROM_PARENT ? row->parent : row->rec;
+    if (!record)
+        return;
+    if (p->get)
+        p->get(row, record, out);
+    else
+        read_field(&p->field, record, out);
+}
+
 const struct pna_metric *pna_metric_by_column(const struct pna_metric_table *t, unsigned col)
 {
     for (size_t i = 0; col && i < t->count; i++)

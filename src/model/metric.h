@@ -191,15 +191,110 @@ struct pna_metric {
 
 /* ---- rows and tables ---------------------------------------------------- */
 
-/* One row of a table: the records its fields are read from. */
+/* One row of a table: the records its fields and its key are read from. */
 struct pna_row {
     const void *rec;                /* the record FIELDs are read from */
-    const void *owner;              /* the record that holds REC (a port's device), or NULL */
-    const void *item;               /* a record inside REC (an ethtool statistic), or NULL */
-    uint32_t sub;                   /* a number of the row's identity besides (PFC priority) */
+    const void *parent;             /* the record that holds REC (a port's device, a
+                                       link's GPU), or NULL */
+    uint32_t key_number;            /* a number of the row's key that no record holds
+                                       (a PFC priority, a module lane, a counter's port) */
     size_t pos;                     /* its position in the table */
     const struct pna_view *view;    /* the snapshots the answer is built from */
 };
+
+/* ---- a row's key ------------------------------------------------------------ */
+
+/* What identifies a row, declared once with the table, as Prometheus's
+ * NewDesc(name, help, labels) declares labels with the value: the SNMP
+ * engine encodes and decodes the row index from it, the bridge's renderers
+ * take the row's identity labels from it.
+ *
+ * A part is a number or a string.  A number is one sub-identifier of the
+ * index; a string is its length then one sub-identifier per octet (SMIv2's
+ * non-IMPLIED OCTET STRING).  A part may be in the index only (primusGpuIndex,
+ * the PCI key: no label), a label only (the GPU's uuid), or both (an RDMA
+ * device's name, label "device").  Labels read through a join of another
+ * domain (the pod holding a GPU) come after the parts': the key names them
+ * and one function fills them all, so the join is made once per row; they
+ * are left out where a series carries the row's own identity alone
+ * (primus_gpu_holder_info). */
+enum pna_key_use {
+    PNA_KEY_INDEX = 1u << 0,        /* a part of the SNMP row index */
+    PNA_KEY_LABEL = 1u << 1,        /* a Prometheus label (LABEL) */
+};
+
+enum pna_key_from {
+    PNA_KEY_FROM_REC = 0,           /* FIELD of the row's record, or GET on it */
+    PNA_KEY_FROM_PARENT,            /* FIELD of the row's parent, or GET on it */
+    PNA_KEY_FROM_NUMBER,            /* the row's key_number */
+};
+
+struct pna_key_part {
+    const char *label;              /* Prometheus label (and JSON member); NULL: none */
+    const char *object;             /* the MIB's index object, for an index part */
+    uint8_t use;                    /* enum pna_key_use bits */
+    uint8_t from;                   /* enum pna_key_from */
+    bool is_text;                   /* a string; else a number */
+    struct pna_field field;         /* what it reads, or ... */
+    /* ... GET's value of RECORD, which is the row's record or its parent (FROM). */
+    void (*get)(const struct pna_row *row, const void *record, struct pna_value *out);
+};
+
+/* Whether member MEMBER of REC is a string. */
+#define PNA_KEY_IS_TEXT_OF(rec, member) \
+    (PNA_FIELD_TYPE_OF(rec, member) == PNA_FIELD_TEXT || \
+     PNA_FIELD_TYPE_OF(rec, member) == PNA_FIELD_TEXT_REF)
+
+/* An index part read from MEMBER of REC, the MIB's index object OBJECT, also
+ * served as label LABEL (NULL: none); FROM says whose record REC is. */
+#define PNA_KEY_INDEX_FIELD(object_, label_, from_, rec, member)                             \
+    { .label = (label_), .object = (object_),                                                \
+      .use = PNA_KEY_INDEX | ((label_) ? PNA_KEY_LABEL : 0), .from = (from_),                \
+      .is_text = PNA_KEY_IS_TEXT_OF(rec, member), .field = PNA_FIELD(rec, member) }
+/* An index part that is the row's key_number. */
+#define PNA_KEY_INDEX_NUMBER(object_, label_)                                                \
+    { .label = (label_), .object = (object_),                                                \
+      .use = PNA_KEY_INDEX | ((label_) ? PNA_KEY_LABEL : 0), .from = PNA_KEY_FROM_NUMBER }
+/* A label only, read from MEMBER of REC. */
+#define PNA_KEY_LABEL_FIELD(label_, from_, rec, member)                                      \
+    { .label = (label_), .use = PNA_KEY_LABEL, .from = (from_),                              \
+      .is_text = PNA_KEY_IS_TEXT_OF(rec, member), .field = PNA_FIELD(rec, member) }
+/* A label only, computed by GET (IS_TEXT: a string). */
+#define PNA_KEY_LABEL_GET(label_, from_, is_text_, get_)                                     \
+    { .label = (label_), .use = PNA_KEY_LABEL, .from = (from_), .is_text = (is_text_),        \
+      .get = (get_) }
+
+#define PNA_KEY_JOIN_MAX 4
+
+struct pna_key {
+    size_t count;
+    const struct pna_key_part *parts;
+    /* Labels joined from other domains, after the parts' (NULL-terminated
+     * names, at most PNA_KEY_JOIN_MAX); JOIN fills their values for ROW,
+     * pointers into the view's snapshots or static text ("" when none). */
+    const char *const *join_labels;
+    void (*join)(const struct pna_row *row, const char **values);
+};
+#define PNA_KEY(parts_) .key = { sizeof(parts_) / sizeof((parts_)[0]), (parts_), NULL, NULL }
+#define PNA_KEY_JOINED(parts_, labels_, join_) \
+    .key = { sizeof(parts_) / sizeof((parts_)[0]), (parts_), (labels_), (join_) }
+
+/* Part P of ROW's key: a number (U) or text (TEXT/LEN); absent when the
+ * record has none (a row without its parent). */
+void pna_key_read(const struct pna_key_part *p, const struct pna_row *row, struct pna_value *out);
+
+/* ---- tables ----------------------------------------------------------------- */
+
+/* Sub-identifiers one row index may have: an OID has at most 128 (net-snmp's
+ * MAX_OID_LEN), and the deepest table's entry.column prefix takes 14. */
+#define PNA_KEY_INDEX_MAX 114
+
+/* The OID of a table or scalar group, its sub-identifiers from the
+ * enterprise root on: a group of model/oids.h and the table's number in it,
+ * e.g. PNA_TABLE_OID(PNA_OID_GPU, 14). */
+#define PNA_TABLE_OID(...)                                                                    \
+    .oid = (const uint32_t[]){ __VA_ARGS__ },                                                 \
+    .oid_len = sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)
 
 enum pna_table_kind {
     PNA_TABLE_ROWS,                 /* a conceptual table: columns under <table>.1 */
@@ -212,6 +307,10 @@ struct pna_metric_table {
     int8_t domain;                  /* enum pna_domain of its rows; PNA_DOM_NONE: agent state */
     uint32_t view;                  /* what a view must hold to answer it (PNA_VIEW_* bits):
                                        its domain and the domains its joins read */
+    const uint32_t *oid;            /* the table (or group) OID: PNA_TABLE_OID() */
+    size_t oid_len;
+    struct pna_key key;             /* a table's row key (a scalar group has none) */
+    bool index_ordered;             /* rows() come in index order already (skip the sort) */
     const struct pna_metric *metrics;
     size_t count;
     size_t (*rows)(const struct pna_view *v);
@@ -263,7 +362,11 @@ uint64_t pna_pow10(unsigned e);
 /* The scale as text (" / 1000", " x 1000000", ""), for help and docs. */
 void pna_scale_text(struct pna_scale s, char *buf, size_t cap);
 
-/* Every table of served values, for the catalogue and the tests; NULL-terminated. */
+/* Every table of served values, NULL-terminated (model/metric_tables.c): what
+ * both front ends serve, the catalogue and the tests walk. */
 extern const struct pna_metric_table *const pna_metric_tables[];
+
+/* The table of MIB object OBJECT ("primusGpuTable", "primusCpu"), or NULL. */
+const struct pna_metric_table *pna_metric_table_by_object(const char *object);
 
 #endif

@@ -5,6 +5,7 @@
 #include "model/metric_tables.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_system_metrics,
@@ -41,6 +42,14 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_podres_metrics,
     NULL,
 };
+
+const struct pna_metric_table *pna_metric_table_by_object(const char *object)
+{
+    for (size_t i = 0; pna_metric_tables[i]; i++)
+        if (strcmp(pna_metric_tables[i]->object, object) == 0)
+            return pna_metric_tables[i];
+    return NULL;
+}
 
 static const char *syntax_name(uint8_t s)
 {
@@ -90,5 +99,41 @@ void pna_metric_catalogue(FILE *out)
                     family_type_name(m->type), dash(scale[0] ? scale + 1 : NULL), dash(m->label),
                     dash(m->json));
         }
+    }
+}
+
+/* The parts of KEY that have USE, comma-separated: their index objects or
+ * labels (and the join's labels with WITH_JOIN); "-" when none. */
+static void key_list(FILE *out, const struct pna_key *key, unsigned use, bool with_join)
+{
+    const char *sep = "";
+    for (size_t i = 0; i < key->count; i++) {
+        const struct pna_key_part *p = &key->parts[i];
+        if (!(p->use & use))
+            continue;
+        fprintf(out, "%s%s", sep, use == PNA_KEY_INDEX ? p->object : p->label);
+        sep = ",";
+    }
+    for (size_t i = 0; with_join && key->join_labels && key->join_labels[i]; i++) {
+        fprintf(out, "%s%s", sep, key->join_labels[i]);
+        sep = ",";
+    }
+    if (!sep[0])
+        fputc('-', out);
+}
+
+void pna_table_catalogue(FILE *out)
+{
+    fprintf(out, "# table\tkind\toid\tindex\tlabels\n");
+    for (size_t t = 0; pna_metric_tables[t]; t++) {
+        const struct pna_metric_table *tab = pna_metric_tables[t];
+        fprintf(out, "%s\t%s\t", tab->object, tab->kind == PNA_TABLE_SCALARS ? "scalars" : "table");
+        for (size_t i = 0; i < tab->oid_len; i++)
+            fprintf(out, "%s%u", i ? "." : "", (unsigned)tab->oid[i]);
+        fputc('\t', out);
+        key_list(out, &tab->key, PNA_KEY_INDEX, false);
+        fputc('\t', out);
+        key_list(out, &tab->key, PNA_KEY_LABEL, true);
+        fputc('\n', out);
     }
 }

@@ -54,6 +54,16 @@ extern const struct pna_metric_table pna_k8s_metrics;        /* primusKubernetes
 /* podres_metrics.c */
 extern const struct pna_metric_table pna_podres_metrics;     /* primusPodResourceTable */
 
+/* The key part of a table indexed by a watched interface's name
+ * (primusPfcIfName, label "interface"): the row's record or its parent
+ * (FROM) is the struct pna_pfc_if (model/pfc.h). */
+#define PNA_PFC_IF_KEY_PART(from)                                                            \
+    PNA_KEY_INDEX_FIELD("primusPfcIfName", "interface", from, struct pna_pfc_if, ifname)
+/* The same for the physical layer's tables (primusPhyIfName): a struct
+ * pna_phy_if (model/phy/phy.h). */
+#define PNA_PHY_IF_KEY_PART(from)                                                            \
+    PNA_KEY_INDEX_FIELD("primusPhyIfName", "interface", from, struct pna_phy_if, ifname)
+
 /* The watched interfaces' rows (REC the struct pna_pfc_if; an interface whose
  * name cannot index primusPfcIfName has no cells), shared by primusPauseTable
  * and primusRoceConfigTable (pfc_metrics.c). */
@@ -87,5 +97,9 @@ extern const struct pna_metric_table *const pna_metric_tables[];
 /* The catalogue --list-metrics prints: one tab-separated line per
  * descriptor and info family. */
 void pna_metric_catalogue(FILE *out);
+
+/* The tables --list-tables prints: one tab-separated line per table or
+ * scalar group: its OID, its index objects and its identity labels. */
+void pna_table_catalogue(FILE *out);
 
 #endif

@@ -1,13 +1,14 @@
 /* model/oids.h -- the numbers of PRIMUS-NODE-MIB for the C code that are not a
- * served value's: the OIDs of the groups, tables and notifications, the index
- * columns, the notification objects, the enumerations and the SIZE limits.
+ * served value's nor a table's: the OIDs of the groups and notifications, the
+ * notification objects, the enumerations and the SIZE limits.
  *
  * mibs/PRIMUS-NODE-MIB.txt is the contract.  The column (or scalar
  * sub-identifier) of every served value is in its descriptor
  * (model/<domain>_metrics.c), beside the rest of what that value is; this header
  * holds the numbers the descriptors and the SNMP front end share.
  * Plain macros and enums only: a macro PNA_OID_* expands to a comma list of
- * sub-identifiers, to be used as `static const oid x[] = { PNA_OID_GPU_TABLE };`.
+ * sub-identifiers, to be used as `static const oid x[] = { PNA_OID_GPU };` or in a
+ * table's declaration, PNA_TABLE_OID(PNA_OID_GPU, 14).
  *
  * Every line that defines a number ends with a comment naming the MIB object it
  * mirrors, and tests/integration/mib_oids_h.sh checks each one against
@@ -19,10 +20,11 @@
  *       NAME = N,  / * label * /                label(N)
  *   #define NAME N  / * mibName size max * /    the upper bound of its SIZE
  * tests/integration/mib_oids_h.sh checks the descriptors' columns the same way
- * (through primus-node-agent --list-metrics), and that every object of the
- * MIB is named here or by a descriptor.
- * Naming: PNA_OID_<group or table>, PNA_SC_<notification object>,
- * PNA_COL_<index column>, PNA_NOTIF_<notification>, PNA_<object>_<label> for
+ * (through primus-node-agent --list-metrics), the tables' OIDs and INDEX
+ * clauses (through --list-tables), and that every object of the MIB is named
+ * here, by a descriptor or by a table's declaration.
+ * Naming: PNA_OID_<group>, PNA_SC_<notification object>,
+ * PNA_NOTIF_<notification>, PNA_<object>_<label> for
  * enumerations, all derived from the MIB name without its 'primus' prefix. */
 #ifndef PNA_MODEL_OIDS_H
 #define PNA_MODEL_OIDS_H
@@ -51,51 +53,10 @@
 #define PNA_OID_KUBERNETES                           PNA_OID_OBJECTS, 10 /* primusKubernetes */
 #define PNA_OID_NOTIFY_OBJECTS                       PNA_OID_OBJECTS, 99 /* primusNotifyObjects */
 
-/* Tables and their entries; a cell is <entry>.<column>.<index>. */
-#define PNA_OID_POLLER_TABLE                         PNA_OID_AGENT, 10 /* primusPollerTable */
-#define PNA_OID_POLLER_ENTRY                         PNA_OID_POLLER_TABLE, 1 /* primusPollerEntry */
-#define PNA_OID_EVENT_TABLE                          PNA_OID_AGENT, 20 /* primusEventTable */
-#define PNA_OID_EVENT_ENTRY                          PNA_OID_EVENT_TABLE, 1 /* primusEventEntry */
-#define PNA_OID_GPU_TABLE                            PNA_OID_GPU, 10 /* primusGpuTable */
-#define PNA_OID_GPU_ENTRY                            PNA_OID_GPU_TABLE, 1 /* primusGpuEntry */
-#define PNA_OID_GPU_LINK_TABLE                       PNA_OID_GPU, 11 /* primusGpuLinkTable */
-#define PNA_OID_GPU_LINK_ENTRY                       PNA_OID_GPU_LINK_TABLE, 1 /* primusGpuLinkEntry */
-#define PNA_OID_GPU_PROC_TABLE                       PNA_OID_GPU, 12 /* primusGpuProcTable */
-#define PNA_OID_GPU_PROC_ENTRY                       PNA_OID_GPU_PROC_TABLE, 1 /* primusGpuProcEntry */
-#define PNA_OID_GPU_MIG_TABLE                        PNA_OID_GPU, 13 /* primusGpuMigTable */
-#define PNA_OID_GPU_MIG_ENTRY                        PNA_OID_GPU_MIG_TABLE, 1 /* primusGpuMigEntry */
-#define PNA_OID_GPU_PARTITION_TABLE                  PNA_OID_GPU, 14 /* primusGpuPartitionTable */
-#define PNA_OID_GPU_PARTITION_ENTRY                  PNA_OID_GPU_PARTITION_TABLE, 1 /* primusGpuPartitionEntry */
-#define PNA_OID_RDMA_DEVICE_TABLE                    PNA_OID_RDMA, 10 /* primusRdmaDeviceTable */
-#define PNA_OID_RDMA_DEVICE_ENTRY                    PNA_OID_RDMA_DEVICE_TABLE, 1 /* primusRdmaDeviceEntry */
-#define PNA_OID_IB_PORT_TABLE                        PNA_OID_RDMA, 20 /* primusIbPortTable */
-#define PNA_OID_IB_PORT_ENTRY                        PNA_OID_IB_PORT_TABLE, 1 /* primusIbPortEntry */
-#define PNA_OID_ROCE_CONG_TABLE                      PNA_OID_RDMA, 30 /* primusRoceCongTable */
-#define PNA_OID_ROCE_CONG_ENTRY                      PNA_OID_ROCE_CONG_TABLE, 1 /* primusRoceCongEntry */
-#define PNA_OID_HW_COUNTER_TABLE                     PNA_OID_RDMA, 40 /* primusHwCounterTable */
-#define PNA_OID_HW_COUNTER_ENTRY                     PNA_OID_HW_COUNTER_TABLE, 1 /* primusHwCounterEntry */
-#define PNA_OID_PHY_TABLE                            PNA_OID_RDMA, 50 /* primusPhyTable */
-#define PNA_OID_PHY_ENTRY                            PNA_OID_PHY_TABLE, 1 /* primusPhyEntry */
-#define PNA_OID_MODULE_TABLE                         PNA_OID_RDMA, 60 /* primusModuleTable */
-#define PNA_OID_MODULE_ENTRY                         PNA_OID_MODULE_TABLE, 1 /* primusModuleEntry */
-#define PNA_OID_MODULE_LANE_TABLE                    PNA_OID_RDMA, 61 /* primusModuleLaneTable */
-#define PNA_OID_MODULE_LANE_ENTRY                    PNA_OID_MODULE_LANE_TABLE, 1 /* primusModuleLaneEntry */
-#define PNA_OID_PAUSE_TABLE                          PNA_OID_PFC, 10 /* primusPauseTable */
-#define PNA_OID_PAUSE_ENTRY                          PNA_OID_PAUSE_TABLE, 1 /* primusPauseEntry */
-#define PNA_OID_PFC_TABLE                            PNA_OID_PFC, 20 /* primusPfcTable */
-#define PNA_OID_PFC_ENTRY                            PNA_OID_PFC_TABLE, 1 /* primusPfcEntry */
-#define PNA_OID_ETHTOOL_COUNTER_TABLE                PNA_OID_PFC, 30 /* primusEthtoolCounterTable */
-#define PNA_OID_ETHTOOL_COUNTER_ENTRY                PNA_OID_ETHTOOL_COUNTER_TABLE, 1 /* primusEthtoolCounterEntry */
-#define PNA_OID_ROCE_CONFIG_TABLE                    PNA_OID_PFC, 40 /* primusRoceConfigTable */
-#define PNA_OID_ROCE_CONFIG_ENTRY                    PNA_OID_ROCE_CONFIG_TABLE, 1 /* primusRoceConfigEntry */
-#define PNA_OID_CONTAINER_TABLE                      PNA_OID_CONTAINERS, 10 /* primusContainerTable */
-#define PNA_OID_CONTAINER_ENTRY                      PNA_OID_CONTAINER_TABLE, 1 /* primusContainerEntry */
-#define PNA_OID_CONTAINER_DEVICE_TABLE               PNA_OID_CONTAINERS, 20 /* primusContainerDeviceTable */
-#define PNA_OID_CONTAINER_DEVICE_ENTRY               PNA_OID_CONTAINER_DEVICE_TABLE, 1 /* primusContainerDeviceEntry */
-#define PNA_OID_POD_STORAGE_TABLE                    PNA_OID_STORAGE, 10 /* primusPodStorageTable */
-#define PNA_OID_POD_STORAGE_ENTRY                    PNA_OID_POD_STORAGE_TABLE, 1 /* primusPodStorageEntry */
-#define PNA_OID_POD_RESOURCE_TABLE                   PNA_OID_KUBERNETES, 10 /* primusPodResourceTable */
-#define PNA_OID_POD_RESOURCE_ENTRY                   PNA_OID_POD_RESOURCE_TABLE, 1 /* primusPodResourceEntry */
+/* Tables are not here: each table's OID (a group above and its number in
+ * it) and its index objects are in its declaration (model/<domain>_metrics.c,
+ * "a row's key" in model/metric.h), and --list-tables prints them for
+ * tests/integration/mib_oids_h.sh.  A cell is <table>.1.<column>.<index>. */
 
 /* Scalars of primusNotifyObjects (Notification varbinds). */
 enum pna_mib_sc_notify_objects { /* in primusNotifyObjects */
@@ -112,103 +73,6 @@ enum pna_mib_sc_notify_objects { /* in primusNotifyObjects */
     PNA_SC_NOTIFY_MODULE_LEVEL = 22,         /* primusNotifyModuleLevel */
     PNA_SC_NOTIFY_MODULE_VALUE = 23,         /* primusNotifyModuleValue */
     PNA_SC_NOTIFY_MODULE_THRESHOLD = 24,     /* primusNotifyModuleThreshold */
-};
-
-/* The index of primusPollerTable: INDEX { primusPollerIndex }. */
-enum pna_mib_col_poller_entry { /* in primusPollerEntry */
-    PNA_COL_POLLER_INDEX = 1,                    /* primusPollerIndex */
-};
-
-/* The index of primusEventTable: INDEX { primusEventIndex }. */
-enum pna_mib_col_event_entry { /* in primusEventEntry */
-    PNA_COL_EVENT_INDEX = 1,                     /* primusEventIndex */
-};
-
-/* The index of primusGpuTable: INDEX { primusGpuIndex }. */
-enum pna_mib_col_gpu_entry { /* in primusGpuEntry */
-    PNA_COL_GPU_INDEX = 1,                       /* primusGpuIndex */
-};
-
-/* The index of primusGpuProcTable: INDEX { primusGpuIndex, primusGpuProcPid }. */
-enum pna_mib_col_gpu_proc_entry { /* in primusGpuProcEntry */
-    PNA_COL_GPU_PROC_PID = 1,                    /* primusGpuProcPid */
-};
-
-/* The index of primusGpuMigTable: INDEX { primusGpuIndex, primusGpuMigGpuInstance,
- * primusGpuMigComputeInstance }. */
-enum pna_mib_col_gpu_mig_entry { /* in primusGpuMigEntry */
-    PNA_COL_GPU_MIG_GPU_INSTANCE = 1,            /* primusGpuMigGpuInstance */
-    PNA_COL_GPU_MIG_COMPUTE_INSTANCE = 2,        /* primusGpuMigComputeInstance */
-};
-
-/* The index of primusGpuPartitionTable: INDEX { primusGpuIndex, primusGpuPartitionId }. */
-enum pna_mib_col_gpu_partition_entry { /* in primusGpuPartitionEntry */
-    PNA_COL_GPU_PARTITION_ID = 1,                /* primusGpuPartitionId */
-};
-
-/* The index of primusGpuLinkTable: INDEX { primusGpuIndex, primusGpuLinkNumber }. */
-enum pna_mib_col_gpu_link_entry { /* in primusGpuLinkEntry */
-    PNA_COL_GPU_LINK_NUMBER = 1,                 /* primusGpuLinkNumber */
-};
-
-/* The index of primusRdmaDeviceTable: INDEX { primusRdmaDeviceName }. */
-enum pna_mib_col_rdma_device_entry { /* in primusRdmaDeviceEntry */
-    PNA_COL_RDMA_DEVICE_NAME = 1,                /* primusRdmaDeviceName */
-};
-
-/* The index of primusIbPortTable: INDEX { primusRdmaDeviceName, primusIbPortNumber }. */
-enum pna_mib_col_ib_port_entry { /* in primusIbPortEntry */
-    PNA_COL_IB_PORT_NUMBER = 1,                  /* primusIbPortNumber */
-};
-
-/* The index of primusHwCounterTable: INDEX { primusRdmaDeviceName, primusHwCounterPort, primusHwCounterName }. */
-enum pna_mib_col_hw_counter_entry { /* in primusHwCounterEntry */
-    PNA_COL_HW_COUNTER_PORT = 1,                 /* primusHwCounterPort */
-    PNA_COL_HW_COUNTER_NAME = 2,                 /* primusHwCounterName */
-};
-
-/* The index of primusPauseTable: INDEX { primusPfcIfName }. */
-/* The indexes of primusPhyTable (primusPhyIfName), primusModuleTable (the
- * same) and primusModuleLaneTable (primusPhyIfName, primusModuleLane). */
-enum pna_mib_col_phy_entry { /* in primusPhyEntry */
-    PNA_COL_PHY_IF_NAME = 1,                     /* primusPhyIfName */
-};
-enum pna_mib_col_module_lane_entry { /* in primusModuleLaneEntry */
-    PNA_COL_MODULE_LANE = 1,                     /* primusModuleLane */
-};
-
-enum pna_mib_col_pause_entry { /* in primusPauseEntry */
-    PNA_COL_PFC_IF_NAME = 1,                     /* primusPfcIfName */
-};
-
-/* The index of primusPfcTable: INDEX { primusPfcIfName, primusPfcPriority }. */
-enum pna_mib_col_pfc_entry { /* in primusPfcEntry */
-    PNA_COL_PFC_PRIORITY = 1,                    /* primusPfcPriority */
-};
-
-/* The index of primusEthtoolCounterTable: INDEX { primusPfcIfName, primusEthtoolCounterName }. */
-enum pna_mib_col_ethtool_counter_entry { /* in primusEthtoolCounterEntry */
-    PNA_COL_ETHTOOL_COUNTER_NAME = 1,            /* primusEthtoolCounterName */
-};
-
-/* The index of primusContainerTable: INDEX { primusContainerId }. */
-enum pna_mib_col_container_entry { /* in primusContainerEntry */
-    PNA_COL_CONTAINER_ID = 1,                    /* primusContainerId */
-};
-
-/* The index of primusContainerDeviceTable: INDEX { primusContainerId, primusContainerDevicePath }. */
-enum pna_mib_col_container_device_entry { /* in primusContainerDeviceEntry */
-    PNA_COL_CONTAINER_DEVICE_PATH = 1,           /* primusContainerDevicePath */
-};
-
-/* The index of primusPodStorageTable: INDEX { primusPodUid }. */
-enum pna_mib_col_pod_storage_entry { /* in primusPodStorageEntry */
-    PNA_COL_POD_UID = 1,                         /* primusPodUid */
-};
-
-/* The index of primusPodResourceTable: INDEX { primusPodResourceIndex }. */
-enum pna_mib_col_pod_resource_entry { /* in primusPodResourceEntry */
-    PNA_COL_POD_RESOURCE_INDEX = 1,              /* primusPodResourceIndex */
 };
 
 /* Notifications: snmpTrapOID.0 is PNA_OID_NOTIFICATIONS, <number>. */

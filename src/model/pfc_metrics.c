@@ -226,11 +226,15 @@ static const struct pna_metric pause_metrics[] = {
               "events rose), else 0" },
 };
 
+static const struct pna_key_part pause_key[] = { PNA_PFC_IF_KEY_PART(PNA_KEY_FROM_REC) };
+
 const struct pna_metric_table pna_pause_metrics = {
     .object = "primusPauseTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PFC,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PFC) | PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_PFC, 10),
+    PNA_KEY(pause_key),
     .metrics = pause_metrics,
     .count = sizeof pause_metrics / sizeof pause_metrics[0],
     .rows = pna_pfc_if_rows,
@@ -243,7 +247,7 @@ const struct pna_metric_table pna_pause_metrics = {
 /* ---- primusPfcTable --------------------------------------------------------- */
 
 /* Rows: every interface times priorities 0-7.  REC is the priority's counter
- * array (pna_pfc_if.prio[p]), OWNER the interface, SUB the priority; a
+ * array (pna_pfc_if.prio[p]), PARENT the interface, KEY_NUMBER the priority; a
  * priority the driver counts nothing for has no cells, so no row. */
 static size_t pfc_rows(const struct pna_view *v)
 {
@@ -254,30 +258,30 @@ static size_t pfc_rows(const struct pna_view *v)
 static bool pfc_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     const struct pna_pfc_if *pif = &pfc_model(v)->ifs[i / PNA_PFC_PRIOS];
-    out->owner = pif;
-    out->sub = (uint32_t)(i % PNA_PFC_PRIOS);
-    out->rec = pif->prio[out->sub];
-    return ifname_ok(pif->ifname) && pna_pfc_prio_counted(pif, (int)out->sub);
+    out->parent = pif;
+    out->key_number = (uint32_t)(i % PNA_PFC_PRIOS);
+    out->rec = pif->prio[out->key_number];
+    return ifname_ok(pif->ifname) && pna_pfc_prio_counted(pif, (int)out->key_number);
 }
 
 /* Per-priority pause frames per second: present with the counter it is the rate of. */
 static void prio_rate(const struct pna_row *r, int field, const uint64_t *rates,
                       struct pna_value *out)
 {
-    const struct pna_pfc_if *pif = r->owner;
-    if (pif->rates_valid && pif->prio[r->sub][field].present)
-        pna_value_u64(out, rates[r->sub]);
+    const struct pna_pfc_if *pif = r->parent;
+    if (pif->rates_valid && pif->prio[r->key_number][field].present)
+        pna_value_u64(out, rates[r->key_number]);
 }
 
 static void get_prio_rx_rate(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_pfc_if *pif = r->owner;
+    const struct pna_pfc_if *pif = r->parent;
     prio_rate(r, PNA_PFCP_RX_PAUSE, pif->prio_rx_pause_per_s, out);
 }
 
 static void get_prio_tx_rate(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_pfc_if *pif = r->owner;
+    const struct pna_pfc_if *pif = r->parent;
     prio_rate(r, PNA_PFCP_TX_PAUSE, pif->prio_tx_pause_per_s, out);
 }
 
@@ -327,11 +331,19 @@ static const struct pna_metric pfc_metrics[] = {
       .help = "Packets of the priority discarded on receive for lack of buffers" },
 };
 
+/* The interface, then the priority. */
+static const struct pna_key_part pfc_key[] = {
+    PNA_PFC_IF_KEY_PART(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_NUMBER("primusPfcPriority", "priority"),
+};
+
 const struct pna_metric_table pna_pfc_metrics = {
     .object = "primusPfcTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PFC,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PFC),
+    PNA_TABLE_OID(PNA_OID_PFC, 20),
+    PNA_KEY(pfc_key),
     .metrics = pfc_metrics,
     .count = sizeof pfc_metrics / sizeof pfc_metrics[0],
     .rows = pfc_rows,
@@ -341,7 +353,7 @@ const struct pna_metric_table pna_pfc_metrics = {
 /* ---- primusEthtoolCounterTable ---------------------------------------------- */
 
 /* Rows: every statistic of every interface, in the model's flat order.  REC
- * is the statistic, OWNER its interface.  A statistic a named column serves
+ * is the statistic, PARENT its interface.  A statistic a named column serves
  * has no row here. */
 static size_t ethtool_rows(const struct pna_view *v)
 {
@@ -356,7 +368,7 @@ static bool ethtool_row(const struct pna_view *v, size_t i, struct pna_row *out)
     if (!pna_pfc_stat_at(pfc_model(v), i, &pif, &s))
         return false;
     out->rec = s;
-    out->owner = pif;
+    out->parent = pif;
     size_t n = strlen(s->name);
     return ifname_ok(pif->ifname) && n >= 1 && n <= PNA_MAX_ETHTOOL_COUNTER_NAME_LEN &&
            !pna_pfc_stat_has_column(pif, s);
@@ -369,11 +381,20 @@ static const struct pna_metric ethtool_metrics[] = {
       .help = "Every other ethtool statistic of the watched interfaces, under the driver's name" },
 };
 
+/* The interface, then the statistic's name as the driver spells it. */
+static const struct pna_key_part ethtool_key[] = {
+    PNA_PFC_IF_KEY_PART(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_FIELD("primusEthtoolCounterName", "statistic", PNA_KEY_FROM_REC,
+                        struct pna_eth_stat, name),
+};
+
 const struct pna_metric_table pna_ethtool_metrics = {
     .object = "primusEthtoolCounterTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PFC,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PFC),
+    PNA_TABLE_OID(PNA_OID_PFC, 30),
+    PNA_KEY(ethtool_key),
     .metrics = ethtool_metrics,
     .count = sizeof ethtool_metrics / sizeof ethtool_metrics[0],
     .rows = ethtool_rows,

@@ -13,6 +13,8 @@
 #include "model/kubernetes/podres.h"
 #include "model/storage.h"
 
+_Static_assert(PNA_POD_UID_MAX == PNA_MAX_POD_UID_LEN, "primusPodUid SIZE");
+
 #define U32 PNA_SYNTAX_UNSIGNED
 #define INT PNA_SYNTAX_INTEGER
 #define C64 PNA_SYNTAX_COUNTER64
@@ -46,7 +48,7 @@ static bool storage_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     (void)i;
     out->rec = picked(v);
-    out->owner = storage_snap(v);
+    out->parent = storage_snap(v);
     return true;
 }
 
@@ -68,7 +70,7 @@ static void get_source(const struct pna_row *r, struct pna_value *out)
 
 static void get_path(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_storage_snap *s = r->owner;
+    const struct pna_storage_snap *s = r->parent;
     if (s)
         pna_value_text(out, s->path);
 }
@@ -122,6 +124,7 @@ const struct pna_metric_table pna_storage_metrics = {
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_STORAGE,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_STORAGE) | PNA_VIEW_DOMAIN(PNA_DOM_KUBELET),
+    PNA_TABLE_OID(PNA_OID_STORAGE),
     .metrics = storage_metrics,
     .count = sizeof storage_metrics / sizeof storage_metrics[0],
     .rows = storage_rows,
@@ -191,11 +194,20 @@ static const struct pna_metric pod_metrics[] = {
       .help = "GPUs the pod's containers request (nvidia.com/gpu, amd.com/gpu)" },
 };
 
+/* Pods are indexed by their UID; the labels add name and namespace. */
+static const struct pna_key_part pod_key[] = {
+    PNA_KEY_INDEX_FIELD("primusPodUid", "pod_uid", PNA_KEY_FROM_REC, struct pna_pod, uid),
+    PNA_KEY_LABEL_FIELD("pod", PNA_KEY_FROM_REC, struct pna_pod, name),
+    PNA_KEY_LABEL_FIELD("namespace", PNA_KEY_FROM_REC, struct pna_pod, namespace_),
+};
+
 const struct pna_metric_table pna_pod_metrics = {
     .object = "primusPodStorageTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_KUBELET,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_KUBELET),
+    PNA_TABLE_OID(PNA_OID_STORAGE, 10),
+    PNA_KEY(pod_key),
     .metrics = pod_metrics,
     .count = sizeof pod_metrics / sizeof pod_metrics[0],
     .rows = pod_rows,
@@ -312,6 +324,7 @@ const struct pna_metric_table pna_k8s_metrics = {
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_KUBELET,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_KUBELET) | PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
+    PNA_TABLE_OID(PNA_OID_KUBERNETES),
     .metrics = k8s_metrics,
     .count = sizeof k8s_metrics / sizeof k8s_metrics[0],
     .rows = kubelet_rows,

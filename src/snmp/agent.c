@@ -10,7 +10,7 @@
 #include "snmp/directive_errors.h"
 #include "core/config.h"
 #include "snmp/notify.h"
-#include "snmp/tables.h"
+#include "snmp/table.h"
 #include "core/events.h"
 #include "core/log.h"
 #include "core/poller.h"

@@ -23,16 +23,7 @@
 
 static const oid snmptrap_oid[] = { 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 };
 static const oid notifications_oid[] = { PNA_OID_NOTIFICATIONS };
-static const oid poller_entry[] = { PNA_OID_POLLER_ENTRY };
-static const oid event_entry[] = { PNA_OID_EVENT_ENTRY };
-static const oid ib_port_entry[] = { PNA_OID_IB_PORT_ENTRY };
-static const oid container_entry[] = { PNA_OID_CONTAINER_ENTRY };
-static const oid gpu_entry[] = { PNA_OID_GPU_ENTRY };
-static const oid gpu_link_entry[] = { PNA_OID_GPU_LINK_ENTRY };
 static const oid notify_objects[] = { PNA_OID_NOTIFY_OBJECTS };
-static const oid roce_config_entry[] = { PNA_OID_ROCE_CONFIG_ENTRY };
-static const oid pfc_group[] = { PNA_OID_PFC };
-static const oid rdma_device_entry[] = { PNA_OID_RDMA_DEVICE_ENTRY };
 
 /* A varbind list being built; NAME is reused for each OID. */
 struct vb_builder {
@@ -47,6 +38,19 @@ static void vb_name(struct vb_builder *b, const oid *base, size_t base_len, oid 
     memcpy(b->name, base, base_len * sizeof(oid));
     b->name[base_len] = sub;
     b->len = base_len + 1;
+}
+
+/* Start NAME as the cell of MIB object OBJECT of table T: entry.column of a
+ * table (its index follows), group.subid of a scalar group (its .0
+ * follows); the OID from T's declaration, the column from the object's
+ * descriptor. */
+static void vb_column(struct vb_builder *b, const struct pna_metric_table *t, const char *object)
+{
+    const struct pna_metric *m = pna_metric_by_object(t, object);
+    b->len = pna_table_oid(t, b->name);
+    if (t->kind == PNA_TABLE_ROWS)
+        b->name[b->len++] = 1;
+    b->name[b->len++] = m ? m->column : 0;
 }
 
 static void vb_index_u32(struct vb_builder *b, uint32_t v)
@@ -115,13 +119,6 @@ static void add_counter(struct vb_builder *b, u_char type, uint64_t v)
     vb_add(b, &c);
 }
 
-/* The column of MIB object OBJECT in table T: its descriptor says it. */
-static unsigned column_of(const struct pna_metric_table *t, const char *object)
-{
-    const struct pna_metric *m = pna_metric_by_object(t, object);
-    return m ? m->column : 0;
-}
-
 /* notify-only scalars are sent with instance .0 */
 static void add_notify_object(struct vb_builder *b, unsigned sub)
 {
@@ -132,14 +129,14 @@ static void add_notify_object(struct vb_builder *b, unsigned sub)
 static void poller_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
     const struct pna_event_poller *p = &ev->u.poller;
-    vb_name(b, poller_entry, OID_LENGTH(poller_entry), column_of(&pna_poller_metrics, "primusPollerName"));
+    vb_column(b, &pna_poller_metrics, "primusPollerName");
     vb_index_u32(b, p->index);
     add_str(b, p->name);
-    vb_name(b, poller_entry, OID_LENGTH(poller_entry), column_of(&pna_poller_metrics, "primusPollerErrors"));
+    vb_column(b, &pna_poller_metrics, "primusPollerErrors");
     vb_index_u32(b, p->index);
     add_counter(b, ASN_COUNTER, p->errors);
     if (ev->type == PNA_EV_POLLER_FAILED) {
-        vb_name(b, poller_entry, OID_LENGTH(poller_entry), column_of(&pna_poller_metrics, "primusPollerLastError"));
+        vb_column(b, &pna_poller_metrics, "primusPollerLastError");
         vb_index_u32(b, p->index);
         add_str(b, p->last_error);
     }
@@ -154,7 +151,7 @@ static void ib_port_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_u32(b, p->port);
     add_notify_object(b, PNA_SC_NOTIFY_IB_PORT_OLD_STATE);
     add_int(b, p->old_state);
-    vb_name(b, ib_port_entry, OID_LENGTH(ib_port_entry), column_of(&pna_ib_port_metrics, "primusIbPortState"));
+    vb_column(b, &pna_ib_port_metrics, "primusIbPortState");
     vb_index_str(b, p->device);
     vb_index_u32(b, p->port);
     add_int(b, p->new_state);
@@ -169,12 +166,11 @@ static void oom_varbinds(struct vb_builder *b, const struct pna_event *ev)
         { "primusContainerPodNamespace", offsetof(struct pna_event_oom, namespace_) },
     };
     for (size_t i = 0; i < sizeof text_cols / sizeof text_cols[0]; i++) {
-        vb_name(b, container_entry, OID_LENGTH(container_entry),
-                column_of(&pna_container_metrics, text_cols[i].object));
+        vb_column(b, &pna_container_metrics, text_cols[i].object);
         vb_index_str(b, o->container_id);
         add_str(b, (const char *)o + text_cols[i].off);
     }
-    vb_name(b, container_entry, OID_LENGTH(container_entry), column_of(&pna_container_metrics, "primusContainerOomKills"));
+    vb_column(b, &pna_container_metrics, "primusContainerOomKills");
     vb_index_str(b, o->container_id);
     add_counter(b, ASN_COUNTER64, o->kill_count);
 }
@@ -182,14 +178,14 @@ static void oom_varbinds(struct vb_builder *b, const struct pna_event *ev)
 /* The name of GPU INDEX's cell of primusGpuTable column OBJECT. */
 static void gpu_cell(struct vb_builder *b, const char *object, uint32_t index)
 {
-    vb_name(b, gpu_entry, OID_LENGTH(gpu_entry), column_of(&pna_gpu_metrics, object));
+    vb_column(b, &pna_gpu_metrics, object);
     vb_index_u32(b, index);
 }
 
 /* The name of the cell of primusGpuLinkTable column OBJECT for GPU INDEX's LINK. */
 static void gpu_link_cell(struct vb_builder *b, const char *object, uint32_t index, uint32_t link)
 {
-    vb_name(b, gpu_link_entry, OID_LENGTH(gpu_link_entry), column_of(&pna_gpu_link_metrics, object));
+    vb_column(b, &pna_gpu_link_metrics, object);
     vb_index_u32(b, index);
     vb_index_u32(b, link);
 }
@@ -239,22 +235,18 @@ static void lossless_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
     const struct pna_event_lossless *l = &ev->u.lossless;
     if (ev->type == PNA_EV_ROCE_LOSSLESS) {
-        vb_name(b, roce_config_entry, OID_LENGTH(roce_config_entry),
-                column_of(&pna_roce_config_metrics, "primusRoceLossless"));
+        vb_column(b, &pna_roce_config_metrics, "primusRoceLossless");
         vb_index_str(b, l->ifname);
         add_int(b, l->verdict);
-        vb_name(b, roce_config_entry, OID_LENGTH(roce_config_entry),
-                column_of(&pna_roce_config_metrics, "primusRoceLosslessReason"));
+        vb_column(b, &pna_roce_config_metrics, "primusRoceLosslessReason");
         vb_index_str(b, l->ifname);
         add_str(b, l->reason);
         return;
     }
-    vb_name(b, pfc_group, OID_LENGTH(pfc_group),
-            column_of(&pna_roce_node_metrics, "primusRoceNodeLossless"));
+    vb_column(b, &pna_roce_node_metrics, "primusRoceNodeLossless");
     vb_index_u32(b, 0);
     add_int(b, l->verdict);
-    vb_name(b, pfc_group, OID_LENGTH(pfc_group),
-            column_of(&pna_roce_node_metrics, "primusRoceNodeLosslessReason"));
+    vb_column(b, &pna_roce_node_metrics, "primusRoceNodeLosslessReason");
     vb_index_u32(b, 0);
     add_str(b, l->reason);
 }
@@ -270,8 +262,7 @@ static void pcie_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_notify_object(b, PNA_SC_NOTIFY_RDMA_DEVICE);
     add_str(b, p->device);
     for (size_t i = 0; i < sizeof objects / sizeof objects[0]; i++) {
-        vb_name(b, rdma_device_entry, OID_LENGTH(rdma_device_entry),
-                column_of(&pna_rdma_device_metrics, objects[i]));
+        vb_column(b, &pna_rdma_device_metrics, objects[i]);
         vb_index_str(b, p->device);
         add_u32(b, values[i]);
     }
@@ -412,10 +403,10 @@ void pna_notify_event(const struct pna_event *ev, void *arg)
     snmp_varlist_add_variable(&b.vars, snmptrap_oid, OID_LENGTH(snmptrap_oid), ASN_OBJECT_ID,
                               trap, sizeof trap);
     row_varbinds(&b, ev);
-    vb_name(&b, event_entry, OID_LENGTH(event_entry), column_of(&pna_event_metrics, "primusEventSeverity"));
+    vb_column(&b, &pna_event_metrics, "primusEventSeverity");
     vb_index_u32(&b, ev->seq);
     add_int(&b, ev->severity);
-    vb_name(&b, event_entry, OID_LENGTH(event_entry), column_of(&pna_event_metrics, "primusEventText"));
+    vb_column(&b, &pna_event_metrics, "primusEventText");
     vb_index_u32(&b, ev->seq);
     add_str(&b, ev->text);
     send_quietly(b.vars, number);

@@ -9,7 +9,10 @@
  * Row order: SNMP orders rows by their index OIDs, which for string indexes is
  * not the order a source keeps (length comes first).  The first request after
  * a new snapshot sorts row numbers by index once; every later request is a
- * binary search over that permutation, with no allocation. */
+ * binary search over that permutation, with no allocation.
+ *
+ * Indexes: a row's index is its key's index parts in order (model/metric.h):
+ * a number is one sub-identifier, a string its length and its octets. */
 #include "pna_autoconf.h"
 #include "snmp/table.h"
 #include "snmp/subtree.h"
@@ -18,6 +21,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "model/oids.h"
 #include "util/array.h"
 
 /* ---- cells --------------------------------------------------------------- */
@@ -98,15 +102,50 @@ bool pna_cell_encode(const struct pna_metric *m, const struct pna_value *v, stru
     return false;
 }
 
-size_t pna_index_put_string(oid *idx, size_t cap, const char *s)
+/* LEN octets of S as length and octets, cut to CAP sub-identifiers. */
+static size_t put_text(oid *idx, size_t cap, const char *s, size_t len)
 {
-    size_t len = strlen(s);
     if (len + 1 > cap)
         len = cap - 1;
     idx[0] = len;
     for (size_t i = 0; i < len; i++)
         idx[i + 1] = (unsigned char)s[i];
     return len + 1;
+}
+
+size_t pna_index_put_string(oid *idx, size_t cap, const char *s)
+{
+    return put_text(idx, cap, s, strlen(s));
+}
+
+size_t pna_key_index(const struct pna_metric_table *t, const struct pna_row *row, oid *idx)
+{
+    const struct pna_key *key = &t->key;
+    size_t n = 0, later = 0;
+    for (size_t i = 0; i < key->count; i++)
+        later += (key->parts[i].use & PNA_KEY_INDEX) != 0;
+    for (size_t i = 0; i < key->count; i++) {
+        const struct pna_key_part *p = &key->parts[i];
+        if (!(p->use & PNA_KEY_INDEX))
+            continue;
+        later--;
+        struct pna_value v;
+        pna_key_read(p, row, &v);
+        if (!p->is_text)
+            idx[n++] = v.state != PNA_PRESENT ? 0 : v.is_signed ? (oid)v.i : (oid)v.u;
+        else   /* room kept for the parts after it */
+            n += put_text(idx + n, PNA_MAX_INDEX_LEN - n - later,
+                          v.state == PNA_PRESENT ? v.text : "", v.state == PNA_PRESENT ? v.len : 0);
+    }
+    return n;
+}
+
+size_t pna_table_oid(const struct pna_metric_table *t, oid *out)
+{
+    size_t n = t->oid_len < MAX_OID_LEN ? t->oid_len : MAX_OID_LEN;
+    for (size_t i = 0; i < n; i++)
+        out[i] = t->oid[i];
+    return n;
 }
 
 /* The descriptor of column COL, or NULL: a lookup table per registration. */
@@ -154,7 +193,9 @@ static bool row_cell(const struct pna_metric_table *t, const struct columns *col
 /* ---- registrations and row order ---------------------------------------- */
 
 struct table_reg {
-    const struct pna_table_def *def;
+    const struct pna_metric_table *t;
+    oid table_oid[MAX_OID_LEN];
+    size_t table_oid_len;
     struct columns cols;
     size_t *order;          /* row numbers in index order */
     size_t order_cap, order_len;
@@ -173,50 +214,55 @@ struct table_reg {
     size_t hint_len;
 };
 
-#define MAX_TABLES 32
+#define MAX_TABLES 48
 static struct table_reg tables[MAX_TABLES];
 static size_t ntables;
 
-static struct table_reg *reg_for(const struct pna_table_def *def)
+static struct table_reg *reg_for(const struct pna_metric_table *t)
 {
     for (size_t i = 0; i < ntables; i++)
-        if (tables[i].def == def)
+        if (tables[i].t == t)
             return &tables[i];
-    if (ntables == MAX_TABLES || columns_init(&tables[ntables].cols, def->metrics) != 0)
+    if (ntables == MAX_TABLES || columns_init(&tables[ntables].cols, t) != 0)
         return NULL;
-    tables[ntables].def = def;
-    return &tables[ntables++];
+    struct table_reg *reg = &tables[ntables++];
+    reg->t = t;
+    reg->table_oid_len = pna_table_oid(t, reg->table_oid);
+    return reg;
 }
 
 /* The index of row I: a row without cells gets the impossible index 0 (string
  * indexes start with a length of at least 1), so GET and GETNEXT pass it by. */
-static size_t index_of(const struct pna_table_def *def, const struct pna_view *v, size_t i,
+static size_t index_of(const struct pna_metric_table *t, const struct pna_view *v, size_t i,
                        oid *idx)
 {
     struct pna_row row;
-    if (!pna_metric_row(def->metrics, v, i, &row)) {
+    if (!pna_metric_row(t, v, i, &row)) {
         idx[0] = 0;
         return 1;
     }
-    return def->row_index(&row, idx);
+    return pna_key_index(t, &row, idx);
 }
 
-/* qsort has no context argument: the comparator reads these. */
-static const struct pna_table_def *sort_def;
-static const struct pna_view *sort_view;
+/* What the sort compares row numbers in. */
+struct sort_context {
+    const struct pna_metric_table *t;
+    const struct pna_view *view;
+};
 
-static int compare_rows(const void *a, const void *b)
+static int compare_rows(const void *a, const void *b, void *arg)
 {
+    const struct sort_context *ctx = arg;
     oid ia[PNA_MAX_INDEX_LEN], ib[PNA_MAX_INDEX_LEN];
-    size_t la = index_of(sort_def, sort_view, *(const size_t *)a, ia);
-    size_t lb = index_of(sort_def, sort_view, *(const size_t *)b, ib);
+    size_t la = index_of(ctx->t, ctx->view, *(const size_t *)a, ia);
+    size_t lb = index_of(ctx->t, ctx->view, *(const size_t *)b, ib);
     return snmp_oid_compare(ia, la, ib, lb);
 }
 
-static const struct pna_snap *primary_snap(const struct pna_table_def *def,
+static const struct pna_snap *primary_snap(const struct pna_metric_table *t,
                                            const struct pna_view *v)
 {
-    int d = def->metrics->domain;
+    int d = t->domain;
     return d >= 0 && d < PNA_DOM_COUNT ? v->snap[d] : NULL;
 }
 
@@ -224,18 +270,18 @@ static const struct pna_snap *primary_snap(const struct pna_table_def *def,
  * keeps most snapshots (containers by ID): N index encodings, where a sort
  * makes about N log N comparisons of two.  The sort would leave such rows as
  * they are. */
-static bool rows_ascend(const struct pna_table_def *def, const struct pna_view *v, size_t n)
+static bool rows_ascend(const struct pna_metric_table *t, const struct pna_view *v, size_t n)
 {
     oid a[PNA_MAX_INDEX_LEN], b[PNA_MAX_INDEX_LEN];
     oid *prev = a, *cur = b;
-    size_t prev_len = n ? index_of(def, v, 0, prev) : 0;
+    size_t prev_len = n ? index_of(t, v, 0, prev) : 0;
     for (size_t i = 1; i < n; i++) {
-        size_t len = index_of(def, v, i, cur);
+        size_t len = index_of(t, v, i, cur);
         if (snmp_oid_compare(prev, prev_len, cur, len) >= 0)
             return false;
-        oid *t = prev;
+        oid *tmp = prev;
         prev = cur;
-        cur = t;
+        cur = tmp;
         prev_len = len;
     }
     return true;
@@ -244,12 +290,12 @@ static bool rows_ascend(const struct pna_table_def *def, const struct pna_view *
 /* Make REG's permutation match view V; returns the number of rows. */
 static size_t prepare_order(struct table_reg *reg, const struct pna_view *v)
 {
-    const struct pna_table_def *def = reg->def;
-    size_t n = def->metrics->rows(v);
-    if (def->rows_in_index_order)
+    const struct pna_metric_table *t = reg->t;
+    size_t n = t->rows(v);
+    if (t->index_ordered)
         return n;
     /* Rows of agent state (no snapshot) are few: sorted at every request. */
-    const struct pna_snap *snap = primary_snap(def, v);
+    const struct pna_snap *snap = primary_snap(t, v);
     uint64_t gen = snap ? snap->generation : 0;
     if (snap && reg->order && reg->order_snap == snap && reg->order_gen == gen && reg->order_len == n)
         return n;
@@ -257,10 +303,9 @@ static size_t prepare_order(struct table_reg *reg, const struct pna_view *v)
         return 0;
     for (size_t i = 0; i < n; i++)
         reg->order[i] = i;
-    sort_def = def;
-    sort_view = v;
-    if (n > 1 && !rows_ascend(def, v, n))
-        qsort(reg->order, n, sizeof *reg->order, compare_rows);
+    struct sort_context ctx = { t, v };
+    if (n > 1 && !rows_ascend(t, v, n))
+        qsort_r(reg->order, n, sizeof *reg->order, compare_rows, &ctx);
     reg->order_snap = snap;
     reg->order_gen = gen;
     reg->order_len = n;
@@ -269,7 +314,7 @@ static size_t prepare_order(struct table_reg *reg, const struct pna_view *v)
 
 static size_t row_at(const struct table_reg *reg, size_t pos)
 {
-    return reg->def->rows_in_index_order ? pos : reg->order[pos];
+    return reg->t->index_ordered ? pos : reg->order[pos];
 }
 
 /* First position whose index is >= IDX (or > IDX when STRICT). */
@@ -280,7 +325,7 @@ static size_t lower_bound(const struct table_reg *reg, const struct pna_view *v,
     oid buf[PNA_MAX_INDEX_LEN];
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        size_t len = index_of(reg->def, v, row_at(reg, mid), buf);
+        size_t len = index_of(reg->t, v, row_at(reg, mid), buf);
         int cmp = snmp_oid_compare(buf, len, idx, idx_len);
         if (cmp < 0 || (strict && cmp == 0))
             lo = mid + 1;
@@ -296,7 +341,7 @@ static bool same_snapshots(const struct table_reg *reg, const struct pna_view *v
 {
     /* Only the domains the table reads: a request's view may hold others
      * (taken for another table) or not, from one request to the next. */
-    uint32_t reads = reg->def->metrics->view;
+    uint32_t reads = reg->t->view;
     for (int d = 0; d < PNA_DOM_COUNT; d++) {
         bool moved = reg->hint_snap[d] != v->snap[d] ||
                      (v->snap[d] && reg->hint_gen[d] != v->snap[d]->generation);
@@ -320,7 +365,7 @@ static size_t position_after(const struct table_reg *reg, const struct pna_view 
 static void remember_answer(struct table_reg *reg, const struct pna_view *v, size_t n, size_t pos,
                             const oid *idx, size_t idx_len)
 {
-    reg->hint_valid = primary_snap(reg->def, v) != NULL;
+    reg->hint_valid = primary_snap(reg->t, v) != NULL;
     for (int d = 0; d < PNA_DOM_COUNT; d++) {
         reg->hint_snap[d] = v->snap[d];
         reg->hint_gen[d] = v->snap[d] ? v->snap[d]->generation : 0;
@@ -336,9 +381,9 @@ static void remember_answer(struct table_reg *reg, const struct pna_view *v, siz
 static int resolve_get(struct table_reg *reg, const struct pna_view *v, const oid *name,
                        size_t name_len, struct pna_cell *out)
 {
-    const struct pna_table_def *def = reg->def;
-    size_t t = def->table_oid_len;
-    if (name_len <= t + 2 || snmp_oid_compare(name, t, def->table_oid, t) != 0 ||
+    const struct pna_metric_table *tab = reg->t;
+    size_t t = reg->table_oid_len;
+    if (name_len <= t + 2 || snmp_oid_compare(name, t, reg->table_oid, t) != 0 ||
         name[t] != 1 || name[t + 1] < reg->cols.min || name[t + 1] > reg->cols.max)
         return (int)SNMP_NOSUCHOBJECT;
     size_t n = prepare_order(reg, v);
@@ -348,12 +393,12 @@ static int resolve_get(struct table_reg *reg, const struct pna_view *v, const oi
     if (pos == n)
         return (int)SNMP_NOSUCHINSTANCE;
     struct pna_row row;
-    if (!pna_metric_row(def->metrics, v, row_at(reg, pos), &row))
+    if (!pna_metric_row(tab, v, row_at(reg, pos), &row))
         return (int)SNMP_NOSUCHINSTANCE;
     oid buf[PNA_MAX_INDEX_LEN];
-    size_t len = def->row_index(&row, buf);
+    size_t len = pna_key_index(tab, &row, buf);
     if (snmp_oid_compare(buf, len, idx, idx_len) != 0 ||
-        !row_cell(def->metrics, &reg->cols, &row, (unsigned)name[t + 1], out))
+        !row_cell(tab, &reg->cols, &row, (unsigned)name[t + 1], out))
         return (int)SNMP_NOSUCHINSTANCE;
     return 0;
 }
@@ -361,10 +406,10 @@ static int resolve_get(struct table_reg *reg, const struct pna_view *v, const oi
 static int resolve_next(struct table_reg *reg, const struct pna_view *v, const oid *name,
                         size_t name_len, oid *next, size_t *next_len, struct pna_cell *out)
 {
-    const struct pna_table_def *def = reg->def;
-    size_t t = def->table_oid_len;
+    const struct pna_metric_table *tab = reg->t;
+    size_t t = reg->table_oid_len;
     oid entry[MAX_OID_LEN];
-    memcpy(entry, def->table_oid, t * sizeof(oid));
+    memcpy(entry, reg->table_oid, t * sizeof(oid));
     entry[t] = 1;
 
     unsigned col = reg->cols.min;
@@ -387,12 +432,12 @@ static int resolve_next(struct table_reg *reg, const struct pna_view *v, const o
             continue;
         for (; pos < n; pos++) {
             struct pna_row row;
-            if (!pna_metric_row(def->metrics, v, row_at(reg, pos), &row) ||
-                !row_cell(def->metrics, &reg->cols, &row, col, out))
+            if (!pna_metric_row(tab, v, row_at(reg, pos), &row) ||
+                !row_cell(tab, &reg->cols, &row, col, out))
                 continue;
             memcpy(next, entry, (t + 1) * sizeof(oid));
             next[t + 1] = col;
-            *next_len = t + 2 + def->row_index(&row, next + t + 2);
+            *next_len = t + 2 + pna_key_index(tab, &row, next + t + 2);
             remember_answer(reg, v, n, pos, next + t + 2, *next_len - t - 2);
             return 0;
         }
@@ -400,28 +445,28 @@ static int resolve_next(struct table_reg *reg, const struct pna_view *v, const o
     return -1;
 }
 
-int pna_table_get(const struct pna_table_def *def, const oid *name, size_t name_len,
+int pna_table_get(const struct pna_metric_table *t, const oid *name, size_t name_len,
                   struct pna_cell *out, struct pna_view *view)
 {
-    struct table_reg *reg = reg_for(def);
-    pna_view_take(view, def->metrics->view);
+    struct table_reg *reg = reg_for(t);
+    pna_view_take(view, t->view);
     if (!reg)
         return -1;
     return resolve_get(reg, view, name, name_len, out) == 0 ? 0 : -1;
 }
 
-int pna_table_getnext(const struct pna_table_def *def, const oid *name, size_t name_len,
+int pna_table_getnext(const struct pna_metric_table *t, const oid *name, size_t name_len,
                       oid *next, size_t *next_len, struct pna_cell *out, struct pna_view *view)
 {
-    pna_view_take(view, def->metrics->view);
-    return pna_table_getnext_in(def, view, name, name_len, next, next_len, out);
+    pna_view_take(view, t->view);
+    return pna_table_getnext_in(t, view, name, name_len, next, next_len, out);
 }
 
-int pna_table_getnext_in(const struct pna_table_def *def, const struct pna_view *view,
+int pna_table_getnext_in(const struct pna_metric_table *t, const struct pna_view *view,
                          const oid *name, size_t name_len, oid *next, size_t *next_len,
                          struct pna_cell *out)
 {
-    struct table_reg *reg = reg_for(def);
+    struct table_reg *reg = reg_for(t);
     return reg ? resolve_next(reg, view, name, name_len, next, next_len, out) : -1;
 }
 
@@ -439,28 +484,26 @@ static int table_next(void *self, const struct pna_view *v, const oid *name, siz
     return resolve_next(self, v, name, name_len, next, next_len, out);
 }
 
-int pna_table_register(const struct pna_table_def *def)
+static int register_rows(const struct pna_metric_table *t)
 {
-    const char *name = def->metrics->object;
-    if (def->table_oid_len + 2 + PNA_MAX_INDEX_LEN > MAX_OID_LEN) {
-        pna_log(LOG_ERR, "%s: table OID too deep for %d-sub-identifier indexes", name,
-                PNA_MAX_INDEX_LEN);
+    if (t->oid_len + 2 + PNA_MAX_INDEX_LEN > MAX_OID_LEN || !t->key.count) {
+        pna_log(LOG_ERR, "%s: no index, or a table OID too deep for %d-sub-identifier indexes",
+                t->object, PNA_MAX_INDEX_LEN);
         return -1;
     }
-    struct table_reg *reg = reg_for(def);
+    struct table_reg *reg = reg_for(t);
     if (!reg)
         return -1;
-    struct pna_resolver rs = { def->metrics->view, reg, table_get, table_next };
-    return pna_subtree_add(def->table_oid, def->table_oid_len, &rs);
+    struct pna_resolver rs = { t->view, reg, table_get, table_next };
+    return pna_subtree_add(reg->table_oid, reg->table_oid_len, &rs);
 }
 
 /* ---- scalar groups -------------------------------------------------------- */
 
-/* The value of scalar SUBID of DEF in view V; false when absent. */
-static bool scalar_cell(const struct pna_scalar_def *def, const struct pna_view *v, unsigned subid,
+/* The value of scalar SUBID of T in view V; false when absent. */
+static bool scalar_cell(const struct pna_metric_table *t, const struct pna_view *v, unsigned subid,
                         struct pna_cell *out)
 {
-    const struct pna_metric_table *t = def->metrics;
     const struct pna_metric *m = pna_metric_by_column(t, subid);
     struct pna_row row;
     if (!m || m->syntax == PNA_SYNTAX_NONE || t->rows(v) == 0 || !pna_metric_row(t, v, 0, &row))
@@ -470,35 +513,36 @@ static bool scalar_cell(const struct pna_scalar_def *def, const struct pna_view 
     return pna_cell_encode(m, &val, out);
 }
 
-static int scalar_get(const struct pna_scalar_def *def, const struct pna_view *v, const oid *name,
+static int scalar_get(const struct pna_metric_table *t, const struct pna_view *v, const oid *name,
                       size_t name_len, struct pna_cell *out)
 {
-    size_t g = def->group_oid_len;
-    if (name_len != g + 2 || snmp_oid_compare(name, g, def->group_oid, g) != 0 ||
-        !pna_metric_by_column(def->metrics, (unsigned)name[g]))
+    oid group[MAX_OID_LEN];
+    size_t g = pna_table_oid(t, group);
+    if (name_len != g + 2 || snmp_oid_compare(name, g, group, g) != 0 ||
+        !pna_metric_by_column(t, (unsigned)name[g]))
         return (int)SNMP_NOSUCHOBJECT;
     if (name[g + 1] != 0)
         return (int)SNMP_NOSUCHINSTANCE;
-    return scalar_cell(def, v, (unsigned)name[g], out) ? 0 : (int)SNMP_NOSUCHINSTANCE;
+    return scalar_cell(t, v, (unsigned)name[g], out) ? 0 : (int)SNMP_NOSUCHINSTANCE;
 }
 
-int pna_scalar_get(const struct pna_scalar_def *def, const oid *name, size_t name_len,
+int pna_scalar_get(const struct pna_metric_table *t, const oid *name, size_t name_len,
                    struct pna_cell *out, struct pna_view *view)
 {
-    pna_view_take(view, def->metrics->view);
-    return pna_scalar_get_in(def, view, name, name_len, out);
+    pna_view_take(view, t->view);
+    return pna_scalar_get_in(t, view, name, name_len, out);
 }
 
-int pna_scalar_get_in(const struct pna_scalar_def *def, const struct pna_view *view,
+int pna_scalar_get_in(const struct pna_metric_table *t, const struct pna_view *view,
                       const oid *name, size_t name_len, struct pna_cell *out)
 {
-    return scalar_get(def, view, name, name_len, out) == 0 ? 0 : -1;
+    return scalar_get(t, view, name, name_len, out) == 0 ? 0 : -1;
 }
 
 /* Each scalar is a subtree of its own (group.N): its GETNEXT has one
  * instance to give. */
 struct scalar_reg {
-    const struct pna_scalar_def *def;
+    const struct pna_metric_table *t;
     unsigned subid;
 };
 
@@ -510,14 +554,12 @@ static size_t nscalar_regs;
 static int scalar_next(const struct scalar_reg *sr, const struct pna_view *v, const oid *name,
                        size_t name_len, oid *next, size_t *next_len, struct pna_cell *out)
 {
-    const struct pna_scalar_def *def = sr->def;
-    size_t g = def->group_oid_len;
     oid instance[MAX_OID_LEN];
-    memcpy(instance, def->group_oid, g * sizeof(oid));
+    size_t g = pna_table_oid(sr->t, instance);
     instance[g] = sr->subid;
     instance[g + 1] = 0;
     if (snmp_oid_compare(name, name_len, instance, g + 2) >= 0 ||
-        !scalar_cell(def, v, sr->subid, out))
+        !scalar_cell(sr->t, v, sr->subid, out))
         return -1;
     memcpy(next, instance, (g + 2) * sizeof(oid));
     *next_len = g + 2;
@@ -528,7 +570,7 @@ static int scalar_get_one(void *self, const struct pna_view *v, const oid *name,
                           struct pna_cell *out)
 {
     const struct scalar_reg *sr = self;
-    return scalar_get(sr->def, v, name, name_len, out);
+    return scalar_get(sr->t, v, name, name_len, out);
 }
 
 static int scalar_next_one(void *self, const struct pna_view *v, const oid *name, size_t name_len,
@@ -537,26 +579,41 @@ static int scalar_next_one(void *self, const struct pna_view *v, const oid *name
     return scalar_next(self, v, name, name_len, next, next_len, out);
 }
 
-static int register_one_scalar(const struct pna_scalar_def *def, unsigned subid)
+static int register_one_scalar(const struct pna_metric_table *t, unsigned subid)
 {
     if (nscalar_regs == MAX_SCALARS)
         return -1;
     struct scalar_reg *sr = &scalar_regs[nscalar_regs++];
-    sr->def = def;
+    sr->t = t;
     sr->subid = subid;
     oid name[MAX_OID_LEN];
-    memcpy(name, def->group_oid, def->group_oid_len * sizeof(oid));
-    name[def->group_oid_len] = subid;
-    struct pna_resolver rs = { def->metrics->view, sr, scalar_get_one, scalar_next_one };
-    return pna_subtree_add(name, def->group_oid_len + 1, &rs);
+    size_t g = pna_table_oid(t, name);
+    name[g] = subid;
+    struct pna_resolver rs = { t->view, sr, scalar_get_one, scalar_next_one };
+    return pna_subtree_add(name, g + 1, &rs);
 }
 
-int pna_scalars_register(const struct pna_scalar_def *def)
+static int register_scalars(const struct pna_metric_table *t)
 {
-    const struct pna_metric_table *t = def->metrics;
     for (size_t i = 0; i < t->count; i++)
         if (t->metrics[i].column && t->metrics[i].syntax != PNA_SYNTAX_NONE &&
-            register_one_scalar(def, t->metrics[i].column) != 0)
+            register_one_scalar(t, t->metrics[i].column) != 0)
             return -1;
     return 0;
+}
+
+int pna_table_register(const struct pna_metric_table *t)
+{
+    return t->kind == PNA_TABLE_SCALARS ? register_scalars(t) : register_rows(t);
+}
+
+int pna_snmp_tables_register(void)
+{
+    static const oid objects[] = { PNA_OID_OBJECTS };
+    int rc = 0;
+    for (size_t i = 0; pna_metric_tables[i]; i++)
+        rc |= pna_table_register(pna_metric_tables[i]);
+    if (rc)
+        return -1;
+    return pna_subtree_register("primusNodeObjects", objects, OID_LENGTH(objects));
 }

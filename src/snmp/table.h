@@ -1,16 +1,16 @@
 /* snmp/table.h -- the read-only MIB engine: tables and scalar groups driven by
- * the model's descriptors (model/metric.h), each a subtree of the agent's one
- * registration (snmp/subtree.h).
+ * the model's descriptor tables (model/metric.h), each a subtree of the
+ * agent's one registration (snmp/subtree.h).
  *
- * A table file (src/snmp/<group>_tables.c) registers a `struct pna_table_def`:
- * the descriptor table (rows, columns, values) and the OID of the table with
- * the function that writes a row's index.  The engine answers GET and GETNEXT
- * (a GETBULK is a run of GETNEXTs; through AgentX the master sends them one
- * by one) from a view of the cache taken for the request, with no allocation
- * per request: the rows' index order is
- * computed once per snapshot generation, and a request is a binary search.
- * Every cell is the descriptor's value (pna_metric_value), encoded in the
- * descriptor's syntax: the engine never decides which counter backs a column.
+ * A descriptor table says all the engine needs: its OID, its row key (the
+ * index is encoded from the key's index parts, in order), its rows and its
+ * columns.  The engine answers GET and GETNEXT (a GETBULK is a run of
+ * GETNEXTs; through AgentX the master sends them one by one) from a view of
+ * the cache taken for the request, with no allocation per request: the rows'
+ * index order is computed once per snapshot generation, and a request is a
+ * binary search.  Every cell is the descriptor's value (pna_metric_value),
+ * encoded in the descriptor's syntax: the engine never decides which counter
+ * backs a column.
  *
  * Cells a row does not have (a GPU without a fan, an iWARP counter with no PMA)
  * are absent: GET answers noSuchInstance, GETNEXT skips them.  A value that is
@@ -30,9 +30,8 @@
 #include "core/view.h"
 #include "model/metric.h"
 
-/* Sub-identifiers in one row index: an OID has at most 128 (MAX_OID_LEN), and
- * the deepest table's entry.column prefix takes 14 of them. */
-#define PNA_MAX_INDEX_LEN 114
+/* Sub-identifiers in one row index (model/metric.h). */
+#define PNA_MAX_INDEX_LEN PNA_KEY_INDEX_MAX
 
 /* One encoded value.  STR points into the view's snapshots or at COPY. */
 struct pna_cell {
@@ -59,43 +58,40 @@ void pna_cell_str(struct pna_cell *c, const char *s);   /* NUL-terminated */
  * per octet (SMIv2 non-IMPLIED OCTET STRING); returns sub-identifiers written. */
 size_t pna_index_put_string(oid *idx, size_t cap, const char *s);
 
-struct pna_table_def {
-    const struct pna_metric_table *metrics;  /* rows, columns and values */
-    const oid *table_oid;          /* OID of the table object (xxxTable) */
-    size_t table_oid_len;
-    bool rows_in_index_order;      /* skip sorting (rows already ascend by index) */
-    /* Write the index sub-identifiers of ROW (<= PNA_MAX_INDEX_LEN); return their number. */
-    size_t (*row_index)(const struct pna_row *row, oid *idx);
-};
+/* The index of ROW of table T, from its key's index parts (at most
+ * PNA_MAX_INDEX_LEN sub-identifiers); returns their number. */
+size_t pna_key_index(const struct pna_metric_table *t, const struct pna_row *row, oid *idx);
 
-struct pna_scalar_def {
-    const struct pna_metric_table *metrics;  /* one row; a descriptor's column is its sub-id */
-    const oid *group_oid;          /* scalars are group_oid.N.0 */
-    size_t group_oid_len;
-};
+/* T's OID (its table or group object) as net-snmp's sub-identifiers; returns
+ * their number (at most MAX_OID_LEN). */
+size_t pna_table_oid(const struct pna_metric_table *t, oid *out);
 
-/* Add DEF to the subtrees served (pna_subtree_register() then registers them
- * all with the agent).  DEF must outlive the agent. */
-int pna_table_register(const struct pna_table_def *def);
-int pna_scalars_register(const struct pna_scalar_def *def);
+/* Add T, a table or a scalar group by its kind, to the subtrees served
+ * (pna_subtree_register() then registers them all with the agent).  T must
+ * outlive the agent. */
+int pna_table_register(const struct pna_metric_table *t);
 
-/* Testing hooks: resolve a GET / GETNEXT against DEF without net-snmp's
- * request machinery.  NAME is the full OID; on success *OUT holds the value and,
- * for getnext, NEXT/NEXT_LEN the OID found.  VIEW receives the view the answer
- * was built from: release it (pna_view_release) once OUT has been read.
- * Return 0, or -1 (none). */
-int pna_table_get(const struct pna_table_def *def, const oid *name, size_t name_len,
+/* Register every table of pna_metric_tables[], then the one subtree that
+ * holds them (after init_agent()); 0 or -1. */
+int pna_snmp_tables_register(void);
+
+/* Testing hooks: resolve a GET / GETNEXT against table T (a scalar group:
+ * pna_scalar_get) without net-snmp's request machinery.  NAME is the full
+ * OID; on success *OUT holds the value and, for getnext, NEXT/NEXT_LEN the
+ * OID found.  VIEW receives the view the answer was built from: release it
+ * (pna_view_release) once OUT has been read.  Return 0, or -1 (none). */
+int pna_table_get(const struct pna_metric_table *t, const oid *name, size_t name_len,
                   struct pna_cell *out, struct pna_view *view);
-int pna_table_getnext(const struct pna_table_def *def, const oid *name, size_t name_len,
+int pna_table_getnext(const struct pna_metric_table *t, const oid *name, size_t name_len,
                       oid *next, size_t *next_len, struct pna_cell *out, struct pna_view *view);
-int pna_scalar_get(const struct pna_scalar_def *def, const oid *name, size_t name_len,
+int pna_scalar_get(const struct pna_metric_table *t, const oid *name, size_t name_len,
                    struct pna_cell *out, struct pna_view *view);
 /* The same against a view the caller took (or built): answers for a view
  * the test also renders /metrics from. */
-int pna_table_getnext_in(const struct pna_table_def *def, const struct pna_view *view,
+int pna_table_getnext_in(const struct pna_metric_table *t, const struct pna_view *view,
                          const oid *name, size_t name_len, oid *next, size_t *next_len,
                          struct pna_cell *out);
-int pna_scalar_get_in(const struct pna_scalar_def *def, const struct pna_view *view,
+int pna_scalar_get_in(const struct pna_metric_table *t, const struct pna_view *view,
                       const oid *name, size_t name_len, struct pna_cell *out);
 
 #endif

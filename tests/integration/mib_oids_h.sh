@@ -20,8 +20,14 @@
 #                                           (a scalar group: group.column), its
 #                                           SYNTAX is the descriptor's, and a
 #                                           range's upper bound is its max
+#   a table's declaration (table, kind, OID, index objects; --list-tables)
+#                                           OID of table == the declared OID, its
+#                                           entry is OID.1, and the entry's INDEX
+#                                           clause names the key's index objects
+#                                           in the key's order
 # and the other way round: every object of the module (conformance
-# statements aside) is named in oids.h or by a descriptor, and every
+# statements aside) is named in oids.h, by a descriptor or by a table's
+# declaration, and every
 # enumeration in it has its line in oids.h.  A #define or enum member of
 # another form fails the test, so nothing escapes.
 #
@@ -54,6 +60,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/pna-mib-oids.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 "$PNA_AGENT" --list-metrics >"$tmp/catalogue" || fail "$PNA_AGENT --list-metrics failed"
 grep -qv '^#' "$tmp/catalogue" || fail "the descriptor catalogue is empty"
+"$PNA_AGENT" --list-tables >"$tmp/tables" || fail "$PNA_AGENT --list-tables failed"
+grep -qv '^#' "$tmp/tables" || fail "the table catalogue is empty"
 mkdir -p "$tmp/conf" "$tmp/persist/cert_indexes"
 
 translate() {
@@ -111,6 +119,10 @@ phase == 2 {
     if ($0 ~ /^PRIMUS-NODE-MIB::/) { cur = substr($0, 18); next }
     if ($0 ~ /^  -- TEXTUAL CONVENTION /) { tc[cur] = $4; next }
     if ($0 ~ /^  SYNTAX/) { syn = $0; sub(/^  SYNTAX[ \t]*/, "", syn); syntax[cur] = syn }
+    if ($0 ~ /^  INDEX/) {
+        ix = $0; sub(/^  INDEX[ \t]*\{[ \t]*/, "", ix); sub(/[ \t]*\}.*$/, "", ix)
+        gsub(/[ \t]/, "", ix); index_clause[cur] = ix
+    }
     next
 }
 # phase 3: the header
@@ -200,6 +212,25 @@ phase == 4 {
     }
     next
 }
+phase == 5 {
+    if ($0 ~ /^#/) next
+    split($0, f, "\t")
+    tab = f[1]; kind = f[2]; toid = f[3]; ix = f[4]
+    seen[tab] = 1
+    if (!(tab in oid)) { err("table " tab ": MIB has no object " tab); next }
+    if (oid[tab] != toid) { err("table " tab " is declared at " toid ", but MIB " tab " is " oid[tab]); next }
+    good++
+    if (kind != "table") next
+    entry = tab; sub(/Table$/, "Entry", entry)
+    seen[entry] = 1
+    if (!(entry in oid) || oid[entry] != toid ".1") { err("table " tab ": MIB has no " entry " at " toid ".1"); next }
+    if (index_clause[entry] != ix)
+        err("table " tab " is indexed by " ix " but MIB " entry " has INDEX { " index_clause[entry] " }")
+    else good++
+    n = split(ix, parts, ",")
+    for (i = 1; i <= n; i++) seen[parts[i]] = 1
+    next
+}
 inenum && /^[ \t]*$/ { next }
 inenum { err(hdr ": line not understood inside enum: " $0); next }
 /^[ \t]*$/ { next }
@@ -232,7 +263,7 @@ END {
         o = oid[n]
         if (o != root && index(o, root ".") != 1 && n != "primus") continue
         if (o == conf || index(o, conf ".") == 1) continue
-        if (!(n in seen)) err("MIB object " n " (" o ") has no line in oids.h and no descriptor")
+        if (!(n in seen)) err("MIB object " n " (" o ") has no line in oids.h, no descriptor and no table")
     }
     # ... and every enumeration (once per textual convention).
     for (n in syntax) {
@@ -252,4 +283,5 @@ END {
     printf "%d checks passed, %d failed\n", good, bad
     exit bad ? 1 : 0
 }
- ' phase=1 "$tmp/mib.map" phase=2 "$tmp/all.td" phase=3 "$header" phase=4 "$tmp/catalogue"
+ ' phase=1 "$tmp/mib.map" phase=2 "$tmp/all.td" phase=3 "$header" phase=4 "$tmp/catalogue" \
+   phase=5 "$tmp/tables"

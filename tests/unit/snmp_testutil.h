@@ -10,12 +10,11 @@
 
 /* GET <group>.SUBID.0 of DEF into OUT (strings copied into OUT->copy, so the
  * cell outlives the view); 0, or -1 when absent. */
-static inline int scalar_cell(const struct pna_scalar_def *def, unsigned subid,
+static inline int scalar_cell(const struct pna_metric_table *def, unsigned subid,
                               struct pna_cell *out)
 {
     oid name[MAX_OID_LEN];
-    size_t g = def->group_oid_len;
-    memcpy(name, def->group_oid, g * sizeof(oid));
+    size_t g = pna_table_oid(def, name);
     name[g] = subid;
     name[g + 1] = 0;
     struct pna_view view;

@@ -39,7 +39,8 @@
 #include "model/oids.h"
 #include "model/kubernetes/podres.h"
 #include "pollers/pollers.h"
-#include "snmp/tables.h"
+#include "snmp/table.h"
+#include "model/metric_tables.h"
 #include "sources/pfc/ethtool.h"
 #include "sources/pfc/lldp.h"
 #include "model/phy/phy.h"
@@ -883,37 +884,34 @@ static struct cell *new_cell(const struct pna_metric_table *t, unsigned col, con
     return x;
 }
 
-static void walk_table(const struct pna_table_def *def, const struct pna_view *v)
+static void walk_table(const struct pna_metric_table *def, const struct pna_view *v)
 {
     oid cur[MAX_OID_LEN], next[MAX_OID_LEN];
-    size_t t = def->table_oid_len, cur_len = t, next_len;
-    memcpy(cur, def->table_oid, t * sizeof(oid));
+    size_t t = pna_table_oid(def, cur), cur_len = t, next_len;
     for (size_t guard = 0; guard < 200000; guard++) {
         struct pna_cell c;
         if (pna_table_getnext_in(def, v, cur, cur_len, next, &next_len, &c) != 0)
             break;
         CHECK(snmp_oid_compare(next, next_len, cur, cur_len) > 0);
-        new_cell(def->metrics, (unsigned)next[t + 1], next + t + 2, next_len - t - 2, &c);
+        new_cell(def, (unsigned)next[t + 1], next + t + 2, next_len - t - 2, &c);
         memcpy(cur, next, next_len * sizeof(oid));
         cur_len = next_len;
     }
 }
 
-static void walk_scalars(const struct pna_scalar_def *def, const struct pna_view *v)
+static void walk_scalars(const struct pna_metric_table *t, const struct pna_view *v)
 {
-    const struct pna_metric_table *t = def->metrics;
     for (size_t i = 0; i < t->count; i++) {
         const struct pna_metric *m = &t->metrics[i];
         if (!m->column || m->syntax == PNA_SYNTAX_NONE)
             continue;
         oid name[MAX_OID_LEN];
-        size_t g = def->group_oid_len;
-        memcpy(name, def->group_oid, g * sizeof(oid));
+        size_t g = pna_table_oid(t, name);
         name[g] = m->column;
         name[g + 1] = 0;
         struct pna_cell c;
         oid none[1] = { 0 };
-        if (pna_scalar_get_in(def, v, name, g + 2, &c) == 0)
+        if (pna_scalar_get_in(t, v, name, g + 2, &c) == 0)
             new_cell(t, m->column, none, 0, &c);
     }
 }
@@ -1471,12 +1469,12 @@ static void compare_poller_info(struct exposition *e)
 static const struct pna_gpu_snap *seed_gpus;
 
 /* The seeds' "gpu" of CELL's row: the vendor's own numbers, or positions on a
- * node with NVIDIA and AMD GPUs (pna_http_gpu_number). */
+ * node with NVIDIA and AMD GPUs (pna_gpu_number). */
 static unsigned gpu_seed_number(const struct cell *cell)
 {
     for (size_t i = 0; seed_gpus && i < seed_gpus->count; i++)
         if (seed_gpus->gpus[i].index == cell->idx[0])
-            return pna_http_gpu_number(seed_gpus, i);
+            return pna_gpu_number(seed_gpus, i);
     return (unsigned)cell->u;
 }
 
@@ -1899,7 +1897,7 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
         char buf[64];
         rows++;
         /* the vendor's own numbers, or positions on a node with NVIDIA and AMD GPUs */
-        long double number = pna_http_gpu_number(v->gpu, rows - 1);
+        long double number = pna_gpu_number(pna_view_snap(&v->base, PNA_DOM_GPU), rows - 1);
         json_number_is(g, "gpu", number);
         json_text_is(g, "asic.market_name", row_text(row, "primusGpuName"));
         json_text_is(g, "asic.asic_serial", row_text(row, "primusGpuSerial"));
@@ -2087,10 +2085,12 @@ int main(void)
     fill_agent_state(&hv.base);
     pna_http_view_complete(&hv, "agree-node");
 
-    for (size_t i = 0; pna_snmp_scalars[i]; i++)
-        walk_scalars(pna_snmp_scalars[i], &hv.base);
-    for (size_t i = 0; pna_snmp_tables[i]; i++)
-        walk_table(pna_snmp_tables[i], &hv.base);
+    for (size_t i = 0; pna_metric_tables[i]; i++) {
+        if (pna_metric_tables[i]->kind == PNA_TABLE_SCALARS)
+            walk_scalars(pna_metric_tables[i], &hv.base);
+        else
+            walk_table(pna_metric_tables[i], &hv.base);
+    }
     printf("# %zu SNMP cells\n", n_cells);
 
     struct pna_buf out;
@@ -2103,7 +2103,7 @@ int main(void)
     check_distinct();
     check_coverage();
     compare_claims(&e);
-    seed_gpus = hv.gpu;
+    seed_gpus = pna_view_snap(&hv.base, PNA_DOM_GPU);
     compare_seeds(&e);
     compare_holders(&e);
     check_pod_resource_ports();

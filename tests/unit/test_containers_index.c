@@ -17,7 +17,8 @@
 #include "model/containers.h"
 #include "model/storage.h"
 #include "core/roots.h"
-#include "snmp/tables.h"
+#include "snmp/table.h"
+#include "model/metric_tables.h"
 #include "model/oids.h"
 #include "util/fileio.h"
 #include "containers_testutil.h"
@@ -25,9 +26,9 @@
 
 static char tmp[] = "/tmp/pna-ctr-index-XXXXXX";
 
-static const oid container_entry[] = { PNA_OID_CONTAINER_ENTRY };
-static const oid device_entry[] = { PNA_OID_CONTAINER_DEVICE_ENTRY };
-static const oid pod_entry[] = { PNA_OID_POD_STORAGE_ENTRY };
+static const oid container_entry[] = { PNA_OID_CONTAINERS, 10, 1 }  /* primusContainerEntry */;
+static const oid device_entry[] = { PNA_OID_CONTAINERS, 20, 1 }  /* primusContainerDeviceEntry */;
+static const oid pod_entry[] = { PNA_OID_STORAGE, 10, 1 }  /* primusPodStorageEntry */;
 
 /* "x" repeated N times (N < 200). */
 static const char *rep(char x, size_t n)
@@ -106,7 +107,7 @@ struct walked {
 
 /* Walk column COL of DEF; each index is NSTR strings, the first at most MAX1,
  * the second at most MAX2 characters, and at least 1 each. */
-static void walk(const struct pna_table_def *def, const oid *entry, size_t elen, unsigned col,
+static void walk(const struct pna_metric_table *def, const oid *entry, size_t elen, unsigned col,
                  int nstr, size_t max1, size_t max2, struct walked *w)
 {
     memset(w, 0, sizeof *w);
@@ -159,7 +160,7 @@ static int get_dev(const char *id, const char *name, unsigned col, struct pna_ce
     n += pna_index_put_string(o + n, 200, id);
     n += pna_index_put_string(o + n, 200, name);
     struct pna_view held;
-    int rc = pna_table_get(&pna_container_device_table, o, n, out, &held);
+    int rc = pna_table_get(&pna_container_device_metrics, o, n, out, &held);
     pna_view_release(&held);
     return rc;
 }
@@ -236,17 +237,17 @@ static void test_tables(void)
     pna_cache_publish(PNA_DOM_CONTAINERS, &s->base);
 
     struct walked w;
-    walk(&pna_container_table, container_entry, OID_LENGTH(container_entry),
+    walk(&pna_container_metrics, container_entry, OID_LENGTH(container_entry),
          mib_column("primusContainerName"), 1, PNA_MAX_CONTAINER_ID_LEN, 0, &w);
     CHECK(w.ok);
     CHECK_INT(w.rows, 2);
     CHECK(has_walked(&w, id64, NULL) && has_walked(&w, id76, NULL));
     struct pna_cell c;
-    CHECK_INT(scalar_cell(&pna_container_scalars, mib_column("primusContainerCount"), &c), 0);
+    CHECK_INT(scalar_cell(&pna_container_scalar_metrics, mib_column("primusContainerCount"), &c), 0);
     CHECK_U64(c.u, 2);
 
     /* The longest ID with the longest path: the index holds both (114). */
-    walk(&pna_container_device_table, device_entry, OID_LENGTH(device_entry),
+    walk(&pna_container_device_metrics, device_entry, OID_LENGTH(device_entry),
          mib_column("primusContainerDeviceKind"), 2, PNA_MAX_CONTAINER_ID_LEN,
          PNA_MAX_CONTAINER_DEVICE_PATH_LEN, &w);
     CHECK(w.ok);
@@ -327,7 +328,7 @@ static void test_pods(void)
     pna_snap_init(&k->base, destroy_kubelet);
     pna_cache_publish(PNA_DOM_KUBELET, &k->base);
     struct walked w;
-    walk(&pna_pod_storage_table, pod_entry, OID_LENGTH(pod_entry), mib_column("primusPodName"), 1,
+    walk(&pna_pod_metrics, pod_entry, OID_LENGTH(pod_entry), mib_column("primusPodName"), 1,
          PNA_MAX_POD_UID_LEN, 0, &w);
     CHECK(w.ok);
     CHECK_INT(w.rows, 2);

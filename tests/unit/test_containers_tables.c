@@ -10,7 +10,8 @@
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
 #include "model/storage.h"
-#include "snmp/tables.h"
+#include "snmp/table.h"
+#include "model/metric_tables.h"
 #include "model/oids.h"
 #include "containers_testutil.h"
 #include "httpstub.h"
@@ -76,12 +77,12 @@ static size_t cell_oid(oid *o, const oid *entry, size_t elen, unsigned col, cons
     return n;
 }
 
-static const oid container_entry[] = { PNA_OID_CONTAINER_ENTRY };
-static const oid device_entry[] = { PNA_OID_CONTAINER_DEVICE_ENTRY };
-static const oid pod_entry[] = { PNA_OID_POD_STORAGE_ENTRY };
+static const oid container_entry[] = { PNA_OID_CONTAINERS, 10, 1 }  /* primusContainerEntry */;
+static const oid device_entry[] = { PNA_OID_CONTAINERS, 20, 1 }  /* primusContainerDeviceEntry */;
+static const oid pod_entry[] = { PNA_OID_STORAGE, 10, 1 }  /* primusPodStorageEntry */;
 
 /* GET one cell: 0 and OUT filled, or -1 (absent). Strings are copied to STR. */
-static int get(const struct pna_table_def *def, const oid *entry, size_t elen, unsigned col,
+static int get(const struct pna_metric_table *def, const oid *entry, size_t elen, unsigned col,
                const char *s1, const char *s2, struct pna_cell *out, char *str, size_t cap)
 {
     oid o[MAX_OID_LEN];
@@ -94,7 +95,7 @@ static int get(const struct pna_table_def *def, const oid *entry, size_t elen, u
     return rc;
 }
 
-static int64_t get_int(const struct pna_table_def *def, const oid *entry, size_t elen,
+static int64_t get_int(const struct pna_metric_table *def, const oid *entry, size_t elen,
                        unsigned col, const char *s1, const char *s2)
 {
     struct pna_cell c;
@@ -103,7 +104,7 @@ static int64_t get_int(const struct pna_table_def *def, const oid *entry, size_t
     return c.type == ASN_INTEGER ? c.i : (int64_t)c.u;
 }
 
-static const char *get_str(const struct pna_table_def *def, const oid *entry, size_t elen,
+static const char *get_str(const struct pna_metric_table *def, const oid *entry, size_t elen,
                            unsigned col, const char *s1, const char *s2)
 {
     static char buf[512];
@@ -113,16 +114,16 @@ static const char *get_str(const struct pna_table_def *def, const oid *entry, si
     return buf;
 }
 
-static int scalar(const struct pna_scalar_def *def, unsigned subid, struct pna_cell *out)
+static int scalar(const struct pna_metric_table *def, unsigned subid, struct pna_cell *out)
 {
     return scalar_cell(def, subid, out);
 }
 
 /* Count the rows of a table by walking column MIN_COL with GETNEXT. */
-static size_t walk_rows(const struct pna_table_def *def, const oid *entry, size_t elen)
+static size_t walk_rows(const struct pna_metric_table *def, const oid *entry, size_t elen)
 {
     oid cur[MAX_OID_LEN], next[MAX_OID_LEN];
-    unsigned first = mib_first_column(def->metrics);
+    unsigned first = mib_first_column(def);
     size_t cur_len = cell_oid(cur, entry, elen, first, NULL, NULL), n = 0, next_len;
     for (;;) {
         struct pna_cell c;
@@ -177,7 +178,7 @@ static void test_containers(struct pna_config *cfg)
     CHECK_INT(ops->init(&state, cfg, err, sizeof err), 0);
     CHECK_INT(run_collect(ops, state), 0);
 
-    const struct pna_table_def *t = &pna_container_table;
+    const struct pna_metric_table *t = &pna_container_metrics;
     size_t el = OID_LENGTH(container_entry);
     CHECK_INT(walk_rows(t, container_entry, el), 2);
     CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerName"), ID_GPU, NULL), "trainer");
@@ -200,7 +201,7 @@ static void test_containers(struct pna_config *cfg)
     CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerStartTime"), ID_PLAIN, NULL), 0);
     CHECK_STR(get_str(t, container_entry, el, mib_column("primusContainerName"), ID_PLAIN, NULL), ID_PLAIN);
 
-    const struct pna_table_def *d = &pna_container_device_table;
+    const struct pna_metric_table *d = &pna_container_device_metrics;
     size_t dl = OID_LENGTH(device_entry);
     CHECK_INT(walk_rows(d, device_entry, dl), 4);
     uint32_t gpu = pna_gpu_pci_key(0, 0xc1, 0, 0);
@@ -229,7 +230,7 @@ static void test_containers(struct pna_config *cfg)
     pna_snap_release(held);
 
     struct pna_cell c;
-    CHECK_INT(scalar(&pna_container_scalars, mib_column("primusContainerCount"), &c), 0);
+    CHECK_INT(scalar(&pna_container_scalar_metrics, mib_column("primusContainerCount"), &c), 0);
     CHECK_U64(c.u, 2);
 
     /* An OOM kill: one event, within a second, with the container's identity. */
@@ -257,7 +258,7 @@ static void test_containers(struct pna_config *cfg)
     pna_events_drain(on_event, &sk);
     CHECK_INT(sk.n, 1);
     CHECK_INT(get_int(t, container_entry, el, mib_column("primusContainerOomKills"), ID_GPU, NULL), 1);
-    CHECK_INT(scalar(&pna_container_scalars, mib_column("primusContainerOomKillsTotal"), &c), 0);
+    CHECK_INT(scalar(&pna_container_scalar_metrics, mib_column("primusContainerOomKillsTotal"), &c), 0);
     CHECK_U64(c.u, 1);
 
     /* Bundles come and go. */
@@ -296,18 +297,18 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     CHECK_INT(run_collect(&pna_kubelet_poller, state), 0);
 
     struct pna_cell c;
-    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sNodeName"), &c), 0);
+    CHECK_INT(scalar(&pna_k8s_metrics, mib_column("primusK8sNodeName"), &c), 0);
     CHECK(c.len == 12 && !memcmp(c.str, "datagen-1-35", 12));
-    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sGpuAllocatable"), &c), 0);
+    CHECK_INT(scalar(&pna_k8s_metrics, mib_column("primusK8sGpuAllocatable"), &c), 0);
     CHECK_U64(c.u, 2);                        /* renderD128, renderD129 in the devfs tree */
-    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sGpuAllocated"), &c), 0);
+    CHECK_INT(scalar(&pna_k8s_metrics, mib_column("primusK8sGpuAllocated"), &c), 0);
     CHECK_U64(c.u, 0);
-    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sGpuAllocRate"), &c), 0);
+    CHECK_INT(scalar(&pna_k8s_metrics, mib_column("primusK8sGpuAllocRate"), &c), 0);
     CHECK_U64(c.u, 0);
-    CHECK_INT(scalar(&pna_kubernetes_scalars, mib_column("primusK8sPodCount"), &c), 0);
+    CHECK_INT(scalar(&pna_k8s_metrics, mib_column("primusK8sPodCount"), &c), 0);
     CHECK_U64(c.u, 18);                       /* Running pods of the PodList */
 
-    const struct pna_table_def *t = &pna_pod_storage_table;
+    const struct pna_metric_table *t = &pna_pod_metrics;
     size_t pl = OID_LENGTH(pod_entry);
     const char *uid = "559f50c7-6133-4901-a283-262ff4358722";
     CHECK_INT(walk_rows(t, pod_entry, pl), 24);
@@ -332,21 +333,21 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     /* Node storage: the kubelet's figures while it has a snapshot... */
     CHECK_INT(pna_storage_poller.init(&state, cfg, err, sizeof err), 0);
     CHECK_INT(run_collect(&pna_storage_poller, state), 0);
-    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageSource"), &c), 0);
+    CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStorageSource"), &c), 0);
     CHECK_INT(c.i, PNA_STORAGE_SOURCE_KUBELET);
-    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageCapacity"), &c), 0);
+    CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStorageCapacity"), &c), 0);
     CHECK_U64(c.u, 977896124416ULL);
-    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageUsage"), &c), 0);
+    CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStorageUsage"), &c), 0);
     CHECK_U64(c.u, 1094);
-    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageInodesUsed"), &c), 0);
+    CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStorageInodesUsed"), &c), 0);
     CHECK_U64(c.u, 60710912ULL - 59206606ULL);
     /* ...statvfs of the kubelet root without one. */
     pna_cache_drop(PNA_DOM_KUBELET);
-    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageSource"), &c), 0);
+    CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStorageSource"), &c), 0);
     CHECK_INT(c.i, PNA_STORAGE_SOURCE_STATVFS);
-    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStoragePath"), &c), 0);
+    CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStoragePath"), &c), 0);
     CHECK(c.len == 16 && !memcmp(c.str, "/var/lib/kubelet", 16));
-    CHECK_INT(scalar(&pna_storage_scalars, mib_column("primusStorageCapacity"), &c), 0);
+    CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStorageCapacity"), &c), 0);
     CHECK(c.u > 0);
     pna_storage_poller.fini(state);
 

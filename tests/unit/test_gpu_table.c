@@ -6,13 +6,14 @@
 #include "sources/gpu/amd.h"
 #include "sources/gpu/nvsmi.h"
 #include "model/gpu/gpu.h"
-#include "snmp/tables.h"
+#include "snmp/table.h"
+#include "model/metric_tables.h"
 #include "model/oids.h"
 #include "util/fileio.h"
 #include "unit.h"
 #include "snmp_testutil.h"
 
-static const oid entry[] = { PNA_OID_GPU_ENTRY };
+static const oid entry[] = { PNA_OID_GPU, 10, 1 }; /* primusGpuEntry */
 #define ELEN OID_LENGTH(entry)
 
 static void snap_free(struct pna_snap *s)
@@ -69,7 +70,7 @@ static int get(unsigned col, uint32_t index, struct pna_cell *out)
     name[ELEN] = col;
     name[ELEN + 1] = index;
     struct pna_view held;
-    int rc = pna_table_get(&pna_gpu_table, name, ELEN + 2, out, &held);
+    int rc = pna_table_get(&pna_gpu_metrics, name, ELEN + 2, out, &held);
     pna_view_release(&held);
     return rc;
 }
@@ -151,7 +152,7 @@ static void test_cells(void)
     /* no such row, no such column */
     CHECK_INT(get(mib_column("primusGpuName"), 12345, &c), -1);
     CHECK_INT(get(13, h100, &c), -1);
-    CHECK_INT(get(PNA_COL_GPU_INDEX, h100, &c), -1); /* not-accessible */
+    CHECK_INT(get(1, h100, &c), -1); /* primusGpuIndex, column 1: not-accessible */
 }
 
 /* A walk visits column by column, rows in PCI order, never an absent cell. */
@@ -165,7 +166,7 @@ static void test_walk(void)
     for (;;) {
         struct pna_cell c;
         struct pna_view held;
-        int rc = pna_table_getnext(&pna_gpu_table, cur, cur_len, next, &next_len, &c, &held);
+        int rc = pna_table_getnext(&pna_gpu_metrics, cur, cur_len, next, &next_len, &c, &held);
         pna_view_release(&held);
         if (rc != 0)
             break;
@@ -190,18 +191,18 @@ static void test_count(void)
 {
     struct pna_cell c;
     memset(&c, 0, sizeof c);
-    CHECK_INT(scalar_cell(&pna_gpu_scalars, mib_column("primusGpuCount"), &c), 0);
+    CHECK_INT(scalar_cell(&pna_gpu_scalar_metrics, mib_column("primusGpuCount"), &c), 0);
     CHECK_U64(c.u, 3);
     pna_cache_clear();
     memset(&c, 0, sizeof c);
-    CHECK_INT(scalar_cell(&pna_gpu_scalars, mib_column("primusGpuCount"), &c), 0);
+    CHECK_INT(scalar_cell(&pna_gpu_scalar_metrics, mib_column("primusGpuCount"), &c), 0);
     CHECK_U64(c.u, 0); /* no snapshot (CPU-only node): 0, not absent */
     struct pna_view held;
     oid name[MAX_OID_LEN];
     memcpy(name, entry, sizeof entry);
     name[ELEN] = mib_column("primusGpuName");
     name[ELEN + 1] = 6u << 3;
-    CHECK_INT(pna_table_get(&pna_gpu_table, name, ELEN + 2, &c, &held), -1);
+    CHECK_INT(pna_table_get(&pna_gpu_metrics, name, ELEN + 2, &c, &held), -1);
     pna_view_release(&held);
 }
 

@@ -23,7 +23,8 @@
 #include "core/events.h"
 #include "model/ib.h"
 #include "model/oids.h"
-#include "snmp/tables.h"
+#include "snmp/table.h"
+#include "model/metric_tables.h"
 #include "util/fileio.h"
 #include "unit.h"
 #include "mib_columns.h"
@@ -532,14 +533,13 @@ static const struct pna_ib_snap *poll_ib(void *state)
 static int port_cell(unsigned col, const char *dev, uint32_t port, struct pna_cell *c)
 {
     oid name[MAX_OID_LEN];
-    size_t t = pna_ib_port_table.table_oid_len;
-    memcpy(name, pna_ib_port_table.table_oid, t * sizeof(oid));
+    size_t t = pna_table_oid(&pna_ib_port_metrics, name);
     name[t] = 1;
     name[t + 1] = col;
     size_t n = pna_index_put_string(name + t + 2, 64, dev);
     name[t + 2 + n] = port;
     struct pna_view held;
-    int rc = pna_table_get(&pna_ib_port_table, name, t + 3 + n, c, &held);
+    int rc = pna_table_get(&pna_ib_port_metrics, name, t + 3 + n, c, &held);
     pna_view_release(&held);
     return rc;
 }

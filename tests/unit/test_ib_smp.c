@@ -611,7 +611,7 @@ static int port_cell(const char *object, const char *dev, uint32_t port, struct 
     pna_view_take(&v, t->view);
     for (size_t i = 0, n = t->rows(&v); m && i < n; i++) {
         if (!pna_metric_row(t, &v, i, &row) || ((const struct pna_ib_port *)row.rec)->num != port ||
-            strcmp(((const struct pna_ib_device *)row.owner)->name, dev) != 0)
+            strcmp(((const struct pna_ib_device *)row.parent)->name, dev) != 0)
             continue;
         pna_metric_value(t, m, &row, &val);
         c->i = val.i;

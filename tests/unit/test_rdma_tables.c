@@ -4,7 +4,8 @@
  * SNMP index order, absent counters are skipped, saturation bits, and each
  * ethtool statistic is served exactly once (named column or generic table). */
 #include "pna_autoconf.h"
-#include "snmp/tables.h"
+#include "snmp/table.h"
+#include "model/metric_tables.h"
 
 #include <limits.h>
 
@@ -49,25 +50,25 @@ static bool publish_ib_tree(const char *rel)
 
 /* Walk one column with GETNEXT from the column's start; returns the number
  * of cells, checks strictly ascending OIDs and that the walk stays in it. */
-static size_t walk_column(const struct pna_table_def *def, unsigned col,
+static size_t walk_column(const struct pna_metric_table *def, unsigned col,
                           void (*each)(const oid *idx, size_t len, const struct pna_cell *c))
 {
     oid name[MAX_OID_LEN], next[MAX_OID_LEN];
-    size_t len = def->table_oid_len + 2, n = 0;
-    memcpy(name, def->table_oid, def->table_oid_len * sizeof(oid));
-    name[def->table_oid_len] = 1;
-    name[def->table_oid_len + 1] = col;
+    size_t t = pna_table_oid(def, name);
+    size_t len = t + 2, n = 0;
+    name[t] = 1;
+    name[t + 1] = col;
     for (;;) {
         struct pna_cell cell;
         struct pna_view held;
         size_t next_len;
         int rc = pna_table_getnext(def, name, len, next, &next_len, &cell, &held);
         pna_view_release(&held);
-        if (rc != 0 || next[def->table_oid_len + 1] != col)
+        if (rc != 0 || next[t + 1] != col)
             break;
         CHECK(snmp_oid_compare(next, next_len, name, len) > 0);
         if (each)
-            each(next + def->table_oid_len + 2, next_len - def->table_oid_len - 2, &cell);
+            each(next + t + 2, next_len - t - 2, &cell);
         memcpy(name, next, next_len * sizeof(oid));
         len = next_len;
         if (++n > 100000)
@@ -76,12 +77,11 @@ static size_t walk_column(const struct pna_table_def *def, unsigned col,
     return n;
 }
 
-static int get_cell(const struct pna_table_def *def, unsigned col, const oid *idx, size_t idx_len,
+static int get_cell(const struct pna_metric_table *def, unsigned col, const oid *idx, size_t idx_len,
                     struct pna_cell *out)
 {
     oid name[MAX_OID_LEN];
-    size_t t = def->table_oid_len;
-    memcpy(name, def->table_oid, t * sizeof(oid));
+    size_t t = pna_table_oid(def, name);
     name[t] = 1;
     name[t + 1] = col;
     memcpy(name + t + 2, idx, idx_len * sizeof(oid));
@@ -120,7 +120,7 @@ static void check_port_counters(const char *dev, const struct pna_ib_port *p)
     size_t n = port_idx(dev, p->num, idx);
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         struct pna_cell c;
-        int rc = get_cell(&pna_ib_port_table, mib_column(map[i].object), idx, n, &c);
+        int rc = get_cell(&pna_ib_port_metrics, mib_column(map[i].object), idx, n, &c);
         if (p->counters[map[i].c].present) {
             CHECK_INT(rc, 0);
             CHECK_INT(c.type, ASN_COUNTER64);
@@ -148,57 +148,57 @@ static void test_ib_tables_procfs(void)
     const struct pna_ib_model *m = &((const struct pna_ib_snap *)s)->m;
 
     /* devices: 3 rows in index order (length first: hfi1_0, mlx4_0, mlx5_0) */
-    CHECK_U64(walk_column(&pna_rdma_device_table, mib_column("primusRdmaFirmware"), NULL), 3);
-    CHECK_U64(walk_column(&pna_rdma_device_table, mib_column("primusRdmaNodeGuid"), NULL), 1); /* mlx5 only */
-    CHECK_U64(walk_column(&pna_rdma_device_table, mib_column("primusRdmaNodeType"), NULL), 0); /* no node_type files */
+    CHECK_U64(walk_column(&pna_rdma_device_metrics, mib_column("primusRdmaFirmware"), NULL), 3);
+    CHECK_U64(walk_column(&pna_rdma_device_metrics, mib_column("primusRdmaNodeGuid"), NULL), 1); /* mlx5 only */
+    CHECK_U64(walk_column(&pna_rdma_device_metrics, mib_column("primusRdmaNodeType"), NULL), 0); /* no node_type files */
     oid idx[80];
     struct pna_cell c;
     size_t n = pna_index_put_string(idx, 64, "mlx5_0");
-    CHECK_INT(get_cell(&pna_rdma_device_table, mib_column("primusRdmaNodeGuid"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_rdma_device_metrics, mib_column("primusRdmaNodeGuid"), idx, n, &c), 0);
     CHECK(c.type == ASN_OCTET_STR && c.len == 19 && memcmp(c.str, "0a7f:bc12:45ef:d23b", 19) == 0);
-    CHECK_INT(get_cell(&pna_rdma_device_table, mib_column("primusRdmaPortCount"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_rdma_device_metrics, mib_column("primusRdmaPortCount"), idx, n, &c), 0);
     CHECK_U64(c.u, 1);
 
     /* ports: 4, all ACTIVE(4) */
     state_cells = 0;
-    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortState"), count_state), 4);
+    CHECK_U64(walk_column(&pna_ib_port_metrics, mib_column("primusIbPortState"), count_state), 4);
     CHECK_U64(state_cells, 4);
     for (size_t i = 0; i < m->n_devices; i++)
         for (size_t p = 0; p < m->devices[i].n_ports; p++)
             check_port_counters(m->devices[i].name, &m->devices[i].ports[p]);
     n = port_idx("mlx5_0", 1, idx);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRate"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortRate"), idx, n, &c), 0);
     CHECK_U64(c.u, 25000);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortLinkLayer"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortLinkLayer"), idx, n, &c), 0);
     CHECK_INT(c.i, 1); /* infiniband(1) */
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortStateText"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortStateText"), idx, n, &c), 0);
     CHECK(c.len == 9 && memcmp(c.str, "4: ACTIVE", 9) == 0);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRateInterval"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortRateInterval"), idx, n, &c), 0);
     CHECK_U64(c.u, 0);  /* one poll: no rates yet */
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRxBytesPerSec"), idx, n, &c), -1);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortCounterSource"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortRxBytesPerSec"), idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortCounterSource"), idx, n, &c), 0);
     CHECK_INT(c.i, 1); /* sysfs(1) */
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortSaturated"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortSaturated"), idx, n, &c), 0);
     CHECK_U64(c.u, 0);
 
     /* congestion: only mlx5_0/1 has hw_counters */
-    CHECK_U64(walk_column(&pna_roce_cong_table, mib_column("primusRoceAdpRetrans"), NULL), 1);
-    CHECK_U64(walk_column(&pna_roce_cong_table, mib_column("primusRoceNpCnpSent"), NULL), 0);
-    CHECK_INT(get_cell(&pna_roce_cong_table, mib_column("primusRoceLocalAckTimeoutErr"), idx, n, &c), 0);
+    CHECK_U64(walk_column(&pna_roce_cong_metrics, mib_column("primusRoceAdpRetrans"), NULL), 1);
+    CHECK_U64(walk_column(&pna_roce_cong_metrics, mib_column("primusRoceNpCnpSent"), NULL), 0);
+    CHECK_INT(get_cell(&pna_roce_cong_metrics, mib_column("primusRoceLocalAckTimeoutErr"), idx, n, &c), 0);
     CHECK_U64(c.u, 131);
 
     /* hw counters: 24 of mlx5_0 port 1, none at device level */
-    CHECK_U64(walk_column(&pna_hw_counter_table, mib_column("primusHwCounterValue"), NULL), 24);
+    CHECK_U64(walk_column(&pna_hw_counter_metrics, mib_column("primusHwCounterValue"), NULL), 24);
     oid hidx[96];
     size_t hn = pna_index_put_string(hidx, 64, "mlx5_0");
     hidx[hn++] = 1;
     hn += pna_index_put_string(hidx + hn, 64, "rx_write_requests");
-    CHECK_INT(get_cell(&pna_hw_counter_table, mib_column("primusHwCounterValue"), hidx, hn, &c), 0);
+    CHECK_INT(get_cell(&pna_hw_counter_metrics, mib_column("primusHwCounterValue"), hidx, hn, &c), 0);
     CHECK_U64(c.u, 742114);
-    CHECK_INT(get_cell(&pna_hw_counter_table, mib_column("primusHwCounterWraps32"), hidx, hn, &c), 0);
+    CHECK_INT(get_cell(&pna_hw_counter_metrics, mib_column("primusHwCounterWraps32"), hidx, hn, &c), 0);
     CHECK_INT(c.i, 1); /* true: an mlx5 Q counter */
     hidx[hn - 1] = 'X'; /* no such counter */
-    CHECK_INT(get_cell(&pna_hw_counter_table, mib_column("primusHwCounterValue"), hidx, hn, &c), -1);
+    CHECK_INT(get_cell(&pna_hw_counter_metrics, mib_column("primusHwCounterValue"), hidx, hn, &c), -1);
     pna_snap_release(s);
 }
 
@@ -209,25 +209,25 @@ static void test_ib_tables_node_exporter(void)
     struct pna_cell c;
     size_t n = port_idx("mlx4_0", 1, idx);
     /* port_xmit_wait saturated: column 40 is bit 20 */
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortSaturated"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortSaturated"), idx, n, &c), 0);
     CHECK_U64(c.u, UINT32_C(1) << 20);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortCounterSource"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortCounterSource"), idx, n, &c), 0);
     CHECK_INT(c.i, 2); /* sysfsExt64(2) */
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRcvData"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortRcvData"), idx, n, &c), 0);
     CHECK_U64(c.u, UINT64_C(4631917) * 4);
     /* port_rcv_discards (column 41): the file says 0, and 0 is served */
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortRcvDiscards"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortRcvDiscards"), idx, n, &c), 0);
     CHECK_INT(c.type, ASN_COUNTER64);
     CHECK_U64(c.u, 0);
-    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortRcvDiscards"), NULL), 1); /* mlx4 p1 only */
+    CHECK_U64(walk_column(&pna_ib_port_metrics, mib_column("primusIbPortRcvDiscards"), NULL), 1); /* mlx4 p1 only */
     /* iWARP: every counter absent, state still there */
     n = port_idx("i40iw0", 1, idx);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortSymbolErrors"), idx, n, &c), -1);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortCounterSource"), idx, n, &c), -1);
-    CHECK_INT(get_cell(&pna_ib_port_table, mib_column("primusIbPortState"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortSymbolErrors"), idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortCounterSource"), idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ib_port_metrics, mib_column("primusIbPortState"), idx, n, &c), 0);
     CHECK_INT(c.i, 4);
-    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortXmitDiscards"), NULL), 1); /* mlx4 p1 */
-    CHECK_U64(walk_column(&pna_ib_port_table, mib_column("primusIbPortMcastRcvPkts"), NULL), 2); /* mlx4 p1, p2 */
+    CHECK_U64(walk_column(&pna_ib_port_metrics, mib_column("primusIbPortXmitDiscards"), NULL), 1); /* mlx4 p1 */
+    CHECK_U64(walk_column(&pna_ib_port_metrics, mib_column("primusIbPortMcastRcvPkts"), NULL), 2); /* mlx4 p1, p2 */
 }
 
 /* ---- PFC ---------------------------------------------------------------- */
@@ -274,16 +274,16 @@ static void test_pfc_tables(void)
     pna_cache_publish(PNA_DOM_PFC, &s->base);
 
     /* the pause table: two rows */
-    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseDriver"), NULL), 2);
-    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseRxFrames"), NULL), 2);
-    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseStormWarnings"), NULL), 0);
-    CHECK_U64(walk_column(&pna_pause_table, mib_column("primusPauseRxRate"), NULL), 0); /* one poll */
+    CHECK_U64(walk_column(&pna_pause_metrics, mib_column("primusPauseDriver"), NULL), 2);
+    CHECK_U64(walk_column(&pna_pause_metrics, mib_column("primusPauseRxFrames"), NULL), 2);
+    CHECK_U64(walk_column(&pna_pause_metrics, mib_column("primusPauseStormWarnings"), NULL), 0);
+    CHECK_U64(walk_column(&pna_pause_metrics, mib_column("primusPauseRxRate"), NULL), 0); /* one poll */
     /* the PFC table: ionic has per-priority durations; mlx5 (global pause) none */
-    CHECK_U64(walk_column(&pna_pfc_table, mib_column("primusPfcRxDuration"), NULL), 8);
-    CHECK_U64(walk_column(&pna_pfc_table, mib_column("primusPfcRxFrames"), NULL), 0);
+    CHECK_U64(walk_column(&pna_pfc_metrics, mib_column("primusPfcRxDuration"), NULL), 8);
+    CHECK_U64(walk_column(&pna_pfc_metrics, mib_column("primusPfcRxFrames"), NULL), 0);
 
     /* every statistic exactly once: served by a named column, or generic */
-    size_t generic = walk_column(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), NULL);
+    size_t generic = walk_column(&pna_ethtool_metrics, mib_column("primusEthtoolCounterValue"), NULL);
     /* Named: a column serves the statistic as it is.  mlx5: rx/tx_pause_ctrl_phy
      * (primusPauseRx/TxFrames), rx/tx_global_pause_duration,
      * rx_global_pause_transition, rx/tx_discards_phy, rx_out_of_buffer, and the
@@ -300,13 +300,13 @@ static void test_pfc_tables(void)
     struct pna_cell c;
     size_t n = pna_index_put_string(idx, 40, "enp1s0f0");
     n += pna_index_put_string(idx + n, 40, "rx_global_pause");
-    CHECK_INT(get_cell(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ethtool_metrics, mib_column("primusEthtoolCounterValue"), idx, n, &c), 0);
     n = pna_index_put_string(idx, 40, "enp1s0f0");
     n += pna_index_put_string(idx + n, 40, "rx_pause_ctrl_phy");
-    CHECK_INT(get_cell(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), idx, n, &c), -1);
+    CHECK_INT(get_cell(&pna_ethtool_metrics, mib_column("primusEthtoolCounterValue"), idx, n, &c), -1);
     n = pna_index_put_string(idx, 40, "enp68s0");
     n += pna_index_put_string(idx + n, 40, "octets_rx_ok");
-    CHECK_INT(get_cell(&pna_ethtool_counter_table, mib_column("primusEthtoolCounterValue"), idx, n, &c), 0);
+    CHECK_INT(get_cell(&pna_ethtool_metrics, mib_column("primusEthtoolCounterValue"), idx, n, &c), 0);
     CHECK_U64(c.u, UINT64_C(306471174847120));
 }
 

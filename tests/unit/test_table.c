@@ -32,7 +32,7 @@ static void publish(const char *const *names, const int *values, size_t n)
 }
 
 /* A descriptor table over the test snapshot: rows in kept order, REC the
- * snapshot, SUB the row. */
+ * snapshot, KEY_NUMBER the row. */
 static const struct rows_snap *snap_of(const struct pna_view *v)
 {
     return pna_view_snap(v, PNA_DOM_STORAGE);
@@ -46,32 +46,32 @@ static size_t row_count(const struct pna_view *v)
 static bool row_at(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     out->rec = snap_of(v);
-    out->sub = (uint32_t)i;
+    out->key_number = (uint32_t)i;
     return true;
 }
 
-static size_t row_index(const struct pna_row *row, oid *idx)
+/* The row's name: its index, a string. */
+static void key_name(const struct pna_row *row, const void *snap, struct pna_value *out)
 {
-    const struct rows_snap *s = row->rec;
-    return pna_index_put_string(idx, PNA_MAX_INDEX_LEN, s->names[row->sub]);
+    pna_value_text(out, ((const struct rows_snap *)snap)->names[row->key_number]);
 }
 
 /* col 2: name, col 3: value (absent when negative), col 4: value * 10 */
 static void get_name(const struct pna_row *r, struct pna_value *out)
 {
-    pna_value_text(out, ((const struct rows_snap *)r->rec)->names[r->sub]);
+    pna_value_text(out, ((const struct rows_snap *)r->rec)->names[r->key_number]);
 }
 
 static void get_value(const struct pna_row *r, struct pna_value *out)
 {
-    int v = ((const struct rows_snap *)r->rec)->values[r->sub];
+    int v = ((const struct rows_snap *)r->rec)->values[r->key_number];
     if (v >= 0)
         pna_value_u64(out, (uint64_t)v);
 }
 
 static void get_tenfold(const struct pna_row *r, struct pna_value *out)
 {
-    int v = ((const struct rows_snap *)r->rec)->values[r->sub];
+    int v = ((const struct rows_snap *)r->rec)->values[r->key_number];
     pna_value_u64(out, (uint64_t)(v < 0 ? 0 : v) * 10);
 }
 
@@ -81,23 +81,23 @@ static const struct pna_metric metrics[] = {
     { .column = 4, .object = "testTenfold", .syntax = PNA_SYNTAX_COUNTER64, .get = get_tenfold },
 };
 
-static const struct pna_metric_table test_metrics = {
+static const struct pna_key_part key[] = {
+    { .label = "name", .object = "testName", .use = PNA_KEY_INDEX | PNA_KEY_LABEL,
+      .is_text = true, .get = key_name },
+};
+
+static const oid table_oid[] = { 1, 3, 6, 1, 4, 1, 99, 5 };
+static const struct pna_metric_table def = {
     .object = "testTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_STORAGE,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_STORAGE),
+    PNA_TABLE_OID(1, 3, 6, 1, 4, 1, 99, 5),
+    PNA_KEY(key),
     .metrics = metrics,
     .count = 3,
     .rows = row_count,
     .row = row_at,
-};
-
-static const oid table_oid[] = { 1, 3, 6, 1, 4, 1, 99, 5 };
-static const struct pna_table_def def = {
-    .metrics = &test_metrics,
-    .table_oid = table_oid,
-    .table_oid_len = 8,
-    .row_index = row_index,
 };
 
 /* Build table.1.COL."NAME" into O; returns its length. */

@@ -11,44 +11,27 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/containers.h"
-#include "model/gpu/gpu.h"
-#include "model/ib.h"
 #include "model/node.h"
-#include "model/pfc.h"
-#include "model/phy/phy.h"
 #include "model/storage.h"
 
 const char *pna_http_node_name(const struct pna_http_view *v, const char *configured,
                                char *buf, size_t cap)
 {
+    const struct pna_kubelet_snap *kubelet = pna_view_snap(&v->base, PNA_DOM_KUBELET);
+    const struct pna_node_snap *node = pna_view_snap(&v->base, PNA_DOM_NODE);
     const char *name = "";
     if (configured && configured[0])
         name = configured;
-    else if (v->kubelet && v->kubelet->node_name[0])
-        name = v->kubelet->node_name;
-    else if (v->node)
-        name = v->node->hostname;
+    else if (kubelet && kubelet->node_name[0])
+        name = kubelet->node_name;
+    else if (node)
+        name = node->node.hostname;
     snprintf(buf, cap, "%s", name);
     return buf;
 }
 
 void pna_http_view_complete(struct pna_http_view *v, const char *configured_node_name)
 {
-    struct pna_view *b = &v->base;
-    const struct pna_node_snap *node = (const struct pna_node_snap *)b->snap[PNA_DOM_NODE];
-    const struct pna_ib_snap *ib = (const struct pna_ib_snap *)b->snap[PNA_DOM_IB];
-    const struct pna_pfc_snap *pfc = (const struct pna_pfc_snap *)b->snap[PNA_DOM_PFC];
-    const struct pna_phy_snap *phy = (const struct pna_phy_snap *)b->snap[PNA_DOM_PHY];
-    v->node = node ? &node->node : NULL;
-    v->node_taken_ms = node ? node->base.taken_ms : 0;
-    v->gpu = (const struct pna_gpu_snap *)b->snap[PNA_DOM_GPU];
-    v->ib = ib ? &ib->m : NULL;
-    v->pfc = pfc ? &pfc->m : NULL;
-    v->phy = phy ? &phy->m : NULL;
-    v->containers = (const struct pna_containers_snap *)b->snap[PNA_DOM_CONTAINERS];
-    v->kubelet = (const struct pna_kubelet_snap *)b->snap[PNA_DOM_KUBELET];
-    v->storage = (const struct pna_storage_snap *)b->snap[PNA_DOM_STORAGE];
     v->node_name = pna_http_node_name(v, configured_node_name, v->node_name_buf,
                                       sizeof v->node_name_buf);
 }
@@ -72,17 +55,30 @@ bool pna_http_row(const struct pna_metric_table *t, const struct pna_http_view *
     return pna_metric_row(t, &v->base, i, row);
 }
 
+/* What is not a descriptor table's family (render.h), in the domains' order. */
+static void (*const domain_extras[])(struct pna_prom *p, const struct pna_http_view *v) = {
+    pna_metrics_node_extras,
+    pna_metrics_gpu_extras,
+    pna_metrics_rdma_extras,
+    pna_metrics_storage_extras,
+};
+
+/* Every table of pna_metric_tables[] of the agent's own state (AGENT) or of
+ * the cache's snapshots. */
+static void render_tables(struct pna_prom *p, const struct pna_http_view *v, bool agent)
+{
+    for (size_t i = 0; pna_metric_tables[i]; i++)
+        if ((pna_metric_tables[i]->domain == PNA_DOM_NONE) == agent)
+            pna_prom_table(p, v, pna_metric_tables[i]);
+}
+
 size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_view *v)
 {
     struct pna_prom p;
     pna_prom_init(&p, out);
-    pna_metrics_node(&p, v);
-    pna_metrics_gpu(&p, v);
-    pna_metrics_rdma(&p, v);
-    pna_metrics_pfc(&p, v);
-    pna_metrics_phy(&p, v);
-    pna_metrics_containers(&p, v);
-    pna_metrics_storage(&p, v);
+    render_tables(&p, v, false);
+    for (size_t i = 0; i < sizeof domain_extras / sizeof domain_extras[0]; i++)
+        domain_extras[i](&p, v);
     size_t errors = p.errors;
     pna_prom_free(&p);
     return errors;
@@ -92,7 +88,8 @@ size_t pna_metrics_render_agent(struct pna_buf *out, const struct pna_http_view 
 {
     struct pna_prom p;
     pna_prom_init(&p, out);
-    pna_metrics_agent(&p, v);
+    render_tables(&p, v, true);
+    pna_metrics_agent_extras(&p, v);
     size_t errors = p.errors;
     pna_prom_free(&p);
     return errors;

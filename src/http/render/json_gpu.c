@@ -3,14 +3,14 @@
  *                      "asic_serial"},"bus":{"bdf"},"dri_device":{"card","render",
  *                      "pci_addr"},"health","health_reason","links":[...],
  *                      "processes":[...],"mig":[...]}],"message":"success"}
- *                      (the seed's members, then the GPU's detail as /node has it)
+ *                      (the node exporter's members, then the GPU's detail as /node has it)
  *   /gpuDriverVersion {"code":0,"data":"6.2.4","message":"success"}
  *   /cardMetrics      {"code":0,"data":[{"gpu":N,"gpu_use_percent":75.5,
  *                      "memory_use_percent":60.2}],"message":"success"}
  *   /driMapping       {"code":0,"data":{"/dev/dri/card0":{"card","render","pci_addr",
  *                      "card_id"}},"message":"success"}
  * and the GPU summary embedded in /metrics/json and /node.  With no GPU data
- * yet (or none on the node) the lists are empty, as the seed answers on a CPU
+ * yet (or none on the node) the lists are empty, as the node exporter answers on a CPU
  * node.  Device paths are the host's /dev/dri names. */
 #include "pna_autoconf.h"
 #include "model/gpu/gpu.h"
@@ -21,14 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct pna_gpu_snap *gpu_snap(const struct pna_http_view *v)
+{
+    return pna_view_snap(&v->base, PNA_DOM_GPU);
+}
+
 static size_t gpu_count(const struct pna_http_view *v)
 {
-    return v->gpu ? v->gpu->count : 0;
+    return gpu_snap(v) ? gpu_snap(v)->count : 0;
 }
 
 static json_t *gpu_number(const struct pna_http_view *v, size_t i)
 {
-    return json_integer(pna_http_gpu_number(v->gpu, i));
+    return json_integer(pna_gpu_number(gpu_snap(v), i));
 }
 
 static void dri_path(char *buf, size_t cap, const char *node)
@@ -59,44 +64,18 @@ static json_t *dri_device(const struct pna_gpu *g, bool with_card_id)
     return o;
 }
 
-/* The identity of a sub-table row beside its GPU: its MIB index after primusGpuIndex. */
-static void link_key(json_t *o, const struct pna_row *row)
-{
-    const struct pna_gpu_link *l = row->rec;
-    json_object_set_new(o, "link", json_integer(l->number));
-}
-
-static void proc_key(json_t *o, const struct pna_row *row)
-{
-    const struct pna_gpu_proc *p = row->rec;
-    json_object_set_new(o, "pid", json_integer(p->pid));
-}
-
-static void mig_key(json_t *o, const struct pna_row *row)
-{
-    const struct pna_gpu_mig *m = row->rec;
-    json_object_set_new(o, "gpu_instance", json_integer(m->gpu_instance));
-    json_object_set_new(o, "compute_instance", json_integer(m->compute_instance));
-}
-
-static void partition_key(json_t *o, const struct pna_row *row)
-{
-    const struct pna_gpu_partition *p = row->rec;
-    json_object_set_new(o, "partition", json_integer(p->id));
-}
-
 /* The rows of sub-table T (links, processes, MIG devices, partitions) that
- * belong to G. */
+ * belong to G, each with its own key ("link", "pid"...) beside its members. */
 static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
-                        const struct pna_gpu *g, void (*key)(json_t *, const struct pna_row *))
+                        const struct pna_gpu *g)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
-        if (!pna_http_row(t, v, i, &row) || row.owner != g)
+        if (!pna_http_row(t, v, i, &row) || row.parent != g)
             continue;
         json_t *o = json_object();
-        key(o, &row);
+        pna_json_put_own_key(o, t, &row);
         pna_json_put_members(o, t, &row);
         json_array_append_new(list, o);
     }
@@ -115,17 +94,17 @@ static void put_depth(json_t *o, const struct pna_http_view *v, size_t i, bool w
         pna_json_put(o, &pna_gpu_metrics, "primusGpuHealth", &row);
         pna_json_put(o, &pna_gpu_metrics, "primusGpuHealthReason", &row);
     }
-    json_object_set_new(o, "links", sub_rows(v, &pna_gpu_link_metrics, g, link_key));
-    json_object_set_new(o, "processes", sub_rows(v, &pna_gpu_proc_metrics, g, proc_key));
-    json_object_set_new(o, "mig", sub_rows(v, &pna_gpu_mig_metrics, g, mig_key));
-    json_object_set_new(o, "partitions", sub_rows(v, &pna_gpu_partition_metrics, g, partition_key));
+    json_object_set_new(o, "links", sub_rows(v, &pna_gpu_link_metrics, g));
+    json_object_set_new(o, "processes", sub_rows(v, &pna_gpu_proc_metrics, g));
+    json_object_set_new(o, "mig", sub_rows(v, &pna_gpu_mig_metrics, g));
+    json_object_set_new(o, "partitions", sub_rows(v, &pna_gpu_partition_metrics, g));
 }
 
 struct pna_json_reply pna_json_gpus(const struct pna_http_view *v)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < gpu_count(v); i++) {
-        const struct pna_gpu *g = &v->gpu->gpus[i];
+        const struct pna_gpu *g = &gpu_snap(v)->gpus[i];
         char device_id[16] = "";
         if (g->has_pci_ids)
             snprintf(device_id, sizeof device_id, "0x%04x", g->pci_device_id);
@@ -146,18 +125,19 @@ struct pna_json_reply pna_json_gpus(const struct pna_http_view *v)
     return pna_json_envelope(list);
 }
 
-/* The seed reports the amdgpu driver's version; on NVIDIA nodes the NVIDIA
+/* The node exporter reports the amdgpu driver's version; on NVIDIA nodes the NVIDIA
  * driver's is the useful answer. */
 struct pna_json_reply pna_json_gpu_driver_version(const struct pna_http_view *v)
 {
+    const struct pna_gpu_snap *s = gpu_snap(v);
     const char *version = "";
-    if (v->gpu) {
-        if (v->gpu->amd_driver_version[0])
-            version = v->gpu->amd_driver_version;
-        else if (v->gpu->nvidia_driver_version[0])
-            version = v->gpu->nvidia_driver_version;
-        else if (v->gpu->count)
-            version = v->gpu->gpus[0].driver_version;
+    if (s) {
+        if (s->amd_driver_version[0])
+            version = s->amd_driver_version;
+        else if (s->nvidia_driver_version[0])
+            version = s->nvidia_driver_version;
+        else if (s->count)
+            version = s->gpus[0].driver_version;
     }
     return pna_json_envelope(pna_json_text(version));
 }
@@ -172,7 +152,7 @@ static int64_t memory_use_x100(const struct pna_gpu *g)
     return r > 10000 ? 10000 : (int64_t)r;
 }
 
-/* primusGpuUtilization as the seed's real number of percent; null when absent. */
+/* primusGpuUtilization as the node exporter's real number of percent; null when absent. */
 static json_t *utilization_percent(const struct pna_http_view *v, size_t i)
 {
     const struct pna_metric_table *t = &pna_gpu_metrics;
@@ -187,7 +167,7 @@ struct pna_json_reply pna_json_card_metrics(const struct pna_http_view *v)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < gpu_count(v); i++) {
-        const struct pna_gpu *g = &v->gpu->gpus[i];
+        const struct pna_gpu *g = &gpu_snap(v)->gpus[i];
         int64_t mem = memory_use_x100(g);
         json_t *o = json_object();
         json_object_set_new(o, "gpu", gpu_number(v, i));
@@ -203,7 +183,7 @@ struct pna_json_reply pna_json_dri_mapping(const struct pna_http_view *v)
 {
     json_t *map = json_object();
     for (size_t i = 0; i < gpu_count(v); i++) {
-        const struct pna_gpu *g = &v->gpu->gpus[i];
+        const struct pna_gpu *g = &gpu_snap(v)->gpus[i];
         if (!g->drm_card[0])
             continue;
         char card[48];
@@ -233,7 +213,8 @@ json_t *pna_json_gpu_summary(const struct pna_http_view *v)
     json_t *list = json_array();
     for (size_t i = 0; i < gpu_count(v); i++)
         json_array_append_new(list, gpu_summary(v, i));
-    size_t used = v->gpu ? pna_gpu_count_in_use(v->gpu->gpus, v->gpu->count) : 0;
+    const struct pna_gpu_snap *s = gpu_snap(v);
+    size_t used = s ? pna_gpu_count_in_use(s->gpus, s->count) : 0;
     json_t *o = json_object();
     json_object_set_new(o, "count", json_integer((json_int_t)gpu_count(v)));
     json_object_set_new(o, "used_count", json_integer((json_int_t)used));

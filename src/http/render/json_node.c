@@ -174,13 +174,19 @@ static json_t *memory_json(const struct pna_http_view *v, bool full)
     return o;
 }
 
+static const struct pna_node_snap *node_snap(const struct pna_http_view *v)
+{
+    return pna_view_snap(&v->base, PNA_DOM_NODE);
+}
+
 struct pna_json_reply pna_json_metrics(const struct pna_http_view *v)
 {
-    if (!v->node)
+    const struct pna_node_snap *node = node_snap(v);
+    if (!node)
         return error_reply(503, "no node data yet: the node poller has not run");
     json_t *o = json_object();
     json_object_set_new(o, "node", pna_json_text(v->node_name));
-    json_object_set_new(o, "timestamp", json_integer(v->node_taken_ms / 1000));
+    json_object_set_new(o, "timestamp", json_integer(node->base.taken_ms / 1000));
     json_object_set_new(o, "cpu", cpu_json(v, false));
     json_object_set_new(o, "memory", memory_json(v, false));
     json_object_set_new(o, "gpu", pna_json_gpu_summary(v));
@@ -191,9 +197,10 @@ struct pna_json_reply pna_json_metrics(const struct pna_http_view *v)
 
 struct pna_json_reply pna_json_node(const struct pna_http_view *v)
 {
-    if (!v->node)
+    const struct pna_node_snap *node = node_snap(v);
+    if (!node)
         return error_reply(503, "no node data yet: the node poller has not run");
-    const struct pna_node *n = v->node;
+    const struct pna_node *n = &node->node;
     char os[128], version[64];
     pna_http_split_os(n->os_name, os, sizeof os, version, sizeof version);
     json_t *o = json_object();
@@ -206,7 +213,7 @@ struct pna_json_reply pna_json_node(const struct pna_http_view *v)
     json_object_set_new(o, "os_version", pna_json_text(version));
     for (size_t i = 0; i < sizeof identity / sizeof identity[0]; i++)
         put_or_null(o, v, &pna_system_metrics, identity[i]);
-    json_object_set_new(o, "timestamp", json_integer(v->node_taken_ms / 1000));
+    json_object_set_new(o, "timestamp", json_integer(node->base.taken_ms / 1000));
     json_object_set_new(o, "cpu", cpu_json(v, true));
     json_object_set_new(o, "memory", memory_json(v, true));
     json_object_set_new(o, "gpu", pna_json_gpu_summary(v));

@@ -33,9 +33,10 @@
 static const struct pna_gpu *device_gpu(const struct pna_http_view *v,
                                         const struct pna_container_device *d)
 {
-    if (!v->gpu || !d->gpu_index)
+    const struct pna_gpu_snap *gs = pna_view_snap(&v->base, PNA_DOM_GPU);
+    if (!gs || !d->gpu_index)
         return NULL;
-    return pna_gpu_find(v->gpu->gpus, v->gpu->count, d->gpu_index);
+    return pna_gpu_find(gs->gpus, gs->count, d->gpu_index);
 }
 
 /* What every device entry has: its path in the container and its numbers. */
@@ -49,10 +50,11 @@ static void put_node(json_t *o, const struct pna_container_device *d)
 static json_t *gpu_device(const struct pna_http_view *v, const struct pna_container_device *d,
                           const struct pna_gpu *g)
 {
-    size_t i = (size_t)(g - v->gpu->gpus);
+    const struct pna_gpu_snap *gs = pna_view_snap(&v->base, PNA_DOM_GPU);
+    size_t i = (size_t)(g - gs->gpus);
     json_t *o = json_object();
     json_object_set_new(o, "name", pna_json_text(g->name));
-    json_object_set_new(o, "id", json_integer(pna_http_gpu_number(v->gpu, i)));
+    json_object_set_new(o, "id", json_integer(pna_gpu_number(gs, i)));
     put_node(o, d);
     json_object_set_new(o, "kind", json_string("GPU"));
     json_object_set_new(o, "uuid", pna_json_text(g->uuid));
@@ -64,8 +66,9 @@ static json_t *gpu_device(const struct pna_http_view *v, const struct pna_contai
 static json_t *rdma_device(const struct pna_http_view *v, const struct pna_container_device *d)
 {
     char guid[32] = "";
-    const struct pna_ib_device *dev = v->ib && d->rdma_dev[0] ? pna_ib_find_device(v->ib, d->rdma_dev)
-                                                              : NULL;
+    const struct pna_ib_snap *ib = pna_view_snap(&v->base, PNA_DOM_IB);
+    const struct pna_ib_device *dev = ib && d->rdma_dev[0] ? pna_ib_find_device(&ib->m, d->rdma_dev)
+                                                           : NULL;
     if (dev && dev->has_node_guid)
         pna_http_guid_text(dev->node_guid, guid, sizeof guid);
     json_t *o = json_object();
@@ -152,7 +155,8 @@ struct pna_json_reply pna_json_pods(const struct pna_http_view *v)
 {
     const struct pna_podres_snap *ps = pna_view_snap(&v->base, PNA_DOM_PODRES);
     json_t *list = json_array();
-    const struct pna_container_set *set = v->containers ? &v->containers->set : NULL;
+    const struct pna_containers_snap *cs = pna_view_snap(&v->base, PNA_DOM_CONTAINERS);
+    const struct pna_container_set *set = cs ? &cs->set : NULL;
     for (size_t i = 0; set && i < set->count; i++) {
         const struct pna_container *c = &set->rows[i];
         json_t *gpus = json_array(), *ib = json_array();

@@ -77,10 +77,10 @@ static json_t *lanes_json(const struct pna_http_view *v, const char *ifname)
     for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
         if (!pna_http_row(t, v, i, &row) ||
-            strcmp(((const struct pna_phy_if *)row.owner)->ifname, ifname) != 0)
+            strcmp(((const struct pna_phy_if *)row.parent)->ifname, ifname) != 0)
             continue;
         json_t *o = json_object();
-        json_object_set_new(o, "lane", json_integer(row.sub));
+        pna_json_put_own_key(o, t, &row);
         pna_json_put_members(o, t, &row);
         json_array_append_new(list, o);
     }
@@ -99,11 +99,9 @@ static json_t *port_json(const struct pna_http_view *v, const struct pna_ib_port
         pna_json_put_members(o, &pna_ib_port_metrics, &r);
     if (!port->netdev[0])
         return o;
-    json_t *roce = v->pfc ? if_row_json(v, &pna_roce_config_metrics, port->netdev, pfc_row_ifname)
-                          : NULL;
-    json_t *phy = v->phy ? if_row_json(v, &pna_phy_metrics, port->netdev, phy_row_ifname) : NULL;
-    json_t *module = v->phy ? if_row_json(v, &pna_module_metrics, port->netdev, phy_row_ifname)
-                            : NULL;
+    json_t *roce = if_row_json(v, &pna_roce_config_metrics, port->netdev, pfc_row_ifname);
+    json_t *phy = if_row_json(v, &pna_phy_metrics, port->netdev, phy_row_ifname);
+    json_t *module = if_row_json(v, &pna_module_metrics, port->netdev, phy_row_ifname);
     if (roce)
         json_object_set_new(o, "roce", roce);
     if (phy)
@@ -128,7 +126,8 @@ static json_t *ports_json(const struct pna_http_view *v, const struct pna_ib_dev
 json_t *pna_json_roce_summary(const struct pna_http_view *v)
 {
     struct pna_row row;
-    if (!v->pfc || !pna_http_row(&pna_roce_node_metrics, v, 0, &row))
+    if (pna_roce_node_metrics.rows(&v->base) == 0 ||
+        !pna_http_row(&pna_roce_node_metrics, v, 0, &row))
         return json_null();
     json_t *o = json_object();
     pna_json_put_members(o, &pna_roce_node_metrics, &row);
@@ -149,8 +148,9 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
 {
     json_t *list = json_array();
     size_t first_row = 0;
-    for (size_t i = 0; v->ib && i < v->ib->n_devices; i++) {
-        const struct pna_ib_device *d = &v->ib->devices[i];
+    const struct pna_ib_snap *ib = pna_view_snap(&v->base, PNA_DOM_IB);
+    for (size_t i = 0; ib && i < ib->m.n_devices; i++) {
+        const struct pna_ib_device *d = &ib->m.devices[i];
         const struct pna_ib_port *port = d->n_ports ? &d->ports[0] : NULL;
         json_t *o = json_object();
         json_object_set_new(o, "if_index", json_integer((json_int_t)i));

@@ -81,3 +81,19 @@ void pna_json_put_members(json_t *o, const struct pna_metric_table *t, const str
             json_object_set_new(o, m->json, json_string(""));
     }
 }
+
+void pna_json_put_own_key(json_t *o, const struct pna_metric_table *t, const struct pna_row *row)
+{
+    for (size_t i = 0; i < t->key.count; i++) {
+        const struct pna_key_part *p = &t->key.parts[i];
+        if (!p->label || p->from == PNA_KEY_FROM_PARENT)
+            continue;
+        struct pna_value v;
+        pna_key_read(p, row, &v);
+        if (v.state != PNA_PRESENT)
+            continue;
+        json_object_set_new(o, p->label, v.is_text ? pna_json_text(v.text)
+                                         : v.is_signed ? json_integer(v.i)
+                                                       : pna_json_u64(v.u));
+    }
+}

@@ -1,7 +1,7 @@
-/* http/render/metrics_agent.c -- /metrics for the agent itself (primusAgent and
- * primusPollerTable): the descriptors of model/agent_metrics.c computed from
- * the view's copy of the poller counters and agent figures, plus the event
- * counters by type.
+/* http/render/metrics_agent.c -- what /metrics serves for the agent itself
+ * besides its descriptor tables (primusAgent and primusPollerTable, computed
+ * from the view's copy of the poller counters and agent figures): the event
+ * counters by type and each poller's fixed index.
  *
  * primusEventTable's rows are kept by the main thread (core/events.h): /metrics
  * shows the event counters, /events (json_events.c) a copy of the rows. */
@@ -12,16 +12,6 @@
 
 #include "core/events.h"
 #include "model/metric_tables.h"
-
-/* poller */
-static void poller_labels(const struct pna_http_view *v, const struct pna_row *row,
-                          struct pna_row_labels *out)
-{
-    (void)v;
-    const struct pna_poller_info *pi = row->rec;
-    out->l[0] = (struct pna_prom_label){ "poller", pi->name };
-    out->n = 1;
-}
 
 /* Every type, zeros included, so that increase() sees the first one. */
 static void events_by_type(struct pna_prom *p, const struct pna_http_view *v)
@@ -48,12 +38,9 @@ static void poller_index(struct pna_prom *p, const struct pna_http_view *v)
     }
 }
 
-void pna_metrics_agent(struct pna_prom *p, const struct pna_http_view *v)
+void pna_metrics_agent_extras(struct pna_prom *p, const struct pna_http_view *v)
 {
-    pna_prom_table(p, v, &pna_agent_metrics, NULL);
     events_by_type(p, v);
-    if (!v->base.n_pollers)
-        return;
-    poller_index(p, v);
-    pna_prom_table(p, v, &pna_poller_metrics, poller_labels);
+    if (v->base.n_pollers)
+        poller_index(p, v);
 }

@@ -1,15 +1,12 @@
-/* http/render/metrics_gpu.c -- /metrics for GPUs (primusGpu, primusGpuTable): every
- * descriptor of model/gpu/gpu_metrics.c in base units (bytes, watts, joules,
- * hertz, ratios 0..1), the per-cause split of primusGpuRetiredPages, one series
- * per container holding a GPU, the seed names unchanged: the node exporter's
- * gpu_utilization{gpu_id} and the system-info exporter's hw_gpu_* set, and the
- * other exporters' names prometheusCompat asks for (compat.c).
- *
- * primusGpuLinkTable's families add link (the link's number), primusGpuProcTable's
- * pid, primusGpuMigTable's gpu_instance and compute_instance.
- * Every primus_gpu_* series carries gpu (the vendor tool's GPU number, as the
- * seeds use it), pci_bus_id (the stable identity, primusGpuIndex's source) and
- * uuid.  A figure the GPU does not offer is absent, as in the MIB, never 0. */
+/* http/render/metrics_gpu.c -- what /metrics serves for GPUs besides the
+ * descriptor tables of model/gpu/ (whose series carry the GPU's key: gpu,
+ * pci_bus_id, uuid, and on per-GPU series the holder's container, pod and
+ * namespace): the per-cause split of primusGpuRetiredPages, one series per
+ * container holding a GPU, the replaced exporters' names unchanged (the node
+ * exporter's gpu_utilization{gpu_id} and the system-info exporter's hw_gpu_*
+ * set), and the other exporters' names prometheusCompat asks for
+ * (compat.c).  A figure the GPU does not offer is absent, as in the MIB,
+ * never 0. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 #include "model/kubernetes/holders.h"
@@ -20,112 +17,6 @@
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
 #include "model/metric_tables.h"
-
-/* The GPU's number as the vendor tools and the seeds show it, when every GPU
- * has one and no two are equal (a node mixing vendors numbers each vendor from
- * 0); else its position in PCI order, so that gpu_id never repeats. */
-static bool vendor_numbers_usable(const struct pna_gpu_snap *s)
-{
-    for (size_t i = 0; i < s->count; i++) {
-        if (!s->gpus[i].has_vendor_index)
-            return false;
-        for (size_t j = 0; j < i; j++)
-            if (s->gpus[j].vendor_index == s->gpus[i].vendor_index)
-                return false;
-    }
-    return true;
-}
-
-uint32_t pna_http_gpu_number(const struct pna_gpu_snap *s, size_t i)
-{
-    return vendor_numbers_usable(s) ? s->gpus[i].vendor_index : (uint32_t)i;
-}
-
-/* gpu, pci_bus_id, uuid */
-static void gpu_labels(const struct pna_http_view *v, const struct pna_row *row,
-                       struct pna_row_labels *out)
-{
-    const struct pna_gpu *g = row->rec;
-    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)pna_http_gpu_number(v->gpu, row->pos));
-    out->l[0] = (struct pna_prom_label){ "gpu", out->buf };
-    out->l[1] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
-    out->l[2] = (struct pna_prom_label){ "uuid", g->uuid };
-    out->n = 3;
-}
-
-/* gpu, pci_bus_id, uuid, then the GPU's holder (model/kubernetes/holders.h:
- * the first the kubelet assigned it to, else the first container holding it)
- * as container, pod and namespace, empty when none: every per-GPU series can
- * be summed by pod, as dcgm-exporter's can.  primus_gpu_holder_info has every
- * holder of a shared GPU. */
-static void gpu_series_labels(const struct pna_http_view *v, const struct pna_row *row,
-                              struct pna_row_labels *out)
-{
-    gpu_labels(v, row, out);
-    struct pna_holder h;
-    pna_gpu_holder(&v->base, row->rec, &h);
-    out->l[out->n++] = (struct pna_prom_label){ "container", h.container_name };
-    out->l[out->n++] = (struct pna_prom_label){ "pod", h.pod };
-    out->l[out->n++] = (struct pna_prom_label){ "namespace", h.pod_namespace };
-}
-
-/* gpu, pci_bus_id, uuid of a sub-table row's GPU (its owner), then the row's
- * own index: N numbers under NAMES (a link number, a pid, MIG instance ids). */
-static void sub_labels(const struct pna_http_view *v, const struct pna_row *row,
-                       const char *const *names, const uint32_t *nums, size_t n,
-                       struct pna_row_labels *out)
-{
-    const struct pna_gpu *g = row->owner;
-    size_t pos = (size_t)(g - v->gpu->gpus), used = 0;
-    uint32_t gpu = pna_http_gpu_number(v->gpu, pos);
-    out->n = 0;
-    for (size_t k = 0; k <= n; k++) {
-        char *at = out->buf + used;
-        int w = snprintf(at, sizeof out->buf - used, "%u", (unsigned)(k ? nums[k - 1] : gpu));
-        if (w < 0 || (size_t)w >= sizeof out->buf - used)
-            return; /* cannot happen: at most three 10-digit numbers */
-        used += (size_t)w + 1;
-        out->l[out->n++] = (struct pna_prom_label){ k ? names[k - 1] : "gpu", at };
-        if (k == 0) {
-            out->l[out->n++] = (struct pna_prom_label){ "pci_bus_id", g->pci_bus_id };
-            out->l[out->n++] = (struct pna_prom_label){ "uuid", g->uuid };
-        }
-    }
-}
-
-static void link_labels(const struct pna_http_view *v, const struct pna_row *row,
-                        struct pna_row_labels *out)
-{
-    const struct pna_gpu_link *l = row->rec;
-    static const char *const names[] = { "link" };
-    sub_labels(v, row, names, &l->number, 1, out);
-}
-
-static void proc_labels(const struct pna_http_view *v, const struct pna_row *row,
-                        struct pna_row_labels *out)
-{
-    const struct pna_gpu_proc *p = row->rec;
-    static const char *const names[] = { "pid" };
-    sub_labels(v, row, names, &p->pid, 1, out);
-}
-
-static void mig_labels(const struct pna_http_view *v, const struct pna_row *row,
-                       struct pna_row_labels *out)
-{
-    const struct pna_gpu_mig *m = row->rec;
-    static const char *const names[] = { "gpu_instance", "compute_instance" };
-    const uint32_t ids[] = { m->gpu_instance, m->compute_instance };
-    sub_labels(v, row, names, ids, 2, out);
-}
-
-static void partition_labels(const struct pna_http_view *v, const struct pna_row *row,
-                             struct pna_row_labels *out)
-{
-    const struct pna_gpu_partition *p = row->rec;
-    static const char *const names[] = { "partition" };
-    const uint32_t ids[] = { p->id };
-    sub_labels(v, row, names, ids, 1, out);
-}
 
 /* A MIB sum served split by its parts, the part named by label KEY. */
 struct split {
@@ -165,8 +56,8 @@ static void split_family(struct pna_prom *p, const struct pna_http_view *v, cons
         pna_metric_value(t, sum, &row, &total);
         if (total.state != PNA_PRESENT || !s->parts(row.rec, part))
             continue;
-        struct pna_row_labels rl = { .n = 0 };
-        gpu_series_labels(v, &row, &rl);
+        struct pna_row_labels rl;
+        pna_prom_key_labels(v, t, &row, &rl);
         rl.l[rl.n] = (struct pna_prom_label){ s->key, s->part_name[0] };
         pna_prom_u64(p, rl.l, rl.n + 1, part[0]);
         rl.l[rl.n].value = s->part_name[1];
@@ -186,8 +77,8 @@ struct holder_series {
 static void holder_series(const struct pna_holder *h, void *arg)
 {
     const struct holder_series *hs = arg;
-    struct pna_row_labels rl = { .n = 0 };
-    gpu_labels(hs->v, hs->row, &rl);
+    struct pna_row_labels rl;
+    pna_prom_identity_labels(hs->v, &pna_gpu_metrics, hs->row, &rl);
     rl.l[rl.n++] = (struct pna_prom_label){ "container_id", h->container_id };
     rl.l[rl.n++] = (struct pna_prom_label){ "container", h->container_name };
     rl.l[rl.n++] = (struct pna_prom_label){ "pod", h->pod };
@@ -212,23 +103,27 @@ static void holders(struct pna_prom *p, const struct pna_http_view *v)
     }
 }
 
-/* ---- the seeds' names --------------------------------------------------------- */
+/* ---- the replaced exporters' names ------------------------------------------ */
 
 /* Node exporter: gpu_utilization{gpu_id} in percent. */
-static void seed_gpu_id(const struct pna_http_view *v, const struct pna_row *row,
-                        struct pna_row_labels *out)
+static void gpu_id_label(const struct pna_http_view *v, const struct pna_metric_table *t,
+                         const struct pna_row *row, struct pna_row_labels *out)
 {
-    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)pna_http_gpu_number(v->gpu, row->pos));
+    (void)t;
+    snprintf(out->buf, sizeof out->buf, "%u",
+             (unsigned)pna_gpu_number(pna_view_snap(&v->base, PNA_DOM_GPU), row->pos));
     out->l[0] = (struct pna_prom_label){ "gpu_id", out->buf };
     out->n = 1;
 }
 
 /* System-info exporter: {node, gpu_index, gpu_name, gpu_uuid}. */
-static void seed_hw_labels(const struct pna_http_view *v, const struct pna_row *row,
-                           struct pna_row_labels *out)
+static void hw_gpu_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
+                          const struct pna_row *row, struct pna_row_labels *out)
 {
+    (void)t;
     const struct pna_gpu *g = row->rec;
-    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)pna_http_gpu_number(v->gpu, row->pos));
+    snprintf(out->buf, sizeof out->buf, "%u",
+             (unsigned)pna_gpu_number(pna_view_snap(&v->base, PNA_DOM_GPU), row->pos));
     out->l[0] = (struct pna_prom_label){ "node", v->node_name };
     out->l[1] = (struct pna_prom_label){ "gpu_index", out->buf };
     out->l[2] = (struct pna_prom_label){ "gpu_name", g->name };
@@ -236,11 +131,11 @@ static void seed_hw_labels(const struct pna_http_view *v, const struct pna_row *
     out->n = 4;
 }
 
-static const struct pna_seed seed_utilization = {
+static const struct pna_replaced_metric node_exporter_utilization = {
     "gpu_utilization", PNA_PROM_GAUGE, "primusGpuUtilization", { 0, 0 }, "GPU utilization percentage",
 };
 
-static const struct pna_seed hw_gpu_seeds[] = {
+static const struct pna_replaced_metric hw_gpu_names[] = {
     { "hw_gpu_memory_total_bytes", PNA_PROM_GAUGE, "primusGpuMemTotal", { 0, 0 },
       "GPU total memory in bytes" },
     { "hw_gpu_memory_used_bytes", PNA_PROM_GAUGE, "primusGpuMemUsed", { 0, 0 },
@@ -260,7 +155,7 @@ static const struct pna_seed hw_gpu_seeds[] = {
 /* hw_gpu_count and friends end in "_count", which the linter refuses for a
  * gauge (it reads like a histogram's), so they are served untyped: same
  * names and labels, and Prometheus stores them as before. */
-static void seed_hw_counts(struct pna_prom *p, const struct pna_gpu_snap *s, const char *node)
+static void hw_gpu_counts(struct pna_prom *p, const struct pna_gpu_snap *s, const char *node)
 {
     const struct pna_prom_label nl[] = { { "node", node } };
     size_t used = pna_gpu_count_in_use(s->gpus, s->count);
@@ -284,25 +179,20 @@ static void seed_hw_counts(struct pna_prom *p, const struct pna_gpu_snap *s, con
     }
 }
 
-void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v)
+void pna_metrics_gpu_extras(struct pna_prom *p, const struct pna_http_view *v)
 {
-    pna_prom_table(p, v, &pna_gpu_scalar_metrics, NULL);
-    if (!v->gpu)
+    const struct pna_gpu_snap *gpu = pna_view_snap(&v->base, PNA_DOM_GPU);
+    if (!gpu)
         return;
-    pna_prom_table(p, v, &pna_gpu_metrics, gpu_series_labels);
-    pna_prom_table(p, v, &pna_gpu_link_metrics, link_labels);
-    pna_prom_table(p, v, &pna_gpu_proc_metrics, proc_labels);
-    pna_prom_table(p, v, &pna_gpu_mig_metrics, mig_labels);
-    pna_prom_table(p, v, &pna_gpu_partition_metrics, partition_labels);
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++)
         split_family(p, v, &splits[i]);
     holders(p, v);
-    pna_prom_seed(p, v, &pna_gpu_metrics, &seed_utilization, seed_gpu_id);
+    pna_prom_replaced(p, v, &pna_gpu_metrics, &node_exporter_utilization, gpu_id_label);
     pna_metrics_compat(p, v);
     /* The system-info exporter writes its GPU metrics only on GPU nodes. */
-    if (!v->gpu->count)
+    if (!gpu->count)
         return;
-    seed_hw_counts(p, v->gpu, v->node_name);
-    pna_prom_seeds(p, v, &pna_gpu_metrics, hw_gpu_seeds, sizeof hw_gpu_seeds / sizeof hw_gpu_seeds[0],
-                   seed_hw_labels);
+    hw_gpu_counts(p, gpu, v->node_name);
+    pna_prom_replaced_all(p, v, &pna_gpu_metrics, hw_gpu_names,
+                          sizeof hw_gpu_names / sizeof hw_gpu_names[0], hw_gpu_labels);
 }

@@ -1,7 +1,7 @@
-/* http/render/metrics_node.c -- /metrics for the node itself: identity, CPU and memory
- * (primusSystem, primusCpu, primusMemory) from the descriptors of
- * model/node_metrics.c, and the system-info exporter's hw_* names and labels,
- * unchanged, so its dashboards keep working. */
+/* http/render/metrics_node.c -- what /metrics serves for the node besides its
+ * descriptor tables (primusSystem, primusCpu, primusMemory): the
+ * system-info exporter's hw_* names and labels, unchanged, so its dashboards
+ * keep working. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 
@@ -12,7 +12,7 @@
 #include "model/metric_tables.h"
 #include "model/node.h"
 
-/* The seed labels hw_node_info with os="Ubuntu" and os_version="22.04"; the node
+/* The system-info exporter labels hw_node_info with os="Ubuntu" and os_version="22.04"; the node
  * model keeps os-release's PRETTY_NAME only, so both are taken from it (see
  * render.h). */
 void pna_http_split_os(const char *pretty, char *os, size_t os_cap, char *version,
@@ -46,16 +46,16 @@ void pna_http_split_os(const char *pretty, char *os, size_t os_cap, char *versio
 /* The system-info exporter's names, labels and help texts, unchanged.  It typed
  * hw_node_uptime_seconds a counter; a counter without "_total" fails promtool's
  * lint, so it is served untyped (Prometheus stores both the same way). */
-static const struct pna_seed system_seeds[] = {
+static const struct pna_replaced_metric system_names[] = {
     { "hw_node_uptime_seconds", PNA_PROM_UNTYPED, "primusNodeUptime", { 0, 0 },
       "Node uptime in seconds" },
 };
-static const struct pna_seed cpu_seeds[] = {
+static const struct pna_replaced_metric cpu_names[] = {
     { "hw_cpu_cores", PNA_PROM_GAUGE, "primusCpuCores", { 0, 0 }, "Number of physical CPU cores" },
     { "hw_cpu_threads", PNA_PROM_GAUGE, "primusCpuThreads", { 0, 0 }, "Number of logical CPU threads" },
     { "hw_cpu_usage_percent", PNA_PROM_GAUGE, "primusCpuUsage", { 0, -2 }, "CPU usage percentage" },
 };
-static const struct pna_seed memory_seeds[] = {
+static const struct pna_replaced_metric memory_names[] = {
     { "hw_memory_total_bytes", PNA_PROM_GAUGE, "primusMemTotal", { 0, 0 }, "Total memory in bytes" },
     { "hw_memory_used_bytes", PNA_PROM_GAUGE, "primusMemUsed", { 0, 0 }, "Used memory in bytes" },
     { "hw_memory_available_bytes", PNA_PROM_GAUGE, "primusMemAvailable", { 0, 0 },
@@ -66,9 +66,9 @@ static const struct pna_seed memory_seeds[] = {
 
 /* hw_node_info{node, os, os_version, kernel, cpu_model}: os and os_version
  * split from primusNodeOsName. */
-static void seed_node_info(struct pna_prom *p, const struct pna_http_view *v)
+static void node_info(struct pna_prom *p, const struct pna_http_view *v,
+                      const struct pna_node *n)
 {
-    const struct pna_node *n = v->node;
     char os[128], version[64];
     pna_http_split_os(n->os_name, os, sizeof os, version, sizeof version);
     const struct pna_prom_label info[] = {
@@ -79,18 +79,17 @@ static void seed_node_info(struct pna_prom *p, const struct pna_http_view *v)
     pna_prom_u64(p, info, 5, 1);
 }
 
-#define SEEDS(p, v, table, seeds) \
-    pna_prom_seeds((p), (v), (table), (seeds), sizeof(seeds) / sizeof(seeds)[0], pna_prom_node_label)
+#define REPLACED(p, v, table, names) \
+    pna_prom_replaced_all((p), (v), (table), (names), sizeof(names) / sizeof(names)[0], \
+                          pna_prom_node_label)
 
-void pna_metrics_node(struct pna_prom *p, const struct pna_http_view *v)
+void pna_metrics_node_extras(struct pna_prom *p, const struct pna_http_view *v)
 {
-    if (!v->node)
+    const struct pna_node_snap *node = pna_view_snap(&v->base, PNA_DOM_NODE);
+    if (!node)
         return;
-    pna_prom_table(p, v, &pna_system_metrics, NULL);
-    pna_prom_table(p, v, &pna_cpu_metrics, NULL);
-    pna_prom_table(p, v, &pna_memory_metrics, NULL);
-    seed_node_info(p, v);
-    SEEDS(p, v, &pna_system_metrics, system_seeds);
-    SEEDS(p, v, &pna_cpu_metrics, cpu_seeds);
-    SEEDS(p, v, &pna_memory_metrics, memory_seeds);
+    node_info(p, v, &node->node);
+    REPLACED(p, v, &pna_system_metrics, system_names);
+    REPLACED(p, v, &pna_cpu_metrics, cpu_names);
+    REPLACED(p, v, &pna_memory_metrics, memory_names);
 }

@@ -1,12 +1,12 @@
-/* http/render/metrics_rdma.c -- /metrics for InfiniBand and RoCE (primusRdma: the
- * device, port, RoCE congestion and hardware counter tables), and the seeds'
- * names unchanged: the node exporter's rdma_stat_<counter>{device,port} and the
- * RDMA stats exporter's rdma_ecn_marked_packets, rdma_cnp_sent,
- * rdma_cnp_handled, rdma_rx_write_requests and rdma_out_of_sequence.
- *
- * Every value is a descriptor of model/ib_metrics.c; port series carry device
- * ("mlx5_0") and port ("1").  The seed names are served untyped: they are
- * counters without "_total", which the linter refuses for a typed counter. */
+/* http/render/metrics_rdma.c -- what /metrics serves for InfiniBand and RoCE
+ * besides the descriptor tables of model/ib_metrics.c (whose port series
+ * carry device, "mlx5_0", and port, "1"): primusIbPortSaturated as one series
+ * per saturated counter, and the replaced exporters' names unchanged: the
+ * node exporter's rdma_stat_<counter>{device,port} and the RDMA stats
+ * exporter's rdma_ecn_marked_packets, rdma_cnp_sent, rdma_cnp_handled,
+ * rdma_rx_write_requests and rdma_out_of_sequence.  Those are served
+ * untyped: they are counters without "_total", which the linter refuses for
+ * a typed counter. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 
@@ -16,43 +16,6 @@
 
 #include "model/ib.h"
 #include "model/metric_tables.h"
-
-/* device */
-static void device_labels(const struct pna_http_view *v, const struct pna_row *row,
-                          struct pna_row_labels *out)
-{
-    (void)v;
-    const struct pna_ib_device *d = row->rec;
-    out->l[0] = (struct pna_prom_label){ "device", d->name };
-    out->n = 1;
-}
-
-/* device, port */
-static void port_labels(const struct pna_http_view *v, const struct pna_row *row,
-                        struct pna_row_labels *out)
-{
-    (void)v;
-    const struct pna_ib_device *d = row->owner;
-    const struct pna_ib_port *p = row->rec;
-    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)p->num);
-    out->l[0] = (struct pna_prom_label){ "device", d->name };
-    out->l[1] = (struct pna_prom_label){ "port", out->buf };
-    out->n = 2;
-}
-
-/* device, port (0 for the device's own), counter */
-static void hw_labels(const struct pna_http_view *v, const struct pna_row *row,
-                      struct pna_row_labels *out)
-{
-    (void)v;
-    const struct pna_ib_device *d = row->owner;
-    const struct pna_hw_counter *c = row->rec;
-    snprintf(out->buf, sizeof out->buf, "%u", (unsigned)row->sub);
-    out->l[0] = (struct pna_prom_label){ "device", d->name };
-    out->l[1] = (struct pna_prom_label){ "port", out->buf };
-    out->l[2] = (struct pna_prom_label){ "counter", c->name };
-    out->n = 3;
-}
 
 /* primusIbPortSaturated's bits as one series per saturated counter, named by
  * its sysfs file: the same bits, from the same model function. */
@@ -71,8 +34,8 @@ static void saturated(struct pna_prom *p, const struct pna_http_view *v)
         for (unsigned b = 0; bits && b < 32; b++) {
             if (!(bits & (UINT32_C(1) << b)))
                 continue;
-            struct pna_row_labels rl = { .n = 0 };
-            port_labels(v, &row, &rl);
+            struct pna_row_labels rl;
+            pna_prom_key_labels(v, t, &row, &rl);
             rl.l[rl.n] = (struct pna_prom_label){ "counter", pna_ib_saturated_counter_file(b) };
             pna_prom_u64(p, rl.l, rl.n + 1, 1);
         }
@@ -85,7 +48,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The port rows of primusHwCounterTable whose counter is NAME, as samples
- * labelled device and port (the seeds' label set). */
+ * labelled device and port (the replaced exporters' label set). */
 static void port_counter_samples(struct pna_prom *p, const struct pna_http_view *v, const char *name)
 {
     const struct pna_metric_table *t = &pna_hw_counter_metrics;
@@ -94,12 +57,12 @@ static void port_counter_samples(struct pna_prom *p, const struct pna_http_view 
     for (size_t i = 0; i < rows; i++) {
         struct pna_row row;
         struct pna_value val;
-        if (!pna_http_row(t, v, i, &row) || row.sub == 0 ||
+        if (!pna_http_row(t, v, i, &row) || row.key_number == 0 ||
             strcmp(((const struct pna_hw_counter *)row.rec)->name, name) != 0)
             continue;
         pna_metric_value(t, value, &row, &val);
-        struct pna_row_labels rl = { .n = 0 };
-        hw_labels(v, &row, &rl);
+        struct pna_row_labels rl;
+        pna_prom_key_labels(v, t, &row, &rl);
         pna_prom_scaled(p, rl.l, 2, &val, value->scale); /* device, port */
     }
 }
@@ -108,7 +71,7 @@ static void port_counter_samples(struct pna_prom *p, const struct pna_http_view 
  * `rdma statistic show`, which lists the ports' hw_counters: the values of
  * primusHwCounterTable's port rows.  Families must not interleave, so the
  * distinct names are collected first. */
-static void seed_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
+static void node_exporter_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
 {
     const struct pna_metric_table *t = &pna_hw_counter_metrics;
     size_t rows = t->rows(&v->base);
@@ -122,7 +85,7 @@ static void seed_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
     size_t n = 0;
     for (size_t i = 0; i < rows; i++) {
         struct pna_row row;
-        if (pna_http_row(t, v, i, &row) && row.sub != 0)
+        if (pna_http_row(t, v, i, &row) && row.key_number != 0)
             names[n++] = ((const struct pna_hw_counter *)row.rec)->name;
     }
     qsort(names, n, sizeof *names, cmp_str);
@@ -140,7 +103,7 @@ static void seed_rdma_stat(struct pna_prom *p, const struct pna_http_view *v)
 /* The RDMA stats exporter's congestion names (its label set is not documented;
  * device and port are used, as rdma_stat_* has them): primusRoceCongTable
  * columns, and one hw counter under its driver name. */
-static const struct pna_seed roce_seeds[] = {
+static const struct pna_replaced_metric roce_names[] = {
     { "rdma_ecn_marked_packets", PNA_PROM_UNTYPED, "primusRoceNpEcnMarkedRocePackets", { 0, 0 },
       "ECN-marked RoCE packets (np_ecn_marked_roce_packets)" },
     { "rdma_cnp_sent", PNA_PROM_UNTYPED, "primusRoceNpCnpSent", { 0, 0 },
@@ -149,30 +112,25 @@ static const struct pna_seed roce_seeds[] = {
       "CNP packets handled (rp_cnp_handled)" },
 };
 
-static const struct pna_seed out_of_sequence_seed = {
+static const struct pna_replaced_metric out_of_sequence = {
     "rdma_out_of_sequence", PNA_PROM_UNTYPED, "primusRoceOutOfSequence", { 0, 0 },
     "Out-of-sequence packets received",
 };
 
-static void seed_write_requests(struct pna_prom *p, const struct pna_http_view *v)
+static void write_requests(struct pna_prom *p, const struct pna_http_view *v)
 {
     pna_prom_family(p, "rdma_rx_write_requests", PNA_PROM_UNTYPED, "RDMA write requests received");
     port_counter_samples(p, v, "rx_write_requests");
 }
 
-void pna_metrics_rdma(struct pna_prom *p, const struct pna_http_view *v)
+void pna_metrics_rdma_extras(struct pna_prom *p, const struct pna_http_view *v)
 {
-    if (!v->ib)
+    if (!pna_view_snap(&v->base, PNA_DOM_IB))
         return;
-    pna_prom_table(p, v, &pna_rdma_scalar_metrics, NULL);
-    pna_prom_table(p, v, &pna_rdma_device_metrics, device_labels);
-    pna_prom_table(p, v, &pna_ib_port_metrics, port_labels);
     saturated(p, v);
-    pna_prom_table(p, v, &pna_roce_cong_metrics, port_labels);
-    pna_prom_table(p, v, &pna_hw_counter_metrics, hw_labels);
-    seed_rdma_stat(p, v);
-    pna_prom_seeds(p, v, &pna_roce_cong_metrics, roce_seeds, sizeof roce_seeds / sizeof roce_seeds[0],
-                   port_labels);
-    seed_write_requests(p, v);
-    pna_prom_seed(p, v, &pna_roce_cong_metrics, &out_of_sequence_seed, port_labels);
+    node_exporter_rdma_stat(p, v);
+    pna_prom_replaced_all(p, v, &pna_roce_cong_metrics, roce_names,
+                          sizeof roce_names / sizeof roce_names[0], pna_prom_key_labels);
+    write_requests(p, v);
+    pna_prom_replaced(p, v, &pna_roce_cong_metrics, &out_of_sequence, pna_prom_key_labels);
 }

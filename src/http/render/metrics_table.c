@@ -5,14 +5,75 @@
  * that has one, with a sample for every row that has the value: the value
  * times the descriptor's scale.  Consecutive descriptors of one family (one
  * per value of a constant label) share its header.  The row's identity labels
- * come from the domain's renderer; everything else comes from the
- * descriptors, so a value is served here exactly as the SNMP table serves it. */
+ * come from the table's key, the rest from the descriptors, so a value is
+ * served here exactly as the SNMP table serves it, and a table needs no code
+ * of its own here. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+/* ---- a row's labels, from its table's key ---------------------------------- */
+
+void pna_row_labels_add(struct pna_row_labels *out, const char *name, const struct pna_value *v)
+{
+    if (out->n == PNA_ROW_LABELS_MAX)
+        return;
+    const char *text = "";
+    if (v->state == PNA_PRESENT && v->is_text && v->text != v->buf) {
+        text = v->text;                /* in a snapshot or static: lives on */
+    } else if (v->state == PNA_PRESENT && out->ntext < PNA_ROW_LABEL_TEXTS) {
+        char *t = out->text[out->ntext++];
+        if (v->is_text)
+            snprintf(t, sizeof out->text[0], "%s", v->text);
+        else if (v->is_signed)
+            snprintf(t, sizeof out->text[0], "%" PRId64, v->i);
+        else
+            snprintf(t, sizeof out->text[0], "%" PRIu64, v->u);
+        text = t;
+    }
+    out->l[out->n++] = (struct pna_prom_label){ name, text };
+}
+
+static void key_labels(const struct pna_metric_table *t, const struct pna_row *row, bool with_join,
+                       struct pna_row_labels *out)
+{
+    const struct pna_key *key = &t->key;
+    out->n = 0;
+    out->ntext = 0;
+    for (size_t i = 0; i < key->count; i++) {
+        const struct pna_key_part *part = &key->parts[i];
+        if (!part->label)
+            continue;
+        struct pna_value v;
+        pna_key_read(part, row, &v);
+        pna_row_labels_add(out, part->label, &v);
+    }
+    if (!with_join || !key->join)
+        return;
+    const char *values[PNA_KEY_JOIN_MAX] = { NULL };
+    key->join(row, values);
+    for (size_t i = 0; i < PNA_KEY_JOIN_MAX && key->join_labels[i] && out->n < PNA_ROW_LABELS_MAX; i++)
+        out->l[out->n++] = (struct pna_prom_label){ key->join_labels[i], values[i] ? values[i] : "" };
+}
+
+void pna_prom_key_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
+                         const struct pna_row *row, struct pna_row_labels *out)
+{
+    (void)v;
+    key_labels(t, row, true, out);
+}
+
+void pna_prom_identity_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
+                              const struct pna_row *row, struct pna_row_labels *out)
+{
+    (void)v;
+    key_labels(t, row, false, out);
+}
+
+/* ---- a table's families ------------------------------------------------------ */
 
 /* A row's identity labels plus room for the descriptor's own. */
 struct sample_labels {
@@ -113,7 +174,7 @@ static void metric_samples(struct pna_prom *p, const struct pna_metric *m,
 }
 
 static void info_series(struct pna_prom *p, const struct pna_http_view *v,
-                        const struct pna_metric_table *t, pna_row_labels_fn labels)
+                        const struct pna_metric_table *t)
 {
     char help[PNA_HELP_MAX];
     snprintf(help, sizeof help, "%s (%s).", t->info_help ? t->info_help : "", t->object);
@@ -123,9 +184,8 @@ static void info_series(struct pna_prom *p, const struct pna_http_view *v,
         struct pna_row row;
         if (!pna_http_row(t, v, i, &row))
             continue;
-        struct sample_labels s = { .row.n = 0 };
-        if (labels)
-            labels(v, &row, &s.row);
+        struct sample_labels s;
+        pna_prom_key_labels(v, t, &row, &s.row);
         char text[PNA_ROW_LABELS_MAX][sizeof ((struct pna_value *)0)->buf];
         size_t n = with_descriptor_labels(&s, t, &row, text);
         pna_prom_u64(p, s.all, n, 1);
@@ -143,11 +203,23 @@ static bool present_value(const struct pna_http_view *v, const struct pna_metric
     return val->state == PNA_PRESENT;
 }
 
-void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
-                    const struct pna_metric_table *t, pna_row_labels_fn labels)
+/* Whether T has anything for /metrics: an info series or a family.  The
+ * event table has neither, and its rows are the main thread's alone. */
+static bool has_families(const struct pna_metric_table *t)
 {
+    for (size_t j = 0; j < t->count; j++)
+        if (t->metrics[j].family)
+            return true;
+    return t->info_family != NULL;
+}
+
+void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
+                    const struct pna_metric_table *t)
+{
+    if (!has_families(t))
+        return;
     if (t->info_family)
-        info_series(p, v, t, labels);
+        info_series(p, v, t);
     size_t rows = t->rows(&v->base);
     const char *family = NULL;
     char help[PNA_HELP_MAX];
@@ -165,22 +237,23 @@ void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
             struct pna_value val;
             if (!present_value(v, t, m, i, &row, &val))
                 continue;
-            struct sample_labels s = { .row.n = 0 };
-            if (labels)
-                labels(v, &row, &s.row);
+            struct sample_labels s;
+            pna_prom_key_labels(v, t, &row, &s.row);
             metric_samples(p, m, &val, &s);
         }
     }
 }
 
-void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
-                   const struct pna_metric_table *t, const struct pna_seed *seed,
-                   pna_row_labels_fn labels)
+/* ---- the replaced exporters' names ------------------------------------------- */
+
+void pna_prom_replaced(struct pna_prom *p, const struct pna_http_view *v,
+                       const struct pna_metric_table *t, const struct pna_replaced_metric *r,
+                       pna_row_labels_fn labels)
 {
-    const struct pna_metric *m = pna_metric_by_object(t, seed->object);
+    const struct pna_metric *m = pna_metric_by_object(t, r->object);
     if (!m)
         return;
-    pna_prom_family(p, seed->name, seed->type, seed->help);
+    pna_prom_family(p, r->name, r->type, r->help);
     size_t rows = t->rows(&v->base);
     for (size_t i = 0; i < rows; i++) {
         struct pna_row row;
@@ -189,22 +262,23 @@ void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
             continue;
         struct pna_row_labels l = { .n = 0 };
         if (labels)
-            labels(v, &row, &l);
-        pna_prom_scaled(p, l.l, l.n, &val, seed->scale);
+            labels(v, t, &row, &l);
+        pna_prom_scaled(p, l.l, l.n, &val, r->scale);
     }
 }
 
-void pna_prom_seeds(struct pna_prom *p, const struct pna_http_view *v,
-                    const struct pna_metric_table *t, const struct pna_seed *seeds, size_t n,
-                    pna_row_labels_fn labels)
+void pna_prom_replaced_all(struct pna_prom *p, const struct pna_http_view *v,
+                           const struct pna_metric_table *t, const struct pna_replaced_metric *r,
+                           size_t n, pna_row_labels_fn labels)
 {
     for (size_t i = 0; i < n; i++)
-        pna_prom_seed(p, v, t, &seeds[i], labels);
+        pna_prom_replaced(p, v, t, &r[i], labels);
 }
 
-void pna_prom_node_label(const struct pna_http_view *v, const struct pna_row *row,
-                         struct pna_row_labels *out)
+void pna_prom_node_label(const struct pna_http_view *v, const struct pna_metric_table *t,
+                         const struct pna_row *row, struct pna_row_labels *out)
 {
+    (void)t;
     (void)row;
     out->l[0] = (struct pna_prom_label){ "node", v->node_name };
     out->n = 1;

@@ -24,38 +24,20 @@
 #include "http/render/prom.h"
 #include "model/metric.h"
 
-struct pna_node;
-struct pna_gpu_snap;
-struct pna_ib_model;
-struct pna_pfc_model;
-struct pna_phy_model;
-struct pna_containers_snap;
-struct pna_kubelet_snap;
-struct pna_storage_snap;
-
 struct pna_http_view {
     struct pna_view base;                        /* snapshots, pollers, agent, now */
-    const char *node_name;                       /* the seed's node="" label; never NULL */
+    const char *node_name;                       /* the replaced exporters' node="" label;
+                                                    never NULL */
     unsigned compat;                             /* prometheusCompat: enum pna_prom_compat
                                                     bits (core/config.h); constant for the
                                                     process, so the shared body may hold it */
-    /* BASE's snapshots, typed (NULL when absent) */
-    const struct pna_node *node;
-    int64_t node_taken_ms;
-    const struct pna_gpu_snap *gpu;
-    const struct pna_ib_model *ib;
-    const struct pna_pfc_model *pfc;
-    const struct pna_phy_model *phy;
-    const struct pna_containers_snap *containers;
-    const struct pna_kubelet_snap *kubelet;
-    const struct pna_storage_snap *storage;
     char node_name_buf[256];
 };
 
 /* Take the current view of everything; release it when rendered. */
 void pna_http_view_take(struct pna_http_view *v, const char *configured_node_name);
 void pna_http_view_release(struct pna_http_view *v);
-/* Fill the typed pointers and the node name from V->base (filled by hand in tests). */
+/* Fill the node name from V->base (filled by hand in tests). */
 void pna_http_view_complete(struct pna_http_view *v, const char *configured_node_name);
 
 /* The node="" label: the configured name, else the kubelet's node name, else
@@ -70,11 +52,6 @@ const char *pna_http_node_name(const struct pna_http_view *v, const char *config
 void pna_http_split_os(const char *pretty, char *os, size_t os_cap, char *version,
                        size_t version_cap);
 
-/* The GPU's number as the vendor tools and the seeds show it (gpu, gpu_id,
- * gpu_index labels, "gpu" in JSON): the source's own index when every GPU has
- * a distinct one, else the position in PCI order. */
-uint32_t pna_http_gpu_number(const struct pna_gpu_snap *s, size_t i);
-
 /* A GUID as eight colon-separated bytes ("98:03:9b:ff:fe:12:34:56"), as the
  * node exporter's /rdma prints them (json_rdma.c). */
 void pna_http_guid_text(uint64_t guid, char *buf, size_t cap);
@@ -86,57 +63,72 @@ bool pna_http_row(const struct pna_metric_table *t, const struct pna_http_view *
 /* ---- /metrics ------------------------------------------------------------ */
 
 #define PNA_ROW_LABELS_MAX 24 /* the row's labels, or an info series' (primus_gpu_info: over 16) */
+#define PNA_ROW_LABEL_TEXTS 8 /* labels whose text is made for the row (numbers) */
 #define PNA_HELP_MAX 512
 
-/* The labels that identify a row (gpu/pci_bus_id/uuid, device/port...):
- * written by the domain's renderer.  Values point into the row's records or
- * into BUF. */
+/* The labels of a row's series.  Values point into the view's snapshots, at
+ * static text, or into TEXT (the row's numbers, formatted) and BUF. */
 struct pna_row_labels {
     struct pna_prom_label l[PNA_ROW_LABELS_MAX];
     size_t n;
+    char text[PNA_ROW_LABEL_TEXTS][sizeof ((struct pna_value *)0)->buf];
+    size_t ntext;
     char buf[128];
 };
-typedef void (*pna_row_labels_fn)(const struct pna_http_view *v, const struct pna_row *row,
-                                  struct pna_row_labels *out);
+typedef void (*pna_row_labels_fn)(const struct pna_http_view *v, const struct pna_metric_table *t,
+                                  const struct pna_row *row, struct pna_row_labels *out);
+
+/* The labels that identify ROW of T, from T's key (model/metric.h): its
+ * parts' labels, then the labels of its join (the pod holding a GPU). */
+void pna_prom_key_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
+                         const struct pna_row *row, struct pna_row_labels *out);
+/* The same without the join's: the row's own identity. */
+void pna_prom_identity_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
+                              const struct pna_row *row, struct pna_row_labels *out);
+/* Append label NAME = the text of V to OUT (copied into OUT when V's own
+ * buffer holds it, or when it is a number). */
+void pna_row_labels_add(struct pna_row_labels *out, const char *name, const struct pna_value *v);
 
 /* Every family of table T: its info series and one family per descriptor
- * with a family name, samples labelled by LABELS (NULL: none). */
+ * with a family name, each sample labelled by the row's key. */
 void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
-                    const struct pna_metric_table *t, pna_row_labels_fn labels);
+                    const struct pna_metric_table *t);
 
-/* A seed exporter's metric kept under its own name, type, help and labels:
- * the value of the descriptor of MIB object OBJECT, times SCALE. */
-struct pna_seed {
+/* A metric of an exporter the agent replaces, kept under that exporter's
+ * name, type, help and labels (a contract: docs/metrics.md): the value of
+ * the descriptor of MIB object OBJECT, times SCALE. */
+struct pna_replaced_metric {
     const char *name;
     enum pna_prom_type type;
     const char *object;
     struct pna_scale scale;
     const char *help;
 };
-void pna_prom_seed(struct pna_prom *p, const struct pna_http_view *v,
-                   const struct pna_metric_table *t, const struct pna_seed *seed,
-                   pna_row_labels_fn labels);
-/* pna_prom_seed() for each of the N SEEDS. */
-void pna_prom_seeds(struct pna_prom *p, const struct pna_http_view *v,
-                    const struct pna_metric_table *t, const struct pna_seed *seeds, size_t n,
-                    pna_row_labels_fn labels);
-/* The seeds' {node} label set: the view's node name, whatever the row. */
-void pna_prom_node_label(const struct pna_http_view *v, const struct pna_row *row,
-                         struct pna_row_labels *out);
+void pna_prom_replaced(struct pna_prom *p, const struct pna_http_view *v,
+                       const struct pna_metric_table *t, const struct pna_replaced_metric *r,
+                       pna_row_labels_fn labels);
+/* pna_prom_replaced() for each of the N metrics of R. */
+void pna_prom_replaced_all(struct pna_prom *p, const struct pna_http_view *v,
+                           const struct pna_metric_table *t, const struct pna_replaced_metric *r,
+                           size_t n, pna_row_labels_fn labels);
+/* The replaced exporters' {node} label set: the view's node name, whatever the row. */
+void pna_prom_node_label(const struct pna_http_view *v, const struct pna_metric_table *t,
+                         const struct pna_row *row, struct pna_row_labels *out);
 
 /* One sample: V times SCALE. */
 void pna_prom_scaled(struct pna_prom *p, const struct pna_prom_label *l, size_t n,
                      const struct pna_value *v, struct pna_scale scale);
 
-/* Each writes its domain's families into P. */
-void pna_metrics_node(struct pna_prom *p, const struct pna_http_view *v);
-void pna_metrics_agent(struct pna_prom *p, const struct pna_http_view *v);
-void pna_metrics_gpu(struct pna_prom *p, const struct pna_http_view *v);
-void pna_metrics_rdma(struct pna_prom *p, const struct pna_http_view *v);
-void pna_metrics_pfc(struct pna_prom *p, const struct pna_http_view *v);
-void pna_metrics_phy(struct pna_prom *p, const struct pna_http_view *v);
-void pna_metrics_containers(struct pna_prom *p, const struct pna_http_view *v);
-void pna_metrics_storage(struct pna_prom *p, const struct pna_http_view *v);
+/* What /metrics serves besides the descriptor tables' families, once each:
+ * the replaced exporters' names, the joins (primus_gpu_holder_info) and the
+ * families that split a MIB value by a label (primus_gpu_retired_pages
+ * {cause}, primus_ib_port_saturated{counter}).  The _agent one depends on the
+ * clock and the poller counters, the others on the snapshots alone. */
+void pna_metrics_node_extras(struct pna_prom *p, const struct pna_http_view *v);
+void pna_metrics_gpu_extras(struct pna_prom *p, const struct pna_http_view *v);
+void pna_metrics_rdma_extras(struct pna_prom *p, const struct pna_http_view *v);
+void pna_metrics_storage_extras(struct pna_prom *p, const struct pna_http_view *v);
+void pna_metrics_agent_extras(struct pna_prom *p, const struct pna_http_view *v);
 /* compat.c: dcgm-exporter's and AMD device-metrics-exporter's names, as V->compat asks. */
 void pna_metrics_compat(struct pna_prom *p, const struct pna_http_view *v);
 
@@ -198,6 +190,10 @@ json_t *pna_json_value(const struct pna_metric_table *t, const struct pna_metric
  * family FAMILY when OBJECT is NULL); nothing when absent. */
 void pna_json_put(json_t *obj, const struct pna_metric_table *t, const char *object,
                   const struct pna_row *row);
+/* The parts of ROW's key read from its own record (not its parent's) into O,
+ * named by their labels: a sub-table row's identity beside its parent's
+ * ("link", "pid", "lane"). */
+void pna_json_put_own_key(json_t *o, const struct pna_metric_table *t, const struct pna_row *row);
 /* Every descriptor of T with a JSON member into O (figures left out where
  * absent, as in the MIB; text that is empty stays, as ""). */
 void pna_json_put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row);

@@ -312,3 +312,21 @@ size_t pna_gpu_count_in_use(const struct pna_gpu *gpus, size_t count)
                 (gpus[i].has_mem_used && gpus[i].mem_used_bytes > 0);
     return used;
 }
+
+/* A node mixing vendors numbers each vendor from 0: then no number is usable. */
+static bool vendor_numbers_usable(const struct pna_gpu_snap *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        if (!s->gpus[i].has_vendor_index)
+            return false;
+        for (size_t j = 0; j < i; j++)
+            if (s->gpus[j].vendor_index == s->gpus[i].vendor_index)
+                return false;
+    }
+    return true;
+}
+
+uint32_t pna_gpu_number(const struct pna_gpu_snap *s, size_t i)
+{
+    return vendor_numbers_usable(s) ? s->gpus[i].vendor_index : (uint32_t)i;
+}

@@ -452,6 +452,12 @@ const struct pna_gpu_mig *pna_gpu_mig_by_uuid(const struct pna_gpu_snap *s, cons
  * them (hw_gpu_used_count, "used_count"): busy, or holding memory. */
 size_t pna_gpu_count_in_use(const struct pna_gpu *gpus, size_t count);
 
+/* The GPU's number as the vendor tools and the exporters the agent replaces
+ * show it (their gpu, gpu_id and gpu_index labels, "gpu" in JSON): the
+ * source's own index when every GPU of snapshot S has a distinct one, else
+ * its position I in PCI order, so that the number never repeats. */
+uint32_t pna_gpu_number(const struct pna_gpu_snap *s, size_t i);
+
 const char *pna_gpu_source_name(enum pna_gpu_source src);
 const char *pna_gpu_vendor_name(enum pna_gpu_vendor vendor);
 

@@ -1,13 +1,14 @@
 /* model/gpu/gpu_link_metrics.c -- primusGpuLinkTable: one row per GPU and link
  * (NVLink), one descriptor per value (see metric.h, gpu.h).
  *
- * A row's record is the link; its owner is the GPU, whose index comes first
+ * A row's record is the link; its parent is the GPU, whose index comes first
  * in the row's identity.  Rows follow the GPUs' order (ascending index) and,
  * within a GPU, ascending link number: the MIB's index order. */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
 #include "model/gpu/gpu.h"
+#include "model/gpu/gpu_key.h"
 #include "model/metric.h"
 #include "model/oids.h"
 
@@ -30,7 +31,7 @@ static bool link_row(const struct pna_view *v, size_t i, struct pna_row *out)
     const struct pna_gpu_snap *s = gpu_snap(v);
     for (size_t g = 0; s && g < s->count; g++) {
         if (i < s->gpus[g].link_count) {
-            out->owner = &s->gpus[g];
+            out->parent = &s->gpus[g];
             out->rec = &s->gpus[g].links[i];
             return true;
         }
@@ -125,11 +126,21 @@ static const struct pna_metric link_metrics[] = {
       .label = "effective_ber", .json = "effective_ber" },
 };
 
+/* The GPU's key, then the link's number. */
+static const struct pna_key_part link_key[] = {
+    PNA_GPU_KEY_PARTS(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_FIELD("primusGpuLinkNumber", "link", PNA_KEY_FROM_REC, struct pna_gpu_link,
+                        number),
+};
+
 const struct pna_metric_table pna_gpu_link_metrics = {
     .object = "primusGpuLinkTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU),
+    PNA_TABLE_OID(PNA_OID_GPU, 11),
+    PNA_KEY(link_key),
+    .index_ordered = true,
     .metrics = link_metrics,
     .count = sizeof link_metrics / sizeof link_metrics[0],
     .rows = link_rows,

@@ -11,6 +11,7 @@
 #include "model/containers.h"
 #include "model/kubernetes/holders.h"
 #include "model/gpu/gpu.h"
+#include "model/gpu/gpu_key.h"
 #include "model/metric.h"
 #include "model/oids.h"
 
@@ -35,7 +36,7 @@ static const struct pna_gpu *gpu_of(const struct pna_row *r)
 /* ---- primusGpuCount ------------------------------------------------------------ */
 
 /* One row even before a first poll: primusGpuCount is 0 then, not absent. */
-static size_t always_one(const struct pna_view *v)
+static size_t count_rows(const struct pna_view *v)
 {
     (void)v;
     return 1;
@@ -64,9 +65,10 @@ const struct pna_metric_table pna_gpu_scalar_metrics = {
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU),
+    PNA_TABLE_OID(PNA_OID_GPU),
     .metrics = gpu_scalar_metrics,
     .count = 1,
-    .rows = always_one,
+    .rows = count_rows,
     .row = snap_row,
 };
 
@@ -81,6 +83,13 @@ static bool gpu_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     out->rec = &gpu_snap(v)->gpus[i];
     return true;
+}
+
+void pna_gpu_key_number(const struct pna_row *row, const void *gpu, struct pna_value *out)
+{
+    const struct pna_gpu_snap *s = gpu_snap(row->view);
+    const struct pna_gpu *g = gpu;
+    pna_value_u64(out, pna_gpu_number(s, (size_t)(g - s->gpus)));
 }
 
 static bool gpu_lost(const struct pna_row *r)
@@ -508,12 +517,32 @@ static const struct pna_metric gpu_metrics[] = {
     RESIDENCY(97, "primusGpuThrottleResHbmThermal", PNA_GPU_RES_HBM_THERMAL, "hbm_thermal"),
 };
 
+/* The row's key: the GPU's (gpu_key.h), then its holder (the first the
+ * kubelet assigned it to, else the first container holding it) as
+ * container, pod and namespace, empty when none: every per-GPU series can be
+ * summed by pod, as dcgm-exporter's can.  primus_gpu_holder_info has every
+ * holder of a shared GPU. */
+static const struct pna_key_part gpu_key[] = { PNA_GPU_KEY_PARTS(PNA_KEY_FROM_REC) };
+static const char *const holder_labels[] = { "container", "pod", "namespace", NULL };
+
+static void holder_join(const struct pna_row *r, const char **values)
+{
+    struct pna_holder h;
+    pna_gpu_holder(r->view, gpu_of(r), &h);
+    values[0] = h.container_name;
+    values[1] = h.pod;
+    values[2] = h.pod_namespace;
+}
+
 const struct pna_metric_table pna_gpu_metrics = {
     .object = "primusGpuTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
             PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
+    PNA_TABLE_OID(PNA_OID_GPU, 10),
+    PNA_KEY_JOINED(gpu_key, holder_labels, holder_join),
+    .index_ordered = true,
     .metrics = gpu_metrics,
     .count = sizeof gpu_metrics / sizeof gpu_metrics[0],
     .rows = gpu_rows,

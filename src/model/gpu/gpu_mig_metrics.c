@@ -2,7 +2,7 @@
  * (compute instance of a GPU instance) of each GPU, one descriptor per value
  * (see metric.h, gpu.h).
  *
- * A row's record is the MIG device; its owner is the GPU.  The holder columns
+ * A row's record is the MIG device; its parent is the GPU.  The holder columns
  * are model/kubernetes/holders.h's: the kubelet's assignment of the MIG UUID, else the
  * container given the device's access capability (/dev/nvidia-caps/nvidia-capN). */
 #include "pna_autoconf.h"
@@ -10,6 +10,7 @@
 
 #include "model/kubernetes/holders.h"
 #include "model/gpu/gpu.h"
+#include "model/gpu/gpu_key.h"
 #include "model/metric.h"
 #include "model/oids.h"
 
@@ -29,8 +30,8 @@ static bool mig_row(const struct pna_view *v, size_t i, struct pna_row *out)
     const struct pna_gpu_snap *s = gpu_snap(v);
     const struct pna_gpu_mig *m = &s->migs[i];
     out->rec = m;
-    out->owner = pna_gpu_find(s->gpus, s->count, m->gpu_index);
-    return out->owner != NULL;
+    out->parent = pna_gpu_find(s->gpus, s->count, m->gpu_index);
+    return out->parent != NULL;
 }
 
 static const struct pna_gpu_mig *mig_of(const struct pna_row *r)
@@ -113,12 +114,24 @@ static const struct pna_metric mig_metrics[] = {
               "interval, 0..1" },
 };
 
+/* The GPU's key, then the GPU and compute instance ids. */
+static const struct pna_key_part mig_key[] = {
+    PNA_GPU_KEY_PARTS(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_FIELD("primusGpuMigGpuInstance", "gpu_instance", PNA_KEY_FROM_REC,
+                        struct pna_gpu_mig, gpu_instance),
+    PNA_KEY_INDEX_FIELD("primusGpuMigComputeInstance", "compute_instance", PNA_KEY_FROM_REC,
+                        struct pna_gpu_mig, compute_instance),
+};
+
 const struct pna_metric_table pna_gpu_mig_metrics = {
     .object = "primusGpuMigTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
             PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
+    PNA_TABLE_OID(PNA_OID_GPU, 13),
+    PNA_KEY(mig_key),
+    .index_ordered = true,
     .metrics = mig_metrics,
     .count = sizeof mig_metrics / sizeof mig_metrics[0],
     .rows = mig_rows,

@@ -2,7 +2,7 @@
  * compute partition of an AMD GPU (a KFD node of a GPU with a compute
  * partition mode), one descriptor per value (see metric.h, gpu.h).
  *
- * A row's record is the partition; its owner is the GPU.  The holder columns
+ * A row's record is the partition; its parent is the GPU.  The holder columns
  * are model/kubernetes/holders.h's: the containers given the partition's
  * render node. */
 #include "pna_autoconf.h"
@@ -10,7 +10,9 @@
 
 #include "model/kubernetes/holders.h"
 #include "model/gpu/gpu.h"
+#include "model/gpu/gpu_key.h"
 #include "model/metric.h"
+#include "model/oids.h"
 
 static const struct pna_gpu_snap *gpu_snap(const struct pna_view *v)
 {
@@ -28,8 +30,8 @@ static bool part_row(const struct pna_view *v, size_t i, struct pna_row *out)
     const struct pna_gpu_snap *s = gpu_snap(v);
     const struct pna_gpu_partition *p = &s->parts[i];
     out->rec = p;
-    out->owner = pna_gpu_find(s->gpus, s->count, p->gpu_index);
-    return out->owner != NULL;
+    out->parent = pna_gpu_find(s->gpus, s->count, p->gpu_index);
+    return out->parent != NULL;
 }
 
 static const struct pna_gpu_partition *part_of(const struct pna_row *r)
@@ -106,12 +108,22 @@ static const struct pna_metric part_metrics[] = {
       .get = get_namespace, .label = "namespace", .json = "namespace" },
 };
 
+/* The GPU's key, then the partition's id. */
+static const struct pna_key_part part_key[] = {
+    PNA_GPU_KEY_PARTS(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_FIELD("primusGpuPartitionId", "partition", PNA_KEY_FROM_REC,
+                        struct pna_gpu_partition, id),
+};
+
 const struct pna_metric_table pna_gpu_partition_metrics = {
     .object = "primusGpuPartitionTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
             PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
+    PNA_TABLE_OID(PNA_OID_GPU, 14),
+    PNA_KEY(part_key),
+    .index_ordered = true,
     .metrics = part_metrics,
     .count = sizeof part_metrics / sizeof part_metrics[0],
     .rows = part_rows,

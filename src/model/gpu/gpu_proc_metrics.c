@@ -2,7 +2,7 @@
  * process with a context on it, one descriptor per value (see metric.h,
  * gpu.h).
  *
- * A row's record is the process; its owner is the GPU.  The container
+ * A row's record is the process; its parent is the GPU.  The container
  * columns join the process's cgroup with the containers snapshot of the same
  * view: the container whose cgroup is the process's, or holds it. */
 #include "pna_autoconf.h"
@@ -12,6 +12,7 @@
 
 #include "model/containers.h"
 #include "model/gpu/gpu.h"
+#include "model/gpu/gpu_key.h"
 #include "model/metric.h"
 #include "model/oids.h"
 
@@ -31,8 +32,8 @@ static bool proc_row(const struct pna_view *v, size_t i, struct pna_row *out)
     const struct pna_gpu_snap *s = gpu_snap(v);
     const struct pna_gpu_proc *p = &s->procs[i];
     out->rec = p;
-    out->owner = pna_gpu_find(s->gpus, s->count, p->gpu_index);
-    return out->owner != NULL;
+    out->parent = pna_gpu_find(s->gpus, s->count, p->gpu_index);
+    return out->parent != NULL;
 }
 
 static const struct pna_gpu_proc *proc_of(const struct pna_row *r)
@@ -130,11 +131,20 @@ static const struct pna_metric proc_metrics[] = {
       .field = PROC_IF(compute_instance, has_instance), .label = "compute_instance" },
 };
 
+/* The GPU's key, then the process's pid. */
+static const struct pna_key_part proc_key[] = {
+    PNA_GPU_KEY_PARTS(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_FIELD("primusGpuProcPid", "pid", PNA_KEY_FROM_REC, struct pna_gpu_proc, pid),
+};
+
 const struct pna_metric_table pna_gpu_proc_metrics = {
     .object = "primusGpuProcTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS),
+    PNA_TABLE_OID(PNA_OID_GPU, 12),
+    PNA_KEY(proc_key),
+    .index_ordered = true,
     .metrics = proc_metrics,
     .count = sizeof proc_metrics / sizeof proc_metrics[0],
     .rows = proc_rows,

@@ -150,12 +150,20 @@ static const struct pna_metric podres_metrics[] = {
       .max = 255, .label = "rdma_port", .json = "rdma_port" },
 };
 
+/* primusPodResourceIndex: kept while the assignment lives. */
+static const struct pna_key_part podres_key[] = {
+    PNA_KEY_INDEX_FIELD("primusPodResourceIndex", "pod_resource_index", PNA_KEY_FROM_REC,
+                        struct pna_podres_row, index),
+};
+
 const struct pna_metric_table pna_podres_metrics = {
     .object = "primusPodResourceTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PODRES,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_GPU) |
             PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_KUBERNETES, 10),
+    PNA_KEY(podres_key),
     .metrics = podres_metrics,
     .count = sizeof podres_metrics / sizeof podres_metrics[0],
     .rows = podres_rows,

@@ -105,6 +105,7 @@ const struct pna_metric_table pna_roce_node_metrics = {
     .kind = PNA_TABLE_SCALARS,
     .domain = PNA_DOM_PFC,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PFC),
+    PNA_TABLE_OID(PNA_OID_PFC),
     .metrics = node_metrics,
     .count = sizeof node_metrics / sizeof node_metrics[0],
     .rows = node_rows,
@@ -377,11 +378,15 @@ static const struct pna_metric config_metrics[] = {
       .help = "Seconds since lldpd first heard the interface's LLDP neighbour, or heard it change" },
 };
 
+static const struct pna_key_part config_key[] = { PNA_PFC_IF_KEY_PART(PNA_KEY_FROM_REC) };
+
 const struct pna_metric_table pna_roce_config_metrics = {
     .object = "primusRoceConfigTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PFC,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PFC) | PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_PFC, 40),
+    PNA_KEY(config_key),
     .metrics = config_metrics,
     .count = sizeof config_metrics / sizeof config_metrics[0],
     .rows = pna_pfc_if_rows,

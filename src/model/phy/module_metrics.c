@@ -202,11 +202,15 @@ static const struct pna_metric module_metrics[] = {
       .help = "Seconds since the module's EEPROM was read (at most moduleInterval)" },
 };
 
+static const struct pna_key_part module_key[] = { PNA_PHY_IF_KEY_PART(PNA_KEY_FROM_REC) };
+
 const struct pna_metric_table pna_module_metrics = {
     .object = "primusModuleTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PHY,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PHY),
+    PNA_TABLE_OID(PNA_OID_RDMA, 60),
+    PNA_KEY(module_key),
     .metrics = module_metrics,
     .count = sizeof module_metrics / sizeof module_metrics[0],
     .rows = module_rows,
@@ -241,9 +245,9 @@ static bool lane_row(const struct pna_view *v, size_t i, struct pna_row *out)
     for (size_t k = 0; k < m->n_ifs; k++) {
         uint32_t n = lanes_of(&m->ifs[k]);
         if (i < n) {
-            out->owner = &m->ifs[k];
+            out->parent = &m->ifs[k];
             out->rec = &m->ifs[k].module.lane[i];
-            out->sub = (uint32_t)i + 1;
+            out->key_number = (uint32_t)i + 1;
             return pna_phy_ifname_ok(m->ifs[k].ifname);
         }
         i -= n;
@@ -253,12 +257,12 @@ static bool lane_row(const struct pna_view *v, size_t i, struct pna_row *out)
 
 static const struct pna_module *lane_module(const struct pna_row *r)
 {
-    return &((const struct pna_phy_if *)r->owner)->module;
+    return &((const struct pna_phy_if *)r->parent)->module;
 }
 
 static void lane_level(const struct pna_row *r, enum pna_module_quantity q, struct pna_value *out)
 {
-    level_value(pna_module_level(lane_module(r), q, r->sub), out);
+    level_value(pna_module_level(lane_module(r), q, r->key_number), out);
 }
 
 static void get_bias_level(const struct pna_row *r, struct pna_value *out)
@@ -338,11 +342,19 @@ static const struct pna_metric lane_metrics[] = {
       .help = "Where the lane's RX power stands against the module's own thresholds" },
 };
 
+/* The interface, then the lane (1..). */
+static const struct pna_key_part lane_key[] = {
+    PNA_PHY_IF_KEY_PART(PNA_KEY_FROM_PARENT),
+    PNA_KEY_INDEX_NUMBER("primusModuleLane", "lane"),
+};
+
 const struct pna_metric_table pna_module_lane_metrics = {
     .object = "primusModuleLaneTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PHY,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PHY),
+    PNA_TABLE_OID(PNA_OID_RDMA, 61),
+    PNA_KEY(lane_key),
     .metrics = lane_metrics,
     .count = sizeof lane_metrics / sizeof lane_metrics[0],
     .rows = lane_rows,

@@ -267,11 +267,15 @@ static const struct pna_metric phy_metrics[] = {
       .field = PNA_FIELD(struct pna_phy_if, error), .label = "error", .json = "error" },
 };
 
+static const struct pna_key_part phy_key[] = { PNA_PHY_IF_KEY_PART(PNA_KEY_FROM_REC) };
+
 const struct pna_metric_table pna_phy_metrics = {
     .object = "primusPhyTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_PHY,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_PHY) | PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    PNA_TABLE_OID(PNA_OID_RDMA, 50),
+    PNA_KEY(phy_key),
     .metrics = phy_metrics,
     .count = sizeof phy_metrics / sizeof phy_metrics[0],
     .rows = phy_rows,
