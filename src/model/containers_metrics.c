@@ -275,7 +275,7 @@ const struct pna_metric_table pna_container_metrics = {
 /* ---- primusContainerDeviceTable ------------------------------------------------------ */
 
 /* Rows: the set's device array (grouped per container in row order).  REC is
- * the device, OWNER its container.  The model names every device within the
+ * the device, PARENT its container.  The model names every device within the
  * MIB's SIZE (its path, or its numbers when the path is longer: see
  * pna_container_set_add_device), so the index is the container's ID and
  * that name. */

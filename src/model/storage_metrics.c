@@ -43,7 +43,7 @@ static size_t storage_rows(const struct pna_view *v)
     return picked(v) ? 1 : 0;
 }
 
-/* REC the figures picked, OWNER the statvfs snapshot (its path), or NULL. */
+/* REC the figures picked, PARENT the statvfs snapshot (its path), or NULL. */
 static bool storage_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     (void)i;

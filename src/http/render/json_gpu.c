@@ -64,24 +64,6 @@ static json_t *dri_device(const struct pna_gpu *g, bool with_card_id)
     return o;
 }
 
-/* The rows of sub-table T (links, processes, MIG devices, partitions) that
- * belong to G, each with its own key ("link", "pid"...) beside its members. */
-static json_t *sub_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
-                        const struct pna_gpu *g)
-{
-    json_t *list = json_array();
-    for (size_t i = 0; i < t->rows(&v->base); i++) {
-        struct pna_row row;
-        if (!pna_http_row(t, v, i, &row) || row.parent != g)
-            continue;
-        json_t *o = json_object();
-        pna_json_put_own_key(o, t, &row);
-        pna_json_put_members(o, t, &row);
-        json_array_append_new(list, o);
-    }
-    return list;
-}
-
 /* GPU I's links, processes, MIG devices and partitions, and its health with the reason:
  * the detail /gpus, /node and /metrics/json share. */
 static void put_depth(json_t *o, const struct pna_http_view *v, size_t i, bool with_health)
@@ -94,10 +76,10 @@ static void put_depth(json_t *o, const struct pna_http_view *v, size_t i, bool w
         pna_json_put(o, &pna_gpu_metrics, "primusGpuHealth", &row);
         pna_json_put(o, &pna_gpu_metrics, "primusGpuHealthReason", &row);
     }
-    json_object_set_new(o, "links", sub_rows(v, &pna_gpu_link_metrics, g));
-    json_object_set_new(o, "processes", sub_rows(v, &pna_gpu_proc_metrics, g));
-    json_object_set_new(o, "mig", sub_rows(v, &pna_gpu_mig_metrics, g));
-    json_object_set_new(o, "partitions", sub_rows(v, &pna_gpu_partition_metrics, g));
+    json_object_set_new(o, "links", pna_json_child_rows(v, &pna_gpu_link_metrics, g));
+    json_object_set_new(o, "processes", pna_json_child_rows(v, &pna_gpu_proc_metrics, g));
+    json_object_set_new(o, "mig", pna_json_child_rows(v, &pna_gpu_mig_metrics, g));
+    json_object_set_new(o, "partitions", pna_json_child_rows(v, &pna_gpu_partition_metrics, g));
 }
 
 struct pna_json_reply pna_json_gpus(const struct pna_http_view *v)

@@ -54,9 +54,10 @@ static const char *phy_row_ifname(const struct pna_row *row)
 }
 
 /* The row of table T whose interface (IFNAME_OF) is IFNAME, as a JSON object
- * of its members; NULL when T has no such row. */
+ * of its members; NULL when T has no such row.  *REC: the row's record. */
 static json_t *if_row_json(const struct pna_http_view *v, const struct pna_metric_table *t,
-                           const char *ifname, const char *(*ifname_of)(const struct pna_row *))
+                           const char *ifname, const char *(*ifname_of)(const struct pna_row *),
+                           const void **rec)
 {
     for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
@@ -64,27 +65,11 @@ static json_t *if_row_json(const struct pna_http_view *v, const struct pna_metri
             continue;
         json_t *o = json_object();
         pna_json_put_members(o, t, &row);
+        if (rec)
+            *rec = row.rec;
         return o;
     }
     return NULL;
-}
-
-/* The lanes of interface IFNAME's module (primusModuleLaneTable), in order. */
-static json_t *lanes_json(const struct pna_http_view *v, const char *ifname)
-{
-    const struct pna_metric_table *t = &pna_module_lane_metrics;
-    json_t *list = json_array();
-    for (size_t i = 0; i < t->rows(&v->base); i++) {
-        struct pna_row row;
-        if (!pna_http_row(t, v, i, &row) ||
-            strcmp(((const struct pna_phy_if *)row.parent)->ifname, ifname) != 0)
-            continue;
-        json_t *o = json_object();
-        pna_json_put_own_key(o, t, &row);
-        pna_json_put_members(o, t, &row);
-        json_array_append_new(list, o);
-    }
-    return list;
 }
 
 /* Port PORT of primusIbPortTable's row ROW: its members, then those of the
@@ -99,15 +84,18 @@ static json_t *port_json(const struct pna_http_view *v, const struct pna_ib_port
         pna_json_put_members(o, &pna_ib_port_metrics, &r);
     if (!port->netdev[0])
         return o;
-    json_t *roce = if_row_json(v, &pna_roce_config_metrics, port->netdev, pfc_row_ifname);
-    json_t *phy = if_row_json(v, &pna_phy_metrics, port->netdev, phy_row_ifname);
-    json_t *module = if_row_json(v, &pna_module_metrics, port->netdev, phy_row_ifname);
+    const void *phy_if = NULL;
+    json_t *roce = if_row_json(v, &pna_roce_config_metrics, port->netdev, pfc_row_ifname, NULL);
+    json_t *phy = if_row_json(v, &pna_phy_metrics, port->netdev, phy_row_ifname, NULL);
+    json_t *module = if_row_json(v, &pna_module_metrics, port->netdev, phy_row_ifname, &phy_if);
     if (roce)
         json_object_set_new(o, "roce", roce);
     if (phy)
         json_object_set_new(o, "phy", phy);
     if (module) {
-        json_object_set_new(module, "lanes", lanes_json(v, port->netdev));
+        /* the lanes of the module (primusModuleLaneTable), in order */
+        json_object_set_new(module, "lanes",
+                            pna_json_child_rows(v, &pna_module_lane_metrics, phy_if));
         json_object_set_new(o, "module", module);
     }
     return o;

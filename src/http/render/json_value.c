@@ -97,3 +97,19 @@ void pna_json_put_own_key(json_t *o, const struct pna_metric_table *t, const str
                                                        : pna_json_u64(v.u));
     }
 }
+
+json_t *pna_json_child_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
+                            const void *parent)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row) || row.parent != parent)
+            continue;
+        json_t *o = json_object();
+        pna_json_put_own_key(o, t, &row);
+        pna_json_put_members(o, t, &row);
+        json_array_append_new(list, o);
+    }
+    return list;
+}

@@ -194,6 +194,10 @@ void pna_json_put(json_t *obj, const struct pna_metric_table *t, const char *obj
  * named by their labels: a sub-table row's identity beside its parent's
  * ("link", "pid", "lane"). */
 void pna_json_put_own_key(json_t *o, const struct pna_metric_table *t, const struct pna_row *row);
+/* The rows of sub-table T whose parent is PARENT (a GPU's links, a module's
+ * lanes), in order, each its own key and its members. */
+json_t *pna_json_child_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
+                            const void *parent);
 /* Every descriptor of T with a JSON member into O (figures left out where
  * absent, as in the MIB; text that is empty stays, as ""). */
 void pna_json_put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row);

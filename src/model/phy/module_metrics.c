@@ -238,7 +238,7 @@ static size_t lane_rows(const struct pna_view *v)
     return n;
 }
 
-/* REC is the lane, OWNER its interface, SUB the lane number (1..). */
+/* REC is the lane, PARENT its interface, KEY_NUMBER the lane number (1..). */
 static bool lane_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     const struct pna_phy_model *m = pna_phy_view_model(v);
