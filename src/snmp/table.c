@@ -121,21 +121,19 @@ size_t pna_index_put_string(oid *idx, size_t cap, const char *s)
 size_t pna_key_index(const struct pna_metric_table *t, const struct pna_row *row, oid *idx)
 {
     const struct pna_key *key = &t->key;
-    size_t n = 0, later = 0;
-    for (size_t i = 0; i < key->count; i++)
-        later += (key->parts[i].use & PNA_KEY_INDEX) != 0;
+    size_t n = 0;
     for (size_t i = 0; i < key->count; i++) {
         const struct pna_key_part *p = &key->parts[i];
         if (!(p->use & PNA_KEY_INDEX))
             continue;
-        later--;
         struct pna_value v;
         pna_key_read(p, row, &v);
+        bool present = v.state == PNA_PRESENT;
         if (!p->is_text)
-            idx[n++] = v.state != PNA_PRESENT ? 0 : v.is_signed ? (oid)v.i : (oid)v.u;
-        else   /* room kept for the parts after it */
-            n += put_text(idx + n, PNA_MAX_INDEX_LEN - n - later,
-                          v.state == PNA_PRESENT ? v.text : "", v.state == PNA_PRESENT ? v.len : 0);
+            idx[n++] = !present ? 0 : v.is_signed ? (oid)v.i : (oid)v.u;
+        else   /* room kept for the parts after it (rows refuse longer names) */
+            n += put_text(idx + n, PNA_MAX_INDEX_LEN - n - (key->count - 1 - i),
+                          present ? v.text : "", present ? v.len : 0);
     }
     return n;
 }
