@@ -18,6 +18,7 @@
 #include "pna_autoconf.h"
 #include "core/event_loop.h"
 #include "core/cache.h"
+#include "core/log.h"
 #include "util/array.h"
 
 #include <errno.h>
@@ -431,7 +432,9 @@ void pna_loop_call(struct pna_loop *l, pna_loop_call_fn fn, void *arg)
 static void *loop_main(void *arg)
 {
     struct pna_loop *l = arg;
-    pna_loop_run(l);
+    if (pna_loop_run(l) != 0)
+        pna_log(LOG_ERR, "event loop: epoll failed (%s); the watchers' changes are seen by "
+                "the polls only", strerror(errno));
     return NULL;
 }
 
