@@ -1,16 +1,13 @@
 /* pollers/gpu_poller.c -- the "gpu" poller: NVIDIA (NVML, else nvidia-smi)
  * and AMD (rocm-smi-lib, else amdgpu sysfs) GPUs in one snapshot sorted by
  * PCI address, with /dev/dri names, and the GPU notifications:
- *   PNA_EV_GPU_XID      from NVML's event API, on the XID watch's thread
- *                       (watchers/gpu_xid.c);
+ *   PNA_EV_GPU_XID      from NVML's event API, on the XID listener thread;
  *   PNA_EV_GPU_THERMAL  once per crossing of the slowdown threshold;
  *   PNA_EV_GPU_LOST     when a GPU that was present disappears or NVML
  *                       answers GPU_IS_LOST for it.
  *
  * Thread ownership: init/collect/fini run on the poller thread; the XID
- * watch only reads its own copy of the GPU identities, counts XIDs (under
- * xid_lock) and posts events.  The poller starts it on its NVML handle and
- * stops it before it closes NVML.
+ * listener only reads its own copy of the GPU identities and posts events.
  * A vendor call that hangs holds the poller thread: the poller core notices
  * the overrun and keeps serving the last snapshot.  A failure of any source
  * fails the whole poll, so a GPU never looks "gone" because its vendor's
@@ -302,6 +299,10 @@ static void check_alerts(struct gpu_state *st, struct pna_gpu_list *list)
 }
 
 /* --- XID listener upkeep ---------------------------------------------- */
+
+/* The listener is the XID watch (watchers/gpu_xid.c), with a thread of its
+ * own: started here on the poller's NVML handle, stopped here before NVML is
+ * closed. */
 
 /* Stop the XID watch, if one runs.  One stuck inside NVML is left running
  * (detached): NVML is not closed under it, nor ST freed. */
