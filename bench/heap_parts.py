@@ -28,7 +28,7 @@ PARTS = [
     ("container strings (src/util/strpool.c: ids, names, pods, images, cgroup paths)",
      {"strpool.c"}),
     ("OOM watch: entries, their names, the bundle directories watched",
-     {"oom_watch.c"}),
+     {"oom_watch.c", "oom_ledger.c", "dir_watch.c"}),
     ("container rows and devices", {"containers.c", "containerd.c", "oci_spec.c",
                                     "containers_poller.c", "docker.c", "docker_api.c"}),
     ("event history (primusEventTable)", {"events.c"}),

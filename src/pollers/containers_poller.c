@@ -1,12 +1,14 @@
 /* pollers/containers_poller.c -- the "containers" poller: containerd tasks and
  * Docker containers merged into one table, OOM kills turned into notifications.
  *
- * Threads: collect() runs on the poller thread.  Two helper threads feed it:
- * the OOM watch (inotify/eventfd; posts OOM events itself and asks for an early
- * poll when a bundle directory changes) and the Docker event stream (marks
- * containers to re-inspect, forwards "oom" to the OOM watch).  Both only touch
- * thread-safe entry points (pna_oom_watch_*, pna_docker_invalidate,
- * pna_event_post, the poller wake-up). */
+ * Threads: collect() runs on the poller thread.  Three watchers feed it, on
+ * the agent's event loop (core/event_loop.h, one thread for every watcher):
+ * the OOM watch (the cgroups' OOM notifications; posts OOM events itself),
+ * the bundle directory watch (asks for an early poll when a bundle directory
+ * changes) and the Docker event stream (marks containers to re-inspect,
+ * forwards "oom" to the OOM watch).  Their callbacks only touch thread-safe
+ * entry points (pna_oom_watch_*, pna_docker_invalidate, pna_event_post, the
+ * poller wake-up). */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "pollers/pollers.h"
@@ -26,6 +28,8 @@
 #include "sources/containers/podres_devices.h"
 #include "util/fileio.h"
 #include "util/held_files.h"
+#include "core/event_loop.h"
+#include "watchers/dir_watch.h"
 #include "watchers/docker_events.h"
 #include "watchers/oom_watch.h"
 
@@ -51,9 +55,11 @@ struct containers_state {
     size_t files_wanted;            /* cgroupFilesHeld (the cache keeps what
                                        RLIMIT_NOFILE lets of it) */
     bool files_warned;              /* the difference was said */
-    uint64_t bundle_events;         /* the watch's directory event count at the last scan */
+    uint64_t bundle_events;         /* the directory watch's event count at the last scan */
     bool bundle_events_valid;       /* ... and every bundle directory was watched since */
+    struct pna_loop *loop;          /* the agent's, which the watchers below run on */
     struct pna_oom_watch *watch;
+    struct pna_dir_watch *bundle_dirs;
     struct pna_docker *docker;
     struct pna_docker_events *events;
 };
@@ -64,7 +70,7 @@ static void wake_poller(void)
     pna_poller_wake(CONTAINERS_INDEX);
 }
 
-/* OOM watch thread. */
+/* Event loop (or the poller thread, for a kill its sync or observe found). */
 static void on_oom(void *arg, const struct pna_oom_hit *hit)
 {
     (void)arg;
@@ -91,14 +97,14 @@ static void on_oom(void *arg, const struct pna_oom_hit *hit)
     wake_poller();
 }
 
-/* OOM watch thread: a bundle directory changed. */
-static void on_change(void *arg)
+/* Event loop: a bundle directory changed. */
+static void on_bundle_change(void *arg)
 {
     (void)arg;
     wake_poller();
 }
 
-/* Docker event thread. */
+/* Event loop: an event of Docker's stream. */
 static void on_docker_event(void *arg, const struct pna_docker_event *ev)
 {
     struct containers_state *st = arg;
@@ -106,7 +112,7 @@ static void on_docker_event(void *arg, const struct pna_docker_event *ev)
         return;
     if (strcmp(ev->action, "oom") == 0) {
         if (st->watch)
-            pna_oom_watch_poke(st->watch, ev->id, ev->name);
+            pna_oom_watch_runtime_notice(st->watch, ev->id, ev->name);
         return;
     }
     if (st->docker)
@@ -114,7 +120,7 @@ static void on_docker_event(void *arg, const struct pna_docker_event *ev)
     wake_poller();
 }
 
-/* Docker event thread: the stream (re)opened.  A container created while it
+/* Event loop: Docker's stream (re)opened.  A container created while it
  * was down (dockerd restarting) sent its events to nobody: inspect every
  * container again and poll now. */
 static void on_docker_connect(void *arg)
@@ -174,7 +180,14 @@ static int containers_init(void **state, const struct pna_config *cfg, char *err
     /* Without a memory hierarchy the rows still come, without memory figures. */
     if (pna_cgroup_detect(&cfg->roots, cfg->cgroup_root, &st->cg, why, sizeof why) < 0)
         st->cg.mode = PNA_CG_NONE;
-    st->watch = pna_oom_watch_new(&st->cg, on_oom, on_change, st, why, sizeof why);
+    st->loop = pna_loop_shared_acquire(why, sizeof why);
+    if (!st->loop)
+        pna_log(LOG_WARNING, "containers: no event loop (%s): OOM kills and bundle changes are "
+                "seen by the poll only", why);
+    if (st->loop) {
+        st->watch = pna_oom_watch_new(st->loop, &st->cg, on_oom, st, why, sizeof why);
+        st->bundle_dirs = pna_dir_watch_new(st->loop, on_bundle_change, st, why, sizeof why);
+    }
     st->cdi = pna_cdi_registry_new();   /* NULL (out of memory): no CDI device resolves */
     st->bundles = pna_bundle_cache_new();   /* NULL (out of memory): every poll reads all */
     if (st->bundles)
@@ -197,8 +210,8 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
         return 0;
     if (!st->docker)
         st->docker = pna_docker_new(st->docker_socket, DOCKER_TIMEOUT_MS);
-    if (st->docker && !st->events)
-        st->events = pna_docker_events_start(st->docker_socket, DOCKER_TIMEOUT_MS,
+    if (st->docker && !st->events && st->loop)
+        st->events = pna_docker_events_start(st->loop, st->docker_socket, DOCKER_TIMEOUT_MS,
                                              DOCKER_RETRY_MS, on_docker_event,
                                              on_docker_connect, st);
     if (!st->docker) {
@@ -214,7 +227,7 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
     return 0;
 }
 
-static void sync_watch(struct containers_state *st, struct pna_container_set *set)
+static void sync_oom_watch(struct containers_state *st, struct pna_container_set *set)
 {
     if (!st->watch)
         return;
@@ -241,9 +254,13 @@ static void sync_watch(struct containers_state *st, struct pna_container_set *se
         if (set->rows[i].has_oom)
             set->rows[i].oom_kills =
                 pna_oom_watch_observe(st->watch, set->rows[i].id, set->rows[i].oom_kills);
+}
+
+static void watch_bundle_dirs(struct containers_state *st)
+{
     /* No event on any watched directory, all watched: the list of
      * directories to watch is the same as last time. */
-    if (st->bundles && pna_bundle_cache_quiet(st->bundles))
+    if (!st->bundle_dirs || (st->bundles && pna_bundle_cache_quiet(st->bundles)))
         return;
     size_t ndirs = 0;
     char **dirs = pna_containerd_watch_dirs(&st->roots, st->containerd_state, &ndirs);
@@ -251,7 +268,7 @@ static void sync_watch(struct containers_state *st, struct pna_container_set *se
      * its config.json) created between that scan and this point raised no
      * event, so scan once more.  The next scan adds no new watch unless
      * something new did appear, so this does not repeat by itself. */
-    if (pna_oom_watch_dirs(st->watch, (const char *const *)dirs, ndirs) > 0) {
+    if (pna_dir_watch_set(st->bundle_dirs, (const char *const *)dirs, ndirs) > 0) {
         st->bundle_events_valid = false;   /* changes before the new watches went unseen */
         wake_poller();
     }
@@ -266,11 +283,12 @@ static void mark_quiet_bundles(struct containers_state *st)
     if (!st->bundles)
         return;
     bool complete = false;
-    uint64_t events = st->watch ? pna_oom_watch_dir_events(st->watch, &complete) : 0;
-    pna_bundle_cache_set_quiet(st->bundles, st->watch && complete && st->bundle_events_valid &&
+    uint64_t events = st->bundle_dirs ? pna_dir_watch_events(st->bundle_dirs, &complete) : 0;
+    pna_bundle_cache_set_quiet(st->bundles, st->bundle_dirs && complete &&
+                                                st->bundle_events_valid &&
                                                 events == st->bundle_events);
     st->bundle_events = events;
-    st->bundle_events_valid = st->watch != NULL;
+    st->bundle_events_valid = st->bundle_dirs != NULL;
 }
 
 static void destroy_snap(struct pna_snap *snap)
@@ -339,7 +357,8 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     pna_devmap_owners(&st->roots, &s->set);
     const struct pna_containers_snap *p = (const struct pna_containers_snap *)prev;
     pna_container_set_assign_indexes(&s->set, p ? &p->set : NULL);
-    sync_watch(st, &s->set);
+    sync_oom_watch(st, &s->set);
+    watch_bundle_dirs(st);
     s->docker_errors = st->docker ? pna_docker_errors(st->docker) : 0;
     /* From the watch, not summed in on_oom(): that runs after the watch
      * has moved the row's count, and a poll in between would serve a
@@ -362,9 +381,11 @@ static void containers_fini(void *state)
     struct containers_state *st = state;
     if (!st)
         return;
-    /* The event thread calls into the watch and the client: stop it first. */
+    /* The event stream calls into the watch and the client: stop it first. */
     pna_docker_events_stop(st->events);
     pna_oom_watch_free(st->watch);
+    pna_dir_watch_free(st->bundle_dirs);
+    pna_loop_shared_release(st->loop);
     pna_docker_free(st->docker);
     pna_cdi_registry_free(st->cdi);
     pna_bundle_cache_free(st->bundles);

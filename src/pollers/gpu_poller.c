@@ -24,6 +24,7 @@
 #include "sources/gpu/amd_kfd.h"
 #include "sources/gpu/nvml.h"
 #include "sources/gpu/nvsmi.h"
+#include "watchers/gpu_xid.h"
 #include "core/events.h"
 #include "core/log.h"
 #include "model/containers.h"
@@ -82,6 +83,8 @@ struct gpu_state {
     bool xid_tried;     /* the XID listener was started once */
     uint32_t *xid_keys; /* NVML GPUs it was started for */
     size_t nxid_keys;
+    struct pna_xid_watch *xid_watch;   /* NULL: none running */
+    bool xid_stuck;     /* a stop found it stuck in NVML: NVML and ST stay, none again */
 };
 
 /* --- notifications ---------------------------------------------------- */
@@ -297,6 +300,37 @@ static void check_alerts(struct gpu_state *st, struct pna_gpu_list *list)
 
 /* --- XID listener upkeep ---------------------------------------------- */
 
+/* The listener is the XID watch (watchers/gpu_xid.c), with a thread of its
+ * own: started here on the poller's NVML handle, stopped here before NVML is
+ * closed. */
+
+/* Stop the XID watch, if one runs.  One stuck inside NVML is left running
+ * (detached): NVML is not closed under it, nor ST freed. */
+static void stop_xid_watch(struct gpu_state *st)
+{
+    if (pna_xid_watch_stop(st->xid_watch) != 0) {
+        st->xid_stuck = true;
+        pna_log(LOG_WARNING, "gpu: the XID listener is stuck inside NVML; no XID notifications "
+                "until the agent restarts");
+    }
+    st->xid_watch = NULL;
+}
+
+/* Start the XID watch on the poller's NVML, for the N GPUs NVML lists now. */
+static void start_xid_watch(struct gpu_state *st, size_t n)
+{
+    char err[160];
+    if (st->xid_stuck)   /* never another beside a stuck one */
+        return;
+    if (pna_xid_watch_start(st->nvml, on_xid, st, &st->xid_watch, err, sizeof err) != 0)
+        pna_log(LOG_WARNING, "gpu: XID notifications unavailable: %s", err);
+    else if (st->xid_watch)
+        /* once per change of the GPU set: tells the operator XIDs are armed */
+        pna_log(LOG_INFO, "gpu: XID listener watching %zu GPU(s)", n);
+    else if (n > 0)
+        pna_log(LOG_NOTICE, "gpu: no GPU accepts XID event registration; no XID notifications");
+}
+
 /* (Re)start the listener when the set of NVML GPUs changed, so a GPU that
  * appeared is registered too. */
 static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list *list)
@@ -318,15 +352,8 @@ static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list
         return;
     }
     st->xid_tried = true;
-    pna_nvml_events_stop(st->nvml);
-    char err[160];
-    if (pna_nvml_events_start(st->nvml, on_xid, st, err, sizeof err) != 0)
-        pna_log(LOG_WARNING, "gpu: XID notifications unavailable: %s", err);
-    else if (pna_nvml_events_running(st->nvml))
-        /* once per change of the GPU set: tells the operator XIDs are armed */
-        pna_log(LOG_INFO, "gpu: XID listener watching %zu GPU(s)", n);
-    else if (n > 0)
-        pna_log(LOG_NOTICE, "gpu: no GPU accepts XID event registration; no XID notifications");
+    stop_xid_watch(st);
+    start_xid_watch(st, n);
     free(st->xid_keys);
     st->xid_keys = keys;
     st->nxid_keys = n;
@@ -559,9 +586,12 @@ static void gpu_fini(void *state)
     struct gpu_state *st = state;
     if (!st)
         return;
-    /* A listener stuck in the driver still holds ST for its callback. */
-    if (pna_nvml_close(st->nvml) != 0)
+    /* Before NVML closes.  A listener stuck in the driver still holds ST
+     * for its callback, and NVML. */
+    stop_xid_watch(st);
+    if (st->xid_stuck)
         return;
+    pna_nvml_close(st->nvml);
     pna_rocm_close(st->rocm);
     pthread_mutex_destroy(&st->xid_lock);
     free(st->alerts);

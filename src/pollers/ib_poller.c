@@ -39,6 +39,7 @@
 #include "core/log.h"
 #include "model/ib.h"
 #include "util/fileio.h"
+#include "core/event_loop.h"
 #include "watchers/link_watch.h"
 
 /* Last known state of one port.  A port whose state file could not be read in
@@ -82,6 +83,7 @@ struct ib_state {
     /* Port changes as they happen; NULL with linkEvents no, or when neither
      * rtnetlink nor verbs events could be opened. */
     struct pna_link_watch *watch;
+    struct pna_loop *loop;   /* the agent's event loop, which WATCH runs on */
 };
 
 /* The library tables the next init() uses: the real ones where built. */
@@ -142,7 +144,12 @@ static void start_link_watch(struct ib_state *st)
     if (!rtnl_ops && !async)
         return;
     char why[160];
-    st->watch = pna_link_watch_new(rtnl_ops, async, why, sizeof why);
+    st->loop = pna_loop_shared_acquire(why, sizeof why);
+    st->watch = st->loop ? pna_link_watch_new(st->loop, rtnl_ops, async, why, sizeof why) : NULL;
+    if (!st->watch) {
+        pna_loop_shared_release(st->loop);
+        st->loop = NULL;
+    }
     if (!st->watch)
         pna_log(LOG_WARNING, "ib: no link events (%s): port changes are seen by the poll only",
                 why);
@@ -186,6 +193,7 @@ static void ib_fini(void *state)
     pna_ib_smp_free(st->smp);
     pna_ib_verbs_free(st->verbs);
     pna_link_watch_free(st->watch);
+    pna_loop_shared_release(st->loop);
     free(st->known);
     free(st->links);
     free(st);

@@ -221,28 +221,47 @@ int pna_hclient_get(struct pna_hclient *c, const struct pna_hclient_target *t, c
 
 /* ---- streams ------------------------------------------------------------------ */
 
-struct stream {
+/* A stream is one transfer on a multi handle of its own, driven by the
+ * caller's event loop through libcurl's socket and timer callbacks
+ * (curl_multi_socket_action): libcurl says which sockets to watch for what
+ * and when it wants to be called back; nothing here blocks. */
+struct pna_hstream {
+    struct pna_hclient *c;
+    CURLM *m;
+    struct pna_hstream_io io;
     struct pna_line_split lines;
     pna_line_fn fn;
     void (*on_open)(void *arg);
     void *arg;
+    struct curl_slist *headers;
+    char curl_err[CURL_ERROR_SIZE];
+    struct pna_hclient_target t;   /* its unix socket path copied, for errors */
+    char *path;
     bool fn_stopped;
-    const atomic_bool *stop;
-    CURL *h;
     bool checked_status, bad_status;
     bool got_headers;
     unsigned header_timeout_ms;
-    struct timespec started;
+    int64_t header_due_ms;         /* CLOCK_MONOTONIC: no headers by then is a failure */
+    int64_t curl_due_ms;           /* when libcurl wants its timeout call, -1 none */
+    int result;                    /* 1 running, 0 ended, -1 failed (error in ERR) */
+    char err[256];
 };
+
+static int64_t mono_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
 
 static size_t on_stream(char *ptr, size_t size, size_t nmemb, void *arg)
 {
-    struct stream *s = arg;
+    struct pna_hstream *s = arg;
     size_t n = size * nmemb;
     if (!s->checked_status) {
         /* An error page is not a stream of events. */
         long code = 0;
-        curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_getinfo(s->c->h, CURLINFO_RESPONSE_CODE, &code);
         s->checked_status = true;
         s->bad_status = code < 200 || code > 299;
     }
@@ -257,87 +276,181 @@ static size_t on_stream(char *ptr, size_t size, size_t nmemb, void *arg)
 
 static size_t on_header(char *ptr, size_t size, size_t nmemb, void *arg)
 {
-    struct stream *s = arg;
+    struct pna_hstream *s = arg;
     size_t n = size * nmemb;
     s->got_headers = true;
     /* The blank line that ends the headers: the stream is open. */
     if ((n == 2 && ptr[0] == '\r') || (n == 1 && ptr[0] == '\n')) {
         long code = 0;
-        curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_getinfo(s->c->h, CURLINFO_RESPONSE_CODE, &code);
         if (code >= 200 && code <= 299 && s->on_open)
             s->on_open(s->arg);
     }
     return n;
 }
 
-static int64_t since_ms(const struct timespec *t0)
+/* The caller's timer set for the earlier of libcurl's timeout and, until the
+ * headers came, their deadline. */
+static void set_timer(struct pna_hstream *s)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+    int64_t due = s->curl_due_ms;
+    if (!s->got_headers && (due < 0 || s->header_due_ms < due))
+        due = s->header_due_ms;
+    if (due < 0 || s->result != 1) {
+        s->io.timer(s->io.ctx, -1);
+        return;
+    }
+    int64_t left = due - mono_ms();
+    s->io.timer(s->io.ctx, left > 0 ? (long)left : 0);
 }
 
-/* libcurl calls this about once a second even on an idle stream. */
-static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-                       curl_off_t ulnow)
+/* CURLMOPT_TIMERFUNCTION: libcurl wants a call in MS (-1: no more). */
+static int on_curl_timer(CURLM *m, long ms, void *arg)
 {
-    struct stream *s = arg;
-    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
-    if (s->stop && atomic_load(s->stop))
-        return 1;
-    /* A server that accepts and never answers must not hold us forever. */
-    if (!s->got_headers && since_ms(&s->started) > (int64_t)s->header_timeout_ms)
-        return 1;
+    (void)m;
+    struct pna_hstream *s = arg;
+    s->curl_due_ms = ms < 0 ? -1 : mono_ms() + ms;
+    set_timer(s);
     return 0;
 }
 
-int pna_hclient_stream_lines(struct pna_hclient *c, const struct pna_hclient_target *t,
-                             const char *path, size_t max_line, pna_line_fn fn,
-                             void (*on_open)(void *arg), void *arg,
-                             const atomic_bool *stop, char *err, size_t errlen)
+/* CURLMOPT_SOCKETFUNCTION: what to watch SOCK for. */
+static int on_curl_socket(CURL *h, curl_socket_t sock, int what, void *arg, void *sockp)
 {
-    struct curl_slist *headers = NULL;
-    char curl_err[CURL_ERROR_SIZE] = "";
-    struct stream s = { .fn = fn, .on_open = on_open, .arg = arg, .stop = stop,
-                        .header_timeout_ms = t->timeout_ms ? t->timeout_ms : 5000 };
-    if (pna_line_split_init(&s.lines, max_line) != 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &s.started);
-    s.h = c->h;
-    if (setup(c, t, path, &headers, err, errlen) < 0) {
-        curl_slist_free_all(headers);
-        pna_line_split_free(&s.lines);
-        return -1;
-    }
-    curl_easy_setopt(c->h, CURLOPT_WRITEFUNCTION, on_stream);
-    curl_easy_setopt(c->h, CURLOPT_WRITEDATA, &s);
-    curl_easy_setopt(c->h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c->h, CURLOPT_HEADERDATA, &s);
-    curl_easy_setopt(c->h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c->h, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(c->h, CURLOPT_XFERINFODATA, &s);
-    curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, curl_err);
-    CURLcode rc = curl_easy_perform(c->h);
-    curl_slist_free_all(headers);
-    curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, NULL);
-    pna_line_split_free(&s.lines);
+    (void)h, (void)sockp;
+    struct pna_hstream *s = arg;
+    unsigned want = what == CURL_POLL_IN ? PNA_HSTREAM_IN : what == CURL_POLL_OUT ? PNA_HSTREAM_OUT
+                    : what == CURL_POLL_INOUT ? PNA_HSTREAM_IN | PNA_HSTREAM_OUT : 0;
+    s->io.watch(s->io.ctx, (int)sock, want);
+    return 0;
+}
+
+/* The transfer ended with RC: how the stream ended. */
+static void finish(struct pna_hstream *s, CURLcode rc)
+{
     long code = 0;
-    curl_easy_getinfo(c->h, CURLINFO_RESPONSE_CODE, &code);
-    if (s.fn_stopped || (stop && atomic_load(stop)))
-        return 0;
-    if (s.bad_status || (rc == CURLE_OK && (code < 200 || code > 299))) {
-        snprintf(err, errlen, "%s: HTTP %ld", path, code);
-        return -1;
+    curl_easy_getinfo(s->c->h, CURLINFO_RESPONSE_CODE, &code);
+    s->result = -1;
+    if (s->fn_stopped)
+        s->result = 0;
+    else if (s->bad_status || (rc == CURLE_OK && (code < 200 || code > 299)))
+        snprintf(s->err, sizeof s->err, "%s: HTTP %ld", s->path, code);
+    else if (rc != CURLE_OK)
+        describe_failure(rc, &s->t, s->path, s->curl_err, s->err, sizeof s->err);
+    else
+        s->result = 0;   /* the server ended the stream */
+}
+
+/* After libcurl was called: whether the transfer ended, and the timer. */
+static int settle(struct pna_hstream *s, char *err, size_t errlen)
+{
+    CURLMsg *msg;
+    int left;
+    while (s->result == 1 && (msg = curl_multi_info_read(s->m, &left)) != NULL)
+        if (msg->msg == CURLMSG_DONE)
+            finish(s, msg->data.result);
+    set_timer(s);
+    if (s->result < 0)
+        snprintf(err, errlen, "%s", s->err);
+    return s->result;
+}
+
+int pna_hstream_ready(struct pna_hstream *s, int fd, unsigned what, char *err, size_t errlen)
+{
+    int running, mask = (what & PNA_HSTREAM_IN ? CURL_CSELECT_IN : 0) |
+                        (what & PNA_HSTREAM_OUT ? CURL_CSELECT_OUT : 0) |
+                        (what & PNA_HSTREAM_ERR ? CURL_CSELECT_ERR : 0);
+    if (s->result == 1)
+        curl_multi_socket_action(s->m, fd, mask, &running);
+    return settle(s, err, errlen);
+}
+
+int pna_hstream_timeout(struct pna_hstream *s, char *err, size_t errlen)
+{
+    int64_t now = mono_ms();
+    int running;
+    if (s->result == 1 && !s->got_headers && now >= s->header_due_ms) {
+        /* A server that accepts and never answers must not hold us forever. */
+        s->result = -1;
+        snprintf(s->err, sizeof s->err, "%s: no answer within %u ms", s->path,
+                 s->header_timeout_ms);
+    } else if (s->result == 1 && s->curl_due_ms >= 0 && now >= s->curl_due_ms) {
+        s->curl_due_ms = -1;
+        curl_multi_socket_action(s->m, CURL_SOCKET_TIMEOUT, 0, &running);
     }
-    if (rc == CURLE_ABORTED_BY_CALLBACK && !s.got_headers) {
-        snprintf(err, errlen, "%s: no answer within %u ms", path, s.header_timeout_ms);
-        return -1;
+    return settle(s, err, errlen);
+}
+
+struct pna_hstream *pna_hstream_open(const struct pna_hclient_target *t, const char *path,
+                                     size_t max_line, pna_line_fn fn, void (*on_open)(void *arg),
+                                     void *arg, const struct pna_hstream_io *io, char *err,
+                                     size_t errlen)
+{
+    struct pna_hstream *s = calloc(1, sizeof *s);
+    if (!s || pna_line_split_init(&s->lines, max_line) != 0) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
     }
-    if (rc != CURLE_OK) {
-        describe_failure(rc, t, path, curl_err, err, errlen);
-        return -1;
+    s->fn = fn;
+    s->on_open = on_open;
+    s->arg = arg;
+    s->io = *io;
+    s->t = *t;
+    s->result = 1;
+    s->curl_due_ms = -1;
+    s->header_timeout_ms = t->timeout_ms ? t->timeout_ms : 5000;
+    s->header_due_ms = mono_ms() + s->header_timeout_ms;
+    /* What describe_failure() reads later, copied; the rest is not kept. */
+    s->t.unix_socket = t->unix_socket ? strdup(t->unix_socket) : NULL;
+    s->t.ca_file = t->ca_file ? strdup(t->ca_file) : NULL;
+    s->t.base_url = s->t.bearer_token = NULL;
+    s->path = strdup(path);
+    s->c = pna_hclient_new();
+    s->m = s->c ? curl_multi_init() : NULL;
+    if (!s->path || (t->unix_socket && !s->t.unix_socket) || (t->ca_file && !s->t.ca_file) ||
+        !s->m) {
+        snprintf(err, errlen, "out of memory");
+        pna_hstream_close(s);
+        return NULL;
     }
-    return 0;
+    if (setup(s->c, t, path, &s->headers, err, errlen) < 0) {
+        pna_hstream_close(s);
+        return NULL;
+    }
+    CURL *h = s->c->h;
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_stream);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, s);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s->curl_err);
+    curl_multi_setopt(s->m, CURLMOPT_SOCKETFUNCTION, on_curl_socket);
+    curl_multi_setopt(s->m, CURLMOPT_SOCKETDATA, s);
+    curl_multi_setopt(s->m, CURLMOPT_TIMERFUNCTION, on_curl_timer);
+    curl_multi_setopt(s->m, CURLMOPT_TIMERDATA, s);
+    if (curl_multi_add_handle(s->m, h) != CURLM_OK) {
+        snprintf(err, errlen, "%s: cannot start the transfer", path);
+        pna_hstream_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+void pna_hstream_close(struct pna_hstream *s)
+{
+    if (!s)
+        return;
+    if (s->m) {
+        curl_multi_remove_handle(s->m, s->c->h);   /* its sockets' watches end here */
+        curl_multi_cleanup(s->m);
+    }
+    if (s->c)
+        curl_easy_setopt(s->c->h, CURLOPT_ERRORBUFFER, NULL);
+    pna_hclient_free(s->c);
+    curl_slist_free_all(s->headers);
+    pna_line_split_free(&s->lines);
+    free((char *)s->t.unix_socket);
+    free((char *)s->t.ca_file);
+    free(s->path);
+    free(s);
 }

@@ -9,7 +9,6 @@
 #ifndef PNA_TRANSPORT_HTTP_CLIENT_H
 #define PNA_TRANSPORT_HTTP_CLIENT_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -39,14 +38,45 @@ int pna_hclient_get(struct pna_hclient *c, const struct pna_hclient_target *t, c
                     size_t max_bytes, char **body, size_t *len, long *status,
                     char *err, size_t errlen);
 
-/* GET a long-lived stream (Docker /events) and call FN per line until the
- * server closes it, an error occurs, FN asks to stop, or *STOP becomes true
- * (checked at least once a second).  ON_OPEN (may be NULL) is called once the
- * server answered 2xx.  A line longer than MAX_LINE is dropped.
- * Returns 0 when the server ended the stream or it was stopped, -1 with ERR. */
-int pna_hclient_stream_lines(struct pna_hclient *c, const struct pna_hclient_target *t,
-                             const char *path, size_t max_line, pna_line_fn fn,
-                             void (*on_open)(void *arg), void *arg,
-                             const atomic_bool *stop, char *err, size_t errlen);
+/* A long-lived stream of lines (Docker's GET /events), read without
+ * blocking on the caller's event loop, which watches the stream's sockets
+ * and keeps its one timer as IO asks.  The transport knows no loop of its
+ * own: IO's functions are called during pna_hstream_open(), _ready(),
+ * _timeout() and _close() only, on the caller's thread. */
+#define PNA_HSTREAM_IN 1u
+#define PNA_HSTREAM_OUT 2u
+#define PNA_HSTREAM_ERR 4u   /* ready only: an error on the socket */
+
+struct pna_hstream_io {
+    /* Watch FD for WHAT (PNA_HSTREAM_IN, _OUT or both) and call
+     * pna_hstream_ready() when it is ready; WHAT 0: no longer (the socket
+     * is about to close).  Called again for the same FD to change WHAT. */
+    void (*watch)(void *ctx, int fd, unsigned what);
+    /* Call pna_hstream_timeout() in MS ms (0: as soon as the loop can, not
+     * from within this call); -1: no timer.  Replaces the previous one. */
+    void (*timer)(void *ctx, long ms);
+    void *ctx;
+};
+
+struct pna_hstream;
+
+/* GET BASE_URL+PATH and call FN per line as the body comes, ON_OPEN (may be
+ * NULL) once the server answered 2xx.  A line longer than MAX_LINE is
+ * dropped.  The server must send its headers within T->timeout_ms.  T's
+ * strings are read during the call only.  Returns NULL with ERR. */
+struct pna_hstream *pna_hstream_open(const struct pna_hclient_target *t, const char *path,
+                                     size_t max_line, pna_line_fn fn, void (*on_open)(void *arg),
+                                     void *arg, const struct pna_hstream_io *io, char *err,
+                                     size_t errlen);
+
+/* FD is ready for WHAT, or the timer is due: read what came.  Each returns
+ * 1 while the stream goes on, 0 once it ended (the server closed it, or FN
+ * asked to stop), -1 with ERR once it failed; then close it. */
+int pna_hstream_ready(struct pna_hstream *s, int fd, unsigned what, char *err, size_t errlen);
+int pna_hstream_timeout(struct pna_hstream *s, char *err, size_t errlen);
+
+/* End the stream and free it; its sockets' watches are ended through IO.
+ * NULL is allowed. */
+void pna_hstream_close(struct pna_hstream *s);
 
 #endif

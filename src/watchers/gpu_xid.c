@@ -1,22 +1,32 @@
-/* watchers/gpu_xid.c -- the XID listener (see nvml.h): a thread of
- * its own waits on an NVML event set in half-second slices, so that a stop
- * request is seen soon, and hands each XID to the poller's callback. */
+/* watchers/gpu_xid.c -- the XID watch (see gpu_xid.h): a thread of its own
+ * waits on the NVML source's XID set in half-second slices, so that a stop
+ * request is seen soon, and hands each XID to the poller's callback.
+ *
+ * Thread ownership: the set and the callback are the watch thread's while it
+ * runs; the owner's thread only sets `stop` and reads `exited`. */
 #include "pna_autoconf.h"
-#include "sources/gpu/nvml_priv.h"
-#include "util/fileio.h"
+#include "watchers/gpu_xid.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static const struct pna_nvml_xid *event_ident(const struct pna_nvml *nv, nvmlDevice_t dev)
-{
-    for (size_t i = 0; i < nv->ev_count; i++)
-        if (nv->ev_devs[i].dev == dev)
-            return &nv->ev_devs[i].ident;
-    return NULL;
-}
+#define WAIT_SLICE_MS 500
+#define STOP_GRACE_MS 2000
+
+struct pna_xid_watch {
+    struct pna_nvml_xid_set *set; /* on the owner's NVML handle, closed only after a stop */
+    pna_nvml_xid_fn fn;
+    void *arg;
+    pthread_t thread;
+    atomic_bool stop;
+    atomic_bool exited;           /* set by the thread as its last act */
+};
 
 static void sleep_ms(unsigned ms)
 {
@@ -25,106 +35,69 @@ static void sleep_ms(unsigned ms)
         ;
 }
 
-static void *event_main(void *arg)
+static void *watch_main(void *arg)
 {
-    struct pna_nvml *nv = arg;
-    while (!atomic_load(&nv->ev_stop)) {
-        nvmlEventData_t data;
-        memset(&data, 0, sizeof data);
-        /* Short slices so a stop request is seen within half a second. */
-        nvmlReturn_t rc = nv->EventSetWait(nv->ev_set, &data, 500);
-        if (rc == NVML_SUCCESS) {
-            if (!(data.eventType & nvmlEventTypeXidCriticalError))
-                continue;
-            const struct pna_nvml_xid *id = event_ident(nv, data.device);
-            struct pna_nvml_xid x;
-            memset(&x, 0, sizeof x);
-            if (id)
-                x = *id;
-            x.xid = data.eventData;
-            nv->ev_fn(&x, nv->ev_arg);
-        } else if (rc != NVML_ERROR_TIMEOUT) {
-            /* GPU lost or driver trouble: the poller reports it; do not spin. */
-            sleep_ms(1000);
-        }
+    struct pna_xid_watch *w = arg;
+    while (!atomic_load(&w->stop)) {
+        struct pna_nvml_xid x;
+        int rc = pna_nvml_xid_wait(w->set, WAIT_SLICE_MS, &x);
+        if (rc > 0)
+            w->fn(&x, w->arg);
+        else if (rc < 0)
+            sleep_ms(1000);   /* GPU lost or driver trouble: the poller reports it; do not spin */
     }
-    atomic_store(&nv->ev_exited, true);
+    atomic_store(&w->exited, true);
     return NULL;
 }
 
-int pna_nvml_events_start(struct pna_nvml *nv, pna_nvml_xid_fn fn, void *arg, char *err,
-                          size_t errlen)
+int pna_xid_watch_start(struct pna_nvml *nv, pna_nvml_xid_fn fn, void *arg,
+                        struct pna_xid_watch **out, char *err, size_t errlen)
 {
-    if (atomic_load(&nv->ev_running) || nv->ev_detached)
+    *out = NULL;
+    struct pna_nvml_xid_set *set = NULL;
+    if (pna_nvml_xid_set_open(nv, &set, err, errlen) != 0)
+        return -1;
+    if (!set)
         return 0;
-    if (!nv->EventSetCreate || !nv->DeviceRegisterEvents || !nv->EventSetWait || !nv->EventSetFree)
-        return 0; /* an NVML without the event API: no XID notifications */
-    nvmlReturn_t rc = nv->EventSetCreate(&nv->ev_set);
-    if (rc != NVML_SUCCESS) {
-        snprintf(err, errlen, "nvmlEventSetCreate: %s (%d)", pna_nvml_strerror(nv, rc), rc);
+    struct pna_xid_watch *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        pna_nvml_xid_set_free(set);
         return -1;
     }
-    unsigned int count = 0;
-    nv->ev_count = 0;
-    if (nv->DeviceGetCount(&count) == NVML_SUCCESS) {
-        for (unsigned i = 0; i < count && nv->ev_count < NVML_MAX_GPUS; i++) {
-            struct dev_read r = { .nv = nv };
-            struct pna_gpu g;
-            memset(&g, 0, sizeof g);
-            if (nv->DeviceGetHandleByIndex(i, &r.dev) != NVML_SUCCESS || !pna_nvml_read_pci(&r, &g))
-                continue;
-            pna_nvml_get_str(&r, nv->DeviceGetUUID, g.uuid, sizeof g.uuid);
-            if (nv->DeviceRegisterEvents(r.dev, nvmlEventTypeXidCriticalError, nv->ev_set) !=
-                NVML_SUCCESS)
-                continue; /* this GPU cannot report XIDs */
-            struct nvml_event_dev *d = &nv->ev_devs[nv->ev_count++];
-            memset(d, 0, sizeof *d);
-            d->dev = r.dev;
-            d->ident.index = g.index;
-            pna_strlcpy(d->ident.pci_bus_id, g.pci_bus_id, sizeof d->ident.pci_bus_id);
-            pna_strlcpy(d->ident.uuid, g.uuid, sizeof d->ident.uuid);
-        }
-    }
-    if (nv->ev_count == 0) {
-        nv->EventSetFree(nv->ev_set);
-        nv->ev_set = NULL;
-        return 0;
-    }
-    nv->ev_fn = fn;
-    nv->ev_arg = arg;
-    atomic_store(&nv->ev_stop, false);
-    atomic_store(&nv->ev_exited, false);
-    int e = pthread_create(&nv->ev_thread, NULL, event_main, nv);
+    w->set = set;
+    w->fn = fn;
+    w->arg = arg;
+    int e = pthread_create(&w->thread, NULL, watch_main, w);
     if (e != 0) {
         snprintf(err, errlen, "cannot start the XID listener: %s", strerror(e));
-        nv->EventSetFree(nv->ev_set);
-        nv->ev_set = NULL;
+        pna_nvml_xid_set_free(set);
+        free(w);
         return -1;
     }
-    atomic_store(&nv->ev_running, true);
+    *out = w;
     return 0;
 }
 
-void pna_nvml_events_stop(struct pna_nvml *nv)
+size_t pna_xid_watch_gpus(const struct pna_xid_watch *w)
 {
-    if (!atomic_load(&nv->ev_running))
-        return;
-    atomic_store(&nv->ev_stop, true);
-    /* The listener wakes every 500 ms; give it a few slices. */
-    for (int i = 0; i < 40 && !atomic_load(&nv->ev_exited); i++)
-        sleep_ms(50);
-    if (atomic_load(&nv->ev_exited)) {
-        pthread_join(nv->ev_thread, NULL);
-        nv->EventSetFree(nv->ev_set);
-        nv->ev_set = NULL;
-    } else {
-        pthread_detach(nv->ev_thread); /* stuck in the driver */
-        nv->ev_detached = true;
-    }
-    atomic_store(&nv->ev_running, false);
+    return w ? pna_nvml_xid_set_gpus(w->set) : 0;
 }
 
-int pna_nvml_events_running(const struct pna_nvml *nv)
+int pna_xid_watch_stop(struct pna_xid_watch *w)
 {
-    return nv && atomic_load(&nv->ev_running);
+    if (!w)
+        return 0;
+    atomic_store(&w->stop, true);
+    /* The thread comes out of NVML every slice; give it a few. */
+    for (int waited = 0; waited < STOP_GRACE_MS && !atomic_load(&w->exited); waited += 50)
+        sleep_ms(50);
+    if (!atomic_load(&w->exited)) {
+        pthread_detach(w->thread);   /* stuck in the driver: never freed under it */
+        return 1;
+    }
+    pthread_join(w->thread, NULL);
+    pna_nvml_xid_set_free(w->set);
+    free(w);
+    return 0;
 }

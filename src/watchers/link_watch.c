@@ -3,14 +3,16 @@
  *
  * Thread ownership: `lock` guards the targets (with each netdev's known
  * state), the queue and the counters; the caller's thread changes the
- * targets and takes from the queue, the watch thread matches what it
- * receives against the targets and fills the queue.  The rtnetlink socket
- * and the InfiniBand device contexts are opened, read and closed on the
- * watch thread only (the caller's sync only wakes it), so no context is
- * closed while it is read. */
+ * targets and takes from the queue, the event loop's thread matches what it
+ * receives against the targets and fills the queue.  The InfiniBand device
+ * contexts are opened, read and closed on the loop's thread only (the
+ * caller's sync only sets a timer there), and the rtnetlink socket is read
+ * there; pna_link_watch_free() closes both inside pna_loop_call(), with no
+ * callback running, so no context is closed while it is read. */
 #include "pna_autoconf.h"
 #include "watchers/link_watch.h"
 #include "core/cache.h"
+#include "core/event_loop.h"
 #include "core/log.h"
 #include "core/poller.h"
 #include "sources/rdma/rtnl_link.h"
@@ -22,15 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
-
-#define TAG_STOP 1
-#define TAG_WAKE 2
-#define TAG_RTNL 3
-#define TAG_FIRST_DEVICE 16
 
 #define RTNL_BUF 32768
 
@@ -41,31 +36,30 @@ struct target {
     bool up;
 };
 
-/* An InfiniBand device whose events are read (watch thread only). */
+/* An InfiniBand device whose events are read (loop thread only). */
 struct device {
     char name[64];
     void *ctx;                    /* NULL: the open failed; not tried again while listed */
     int fd;
-    uint64_t tag;
+    uint64_t reg;                 /* the loop's registration of FD */
     bool listed;
 };
 
 struct pna_link_watch {
+    struct pna_loop *loop;
     const struct pna_rtnl_ops *rtnl;
     const struct pna_ib_async_ops *async;
-    void *sock;                   /* watch thread */
-    int epfd, stopfd, wakefd;
-    pthread_t thread;
-    bool thread_started;
-    struct device *devs;          /* watch thread */
+    void *sock;                   /* read on the loop thread */
+    uint64_t sock_reg;
+    struct device *devs;          /* loop thread */
     size_t n_devs, cap_devs;
-    uint64_t next_tag;
-    uint8_t *buf;                 /* RTNL_BUF, watch thread */
+    uint8_t *buf;                 /* RTNL_BUF, loop thread */
 
     pthread_mutex_t lock;         /* guards everything below */
     struct target *targets;
     size_t n_targets;
     bool need_dump;               /* a netdev was added since the last dump */
+    uint64_t sync_timer;          /* the loop's timer that takes up a sync, 0 none */
     struct pna_link_change queue[PNA_LINK_QUEUE_MAX];
     size_t q_head, q_len;
     bool lost;
@@ -261,7 +255,7 @@ static bool drain_device(struct pna_link_watch *w, struct device *d)
         /* A device that was removed or reset: stop reading it (the poll still
          * sees its ports); it is opened again if it is listed anew. */
         pna_log(LOG_WARNING, "link watch: %s: reading its events failed; polled only", d->name);
-        epoll_ctl(w->epfd, EPOLL_CTL_DEL, d->fd, NULL);
+        pna_loop_remove_fd(w->loop, d->reg);
         w->async->close_device(d->ctx);
         d->ctx = NULL;
     }
@@ -272,17 +266,19 @@ static void close_device(struct pna_link_watch *w, struct device *d)
 {
     if (!d->ctx)
         return;
-    epoll_ctl(w->epfd, EPOLL_CTL_DEL, d->fd, NULL);
+    pna_loop_remove_fd(w->loop, d->reg);
     w->async->close_device(d->ctx);
     d->ctx = NULL;
 }
+
+static void on_device_ready(void *arg, int fd, unsigned ready);
 
 static void open_device(struct pna_link_watch *w, struct device *d)
 {
     d->ctx = w->async->open_device(d->name);
     d->fd = d->ctx ? w->async->event_fd(d->ctx) : -1;
-    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = d->tag };
-    if (d->ctx && (d->fd < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, d->fd, &ev) < 0)) {
+    if (d->ctx && (d->fd < 0 || !(d->reg = pna_loop_add_fd(w->loop, d->fd, PNA_LOOP_READ,
+                                                           on_device_ready, w)))) {
         w->async->close_device(d->ctx);
         d->ctx = NULL;
     }
@@ -323,7 +319,6 @@ static void reconcile_devices(struct pna_link_watch *w)
         d = &w->devs[w->n_devs++];
         memset(d, 0, sizeof *d);
         pna_strlcpy(d->name, names[i], sizeof d->name);
-        d->tag = w->next_tag++;
         d->listed = true;
         open_device(w, d);
     }
@@ -344,64 +339,42 @@ static void reconcile_devices(struct pna_link_watch *w)
     pthread_mutex_unlock(&w->lock);
 }
 
-/* ---- the thread ------------------------------------------------------------ */
+/* ---- on the loop ------------------------------------------------------------------ */
 
-static void on_wake(struct pna_link_watch *w)
+/* Loop thread: what a sync asked for (devices to open or close, a dump). */
+static int64_t on_sync_due(void *arg)
 {
-    uint64_t v;
-    if (read(w->wakefd, &v, sizeof v) != sizeof v) {
-        /* nothing to read: a spurious wake-up */
-    }
-    if (w->async)
-        reconcile_devices(w);
+    struct pna_link_watch *w = arg;
     pthread_mutex_lock(&w->lock);
+    w->sync_timer = 0;
     bool dump = w->need_dump;
     w->need_dump = false;
     pthread_mutex_unlock(&w->lock);
+    if (w->async)
+        reconcile_devices(w);
     if (dump)
         request_dump(w);
+    return PNA_LOOP_TIMER_DONE;
 }
 
-static bool on_ready(struct pna_link_watch *w, uint64_t tag)
+static void on_rtnl_ready(void *arg, int fd, unsigned ready)
 {
-    if (tag == TAG_RTNL)
-        return drain_rtnl(w);
-    for (size_t i = 0; i < w->n_devs; i++)
-        if (w->devs[i].tag == tag && w->devs[i].ctx)
-            return drain_device(w, &w->devs[i]);
-    return false;
-}
-
-static void *watch_main(void *arg)
-{
+    (void)fd, (void)ready;
     struct pna_link_watch *w = arg;
-    for (;;) {
-        struct epoll_event evs[16];
-        int n = epoll_wait(w->epfd, evs, 16, -1);
-        if (n < 0 && errno != EINTR)
-            break;
-        bool changed = false;
-        for (int i = 0; i < n; i++) {
-            uint64_t tag = evs[i].data.u64;
-            if (tag == TAG_STOP)
-                return NULL;
-            if (tag == TAG_WAKE)
-                on_wake(w);
-            else
-                changed |= on_ready(w, tag);
-        }
-        if (changed)
-            wake_pollers();
-    }
-    pna_log(LOG_ERR, "link watch: epoll failed (%s); port changes are seen by the poll only",
-            strerror(errno));
-    return NULL;
+    if (drain_rtnl(w))
+        wake_pollers();
 }
 
-static int add_fd(struct pna_link_watch *w, int fd, uint64_t tag)
+static void on_device_ready(void *arg, int fd, unsigned ready)
 {
-    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
-    return epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev);
+    (void)ready;
+    struct pna_link_watch *w = arg;
+    for (size_t i = 0; i < w->n_devs; i++)
+        if (w->devs[i].ctx && w->devs[i].fd == fd) {
+            if (drain_device(w, &w->devs[i]))
+                wake_pollers();
+            return;
+        }
 }
 
 static int open_rtnl(struct pna_link_watch *w, char *err, size_t errlen)
@@ -411,7 +384,8 @@ static int open_rtnl(struct pna_link_watch *w, char *err, size_t errlen)
     w->sock = w->rtnl->open(err, errlen);
     if (!w->sock)
         return -1;
-    if (add_fd(w, w->rtnl->fd(w->sock), TAG_RTNL) < 0) {
+    w->sock_reg = pna_loop_add_fd(w->loop, w->rtnl->fd(w->sock), PNA_LOOP_READ, on_rtnl_ready, w);
+    if (!w->sock_reg) {
         snprintf(err, errlen, "epoll: %s", strerror(errno));
         w->rtnl->close(w->sock);
         w->sock = NULL;
@@ -420,7 +394,7 @@ static int open_rtnl(struct pna_link_watch *w, char *err, size_t errlen)
     return 0;
 }
 
-struct pna_link_watch *pna_link_watch_new(const struct pna_rtnl_ops *rtnl,
+struct pna_link_watch *pna_link_watch_new(struct pna_loop *loop, const struct pna_rtnl_ops *rtnl,
                                           const struct pna_ib_async_ops *async,
                                           char *err, size_t errlen)
 {
@@ -431,18 +405,9 @@ struct pna_link_watch *pna_link_watch_new(const struct pna_rtnl_ops *rtnl,
         return NULL;
     }
     pthread_mutex_init(&w->lock, NULL);
+    w->loop = loop;
     w->rtnl = rtnl;
     w->async = async;
-    w->next_tag = TAG_FIRST_DEVICE;
-    w->epfd = epoll_create1(EPOLL_CLOEXEC);
-    w->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    w->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (w->epfd < 0 || w->stopfd < 0 || w->wakefd < 0 || add_fd(w, w->stopfd, TAG_STOP) < 0 ||
-        add_fd(w, w->wakefd, TAG_WAKE) < 0) {
-        snprintf(err, errlen, "epoll/eventfd: %s", strerror(errno));
-        pna_link_watch_free(w);
-        return NULL;
-    }
     char why[160] = "";
     if (open_rtnl(w, why, sizeof why) != 0) {
         if (!async) {
@@ -458,12 +423,6 @@ struct pna_link_watch *pna_link_watch_new(const struct pna_rtnl_ops *rtnl,
         pna_link_watch_free(w);
         return NULL;
     }
-    if (pthread_create(&w->thread, NULL, watch_main, w) != 0) {
-        snprintf(err, errlen, "cannot start the link watch thread");
-        pna_link_watch_free(w);
-        return NULL;
-    }
-    w->thread_started = true;
     return w;
 }
 
@@ -504,38 +463,36 @@ int pna_link_watch_sync(struct pna_link_watch *w, const struct pna_link_target *
     w->targets = next;
     w->n_targets = n;
     w->need_dump |= added_netdev;
+    /* The loop takes it up: devices are opened there, and a dump's answer
+     * is read there. */
+    if (((added_netdev && w->rtnl) || (devices_changed && w->async)) && !w->sync_timer)
+        w->sync_timer = pna_loop_add_timer(w->loop, 0, on_sync_due, w);
     pthread_mutex_unlock(&w->lock);
-    if ((added_netdev && w->rtnl) || (devices_changed && w->async)) {
-        uint64_t one = 1;
-        if (write(w->wakefd, &one, sizeof one) != sizeof one) {
-            /* cannot fail on an eventfd below its maximum */
-        }
-    }
     return 0;
+}
+
+/* With no callback running: off the loop, devices and socket closed. */
+static void leave_loop(void *arg)
+{
+    struct pna_link_watch *w = arg;
+    pthread_mutex_lock(&w->lock);
+    pna_loop_cancel_timer(w->loop, w->sync_timer);
+    w->sync_timer = 0;
+    pthread_mutex_unlock(&w->lock);
+    for (size_t i = 0; i < w->n_devs; i++)
+        close_device(w, &w->devs[i]);
+    pna_loop_remove_fd(w->loop, w->sock_reg);
+    if (w->sock)
+        w->rtnl->close(w->sock);
+    w->sock = NULL;
 }
 
 void pna_link_watch_free(struct pna_link_watch *w)
 {
     if (!w)
         return;
-    if (w->thread_started) {
-        uint64_t one = 1;
-        if (write(w->stopfd, &one, sizeof one) != sizeof one) {
-            /* cannot fail on an eventfd below its maximum */
-        }
-        pthread_join(w->thread, NULL);
-    }
-    for (size_t i = 0; i < w->n_devs; i++)
-        close_device(w, &w->devs[i]);
+    pna_loop_call(w->loop, leave_loop, w);
     free(w->devs);
-    if (w->sock)
-        w->rtnl->close(w->sock);
-    if (w->epfd >= 0)
-        close(w->epfd);
-    if (w->stopfd >= 0)
-        close(w->stopfd);
-    if (w->wakefd >= 0)
-        close(w->wakefd);
     pthread_mutex_destroy(&w->lock);
     free(w->targets);
     free(w->buf);

@@ -1,6 +1,6 @@
 /* watchers/link_watch.h -- RDMA port state changes as they happen.
  *
- * One thread blocks in epoll on:
+ * On an event loop (core/event_loop.h), the watch reads:
  *   - an rtnetlink socket subscribed to RTNLGRP_LINK: a change of carrier
  *     (IFLA_CARRIER, IFF_LOWER_UP), operstate or flags of any interface in
  *     the socket's network namespace arrives as RTM_NEWLINK (RTM_DELLINK when
@@ -26,8 +26,8 @@
  * ones exist only with libmnl (HAVE_LIBMNL) and libibverbs (HAVE_IBVERBS).
  *
  * Thread ownership: the targets, the netdev states and the queue are shared
- * between the caller (sync, take) and the watch thread, under one lock; the
- * sockets and device contexts belong to the watch thread alone. */
+ * between the caller (sync, take) and the loop's thread, under one lock; the
+ * socket and the device contexts are read on the loop's thread alone. */
 #ifndef PNA_WATCHERS_LINK_WATCH_H
 #define PNA_WATCHERS_LINK_WATCH_H
 
@@ -83,10 +83,11 @@ extern const struct pna_rtnl_ops pna_rtnl_libmnl;
 
 struct pna_link_watch;
 
-/* Start the thread with RTNL and ASYNC (either may be NULL: that source is
- * not used).  NULL with ERR when neither source could be opened or the thread
- * could not start. */
-struct pna_link_watch *pna_link_watch_new(const struct pna_rtnl_ops *rtnl,
+struct pna_loop;
+
+/* Watch with RTNL and ASYNC (either may be NULL: that source is not used) on
+ * LOOP.  NULL with ERR when neither source could be opened. */
+struct pna_link_watch *pna_link_watch_new(struct pna_loop *loop, const struct pna_rtnl_ops *rtnl,
                                           const struct pna_ib_async_ops *async,
                                           char *err, size_t errlen);
 
@@ -110,7 +111,7 @@ struct pna_link_watch_stats {
 };
 void pna_link_watch_stats(struct pna_link_watch *w, struct pna_link_watch_stats *out);
 
-/* Stop the thread, close everything. NULL is allowed. */
+/* Off the loop, everything closed. NULL is allowed. */
 void pna_link_watch_free(struct pna_link_watch *w);
 
 #endif

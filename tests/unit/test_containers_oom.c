@@ -1,8 +1,12 @@
-/* test_containers_oom.c -- OOM kills reported once per count increase: cgroup
- * v2 memory.events through inotify on temp files, cgroup v1 through a real
- * memory cgroup and eventfd where this host allows it, counts from polls and
- * runtime notices de-duplicated, directory changes noticed. */
+/* test_containers_oom.c -- OOM kills reported once per count increase, by the
+ * OOM watch on an event loop of the test's own: cgroup v2 memory.events
+ * through inotify on temp files, cgroup v1 through a real memory cgroup and
+ * eventfd where this host allows it, counts from polls and runtime notices
+ * de-duplicated; bundle directory changes noticed by the directory watch.
+ * (The ledger's rules alone, with times the test sets: test_oom_ledger.) */
 #include "pna_autoconf.h"
+#include "core/event_loop.h"
+#include "watchers/dir_watch.h"
 #include "watchers/oom_watch.h"
 #include "core/log.h"
 #include "core/roots.h"
@@ -18,6 +22,7 @@
 #include <sys/wait.h>
 
 static char tmp[] = "/tmp/pna-oom-XXXXXX";
+static struct pna_loop *loop;   /* on its own thread, for every watch here */
 
 struct seen {
     pthread_mutex_t lock;
@@ -106,7 +111,7 @@ static struct pna_oom_watch *v2_watch(const char *name, char *root, size_t cap, 
     struct pna_cgroup_env env;
     char err[160];
     CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
-    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, s, err, sizeof err);
+    struct pna_oom_watch *w = pna_oom_watch_new(loop, &env, on_oom, s, err, sizeof err);
     CHECK(w != NULL);
     return w;
 }
@@ -128,9 +133,10 @@ static void test_v2(void)
     CHECK_INT(pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err), 0);
 
     struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, on_change, &s, err, sizeof err);
-    CHECK(w != NULL);
-    if (!w)
+    struct pna_oom_watch *w = pna_oom_watch_new(loop, &env, on_oom, &s, err, sizeof err);
+    struct pna_dir_watch *dw = pna_dir_watch_new(loop, on_change, &s, err, sizeof err);
+    CHECK(w != NULL && dw != NULL);
+    if (!w || !dw)
         return;
     pthread_mutex_lock(&s.lock);
     s.w = w;
@@ -193,7 +199,7 @@ static void test_v2(void)
     CHECK_STR(s.hits[3].who.id, "c3");
 
     /* A runtime's OOM notice (Docker "oom"): counted only by the cgroup. */
-    pna_oom_watch_poke(w, "c3", "name-c3");
+    pna_oom_watch_runtime_notice(w, "c3", "name-c3");
     tt_sleep_ms(100);
     CHECK_INT(count_hits(&s), 4);
     write_events(root, "/pod2/c3", 2, 2);
@@ -202,7 +208,7 @@ static void test_v2(void)
     /* Without a readable cgroup the notice itself is the count. */
     struct pna_oom_target t4[4] = { t[0], t[1], t3[2], target("c4", "/gone/c4") };
     CHECK_INT(pna_oom_watch_sync(w, t4, 4), 0);
-    pna_oom_watch_poke(w, "c4", "name-c4");
+    pna_oom_watch_runtime_notice(w, "c4", "name-c4");
     CHECK_INT(count_hits(&s), 6);
     CHECK_U64(s.hits[5].kill_count, 1);
     CHECK_U64(pna_oom_watch_reported(w), 6);
@@ -223,14 +229,20 @@ static void test_v2(void)
     CHECK_INT(count_hits(&s), 8);
     CHECK_U64(s.hits[7].kill_count, 1);
 
-    /* Bundle directories: a new entry wakes the poller. */
+    /* Bundle directories: a new entry calls on_change (the poller's wake-up). */
     char d1[700], d2[700], sub[800];
     snprintf(d1, sizeof d1, "%s/tasks", root);
     snprintf(d2, sizeof d2, "%s/tasks/k8s.io", root);
     tt_mkdirs(d2);
     const char *dirs[] = { d2, d1, "/nonexistent/dir" };
-    CHECK_INT(pna_oom_watch_dirs(w, dirs, 3), 2);   /* the missing one is skipped */
-    CHECK_INT(pna_oom_watch_dirs(w, dirs, 3), 0);   /* nothing new the second time */
+    CHECK_INT(pna_dir_watch_set(dw, dirs, 3), 2);   /* the missing one is skipped */
+    CHECK_INT(pna_dir_watch_set(dw, dirs, 3), 0);   /* nothing new the second time */
+    bool complete = true;
+    pna_dir_watch_events(dw, &complete);
+    CHECK(!complete);   /* the missing one is not watched */
+    CHECK_INT(pna_dir_watch_set(dw, dirs, 2), 0);
+    uint64_t events = pna_dir_watch_events(dw, &complete);
+    CHECK(complete);
     snprintf(sub, sizeof sub, "%s/newbundle", d2);
     mkdir(sub, 0755);
     int64_t t0 = tt_mono_ms();
@@ -243,7 +255,23 @@ static void test_v2(void)
         tt_sleep_ms(5);
     }
     CHECK(s.changes >= 1);   /* only an inotify event calls on_change: no poll here */
-    CHECK_INT(pna_oom_watch_dirs(w, NULL, 0), 0);
+    CHECK(pna_dir_watch_events(dw, &complete) > events);
+    CHECK(complete);
+    /* A watched directory removed: an event, and no longer complete until
+     * it is watched again. */
+    rmdir(sub);
+    tt_rmrf(d2);
+    for (int i = 0; i < 200 && complete; i++) {
+        tt_sleep_ms(5);
+        pna_dir_watch_events(dw, &complete);
+    }
+    CHECK(!complete);
+    tt_mkdirs(d2);
+    CHECK_INT(pna_dir_watch_set(dw, dirs, 2), 1);
+    pna_dir_watch_events(dw, &complete);
+    CHECK(complete);
+    CHECK_INT(pna_dir_watch_set(dw, NULL, 0), 0);
+    pna_dir_watch_free(dw);
 
     CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);
     CHECK_INT(pna_oom_watch_active(w), 0);
@@ -281,9 +309,9 @@ static void test_gone_notice(void)
     }
     CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);   /* the poll saw both go */
 
-    pna_oom_watch_poke(w, "seen", "name-seen");   /* the notice of the kill already counted */
+    pna_oom_watch_runtime_notice(w, "seen", "name-seen");   /* the notice of the kill already counted */
     CHECK_INT(count_hits(&s), 1);
-    pna_oom_watch_poke(w, "lost", "");   /* the only word of this kill */
+    pna_oom_watch_runtime_notice(w, "lost", "");   /* the only word of this kill */
     CHECK_INT(count_hits(&s), 2);
     CHECK_STR(s.hits[1].who.id, "lost");
     CHECK_STR(s.hits[1].who.name, "name-lost");
@@ -306,7 +334,7 @@ static void test_unsynced_notice(void)
     CHECK_INT(pna_oom_watch_sync(w, NULL, 0), 0);   /* the first poll: nothing yet */
 
     /* Never synced: the notice alone, with the name it gives. */
-    pna_oom_watch_poke(w, "early", "web-early");
+    pna_oom_watch_runtime_notice(w, "early", "web-early");
     CHECK_INT(count_hits(&s), 1);
     CHECK_STR(s.hits[0].who.id, "early");
     CHECK_STR(s.hits[0].who.name, "web-early");
@@ -328,7 +356,7 @@ static void test_unsynced_notice(void)
     struct pna_oom_target t2[2] = { t1[0], target("nopath", "") };
     CHECK_INT(pna_oom_watch_sync(w, t2, 2), 0);
     CHECK_INT(pna_oom_watch_active(w), 1);   /* nothing to watch for "nopath" */
-    pna_oom_watch_poke(w, "nopath", "name-nopath");
+    pna_oom_watch_runtime_notice(w, "nopath", "name-nopath");
     CHECK_INT(count_hits(&s), 3);
     CHECK_STR(s.hits[2].who.name, "name-nopath");
     /* ... and when the path comes, its count of 1 is that same kill. */
@@ -376,7 +404,7 @@ static void test_vanish_after_signal(void)
 
     /* Under OOM, not killed yet: nothing to report. */
     for (int i = 0; i < 3; i++)
-        pna_oom_watch_poke(w, ids[i], "");
+        pna_oom_watch_runtime_notice(w, ids[i], "");
     tt_sleep_ms(100);
     CHECK_INT(count_hits(&s), 0);
 
@@ -406,8 +434,8 @@ static void test_vanish_after_signal(void)
     CHECK_U64(s.hits[2].kill_count, 1);
 
     /* Docker's notice of those kills, late: the same kills. */
-    pna_oom_watch_poke(w, "watched", "");
-    pna_oom_watch_poke(w, "buried", "");
+    pna_oom_watch_runtime_notice(w, "watched", "");
+    pna_oom_watch_runtime_notice(w, "buried", "");
     tt_sleep_ms(100);
     CHECK_INT(count_hits(&s), 3);
     pna_oom_watch_free(w);
@@ -559,7 +587,7 @@ static void test_churn(void)
     char err[160];
     pna_cgroup_detect(&roots, "fs/cgroup", &env, err, sizeof err);
     struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
+    struct pna_oom_watch *w = pna_oom_watch_new(loop, &env, on_oom, &s, err, sizeof err);
     if (!w)
         return;
     struct pna_oom_target *t = calloc(N, sizeof *t);
@@ -629,7 +657,7 @@ static void test_v1_real(void)
         fclose(f);
     }
     struct seen s = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    struct pna_oom_watch *w = pna_oom_watch_new(&env, on_oom, NULL, &s, err, sizeof err);
+    struct pna_oom_watch *w = pna_oom_watch_new(loop, &env, on_oom, &s, err, sizeof err);
     struct pna_oom_target t = target("v1ctr", name);
     CHECK_INT(pna_oom_watch_sync(w, &t, 1), 0);
     if (pna_oom_watch_active(w) != 1) {
@@ -639,8 +667,8 @@ static void test_v1_real(void)
         return;
     }
     /* The notification holds one descriptor, its eventfd, numbered high
-     * (the watch's own two eventfds are not); memory.oom_control was needed
-     * for the registration only. */
+     * (the loop's own eventfd is not); memory.oom_control was needed for the
+     * registration only. */
     CHECK_INT(count_links("memory.oom_control", 0), 0);
     CHECK_INT(count_links("[eventfd]", FD_SETSIZE), 1);
     pid_t pid = fork();
@@ -682,6 +710,12 @@ int main(void)
 {
     if (!mkdtemp(tmp))
         return 99;
+    char err[160];
+    loop = pna_loop_new(err, sizeof err);
+    if (!loop || pna_loop_start(loop, err, sizeof err) != 0) {
+        fprintf(stderr, "event loop: %s\n", err);
+        return 99;
+    }
     test_v2();
     test_flap();
     test_churn();
@@ -689,6 +723,7 @@ int main(void)
     test_unsynced_notice();
     test_vanish_after_signal();
     test_v1_real();
+    pna_loop_free(loop);
     tt_rmrf(tmp);
     UNIT_END();
 }

@@ -8,6 +8,7 @@
 #include "sources/containers/docker_api.h"
 #include "transport/http_client.h"
 #include "util/rfc3339.h"
+#include "core/event_loop.h"
 #include "watchers/docker_events.h"
 #include "containers_testutil.h"
 #include "httpstub.h"
@@ -403,7 +404,11 @@ static void test_events_stream(void)
     struct httpstub *s = httpstub_start_unix(sock);
     stream_routes(s);
     struct evlog l = { .lock = PTHREAD_MUTEX_INITIALIZER };
-    struct pna_docker_events *e = pna_docker_events_start(sock, 500, 100, on_event, on_connect, &l);
+    char err[160];
+    struct pna_loop *loop = pna_loop_new(err, sizeof err);
+    CHECK(loop && pna_loop_start(loop, err, sizeof err) == 0);
+    struct pna_docker_events *e =
+        pna_docker_events_start(loop, sock, 500, 100, on_event, on_connect, &l);
     int64_t t0 = tt_mono_ms();
     while (ooms(&l) < 1 && tt_mono_ms() - t0 < 5000)
         tt_sleep_ms(10);
@@ -441,14 +446,15 @@ static void test_events_stream(void)
     s = httpstub_start_unix(sock);
     httpstub_route(s, "/events", 200, "", 0);
     httpstub_mode(s, "/events", STUB_STALL);
-    e = pna_docker_events_start(sock, 300, 100, on_event, on_connect, &l);
-    /* libcurl checks an idle stream about once a second, so each stalled
-     * attempt ends within its deadline plus about a second. */
+    e = pna_docker_events_start(loop, sock, 300, 100, on_event, on_connect, &l);
+    /* Each stalled attempt ends at its 300 ms deadline (a timer on the
+     * loop), then waits 200, 400, 800 ms: four attempts in 3.5 s. */
     tt_sleep_ms(3500);
     CHECK(pna_docker_events_failures(e) >= 2);
     CHECK_INT(pna_docker_events_connects(e), 0);
     pna_docker_events_stop(e);
     httpstub_stop(s);
+    pna_loop_free(loop);
 }
 
 int main(void)

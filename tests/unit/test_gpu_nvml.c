@@ -5,12 +5,13 @@
  * from the same file (itself checked against literal values in
  * test_gpu_nvsmi.c); also: GPUs come out in PCI order whatever NVML's index
  * order, unsupported figures are absent, a lost GPU keeps its identity, a
- * vanished GPU is gone, XID events arrive through the listener thread, and a
- * hung NVML call holds only the caller. */
+ * vanished GPU is gone, XID events arrive through the XID watch's thread
+ * (watchers/gpu_xid.c), and a hung NVML call holds only the caller. */
 #include "pna_autoconf.h"
 #include "sources/gpu/nvml.h"
 #include "sources/gpu/nvsmi.h"
 #include "util/fileio.h"
+#include "watchers/gpu_xid.h"
 #include "unit.h"
 
 #include <pthread.h>
@@ -249,8 +250,10 @@ static int xid_count(void)
 static void test_xid(struct pna_nvml *nv)
 {
     char err[200];
-    CHECK_INT(pna_nvml_events_start(nv, on_xid, NULL, err, sizeof err), 0);
-    CHECK(pna_nvml_events_running(nv));
+    struct pna_xid_watch *w = NULL;
+    CHECK_INT(pna_xid_watch_start(nv, on_xid, NULL, &w, err, sizeof err), 0);
+    CHECK(w != NULL);
+    CHECK(pna_xid_watch_gpus(w) >= 2);
     write_ctl("xid 00000000:00:06.0 79\nxid 00000000:06:00.0 13\n");
     for (int i = 0; i < 150 && xid_count() < 2; i++)
         usleep(20000);
@@ -268,9 +271,8 @@ static void test_xid(struct pna_nvml *nv)
     CHECK_INT(xid_count(), 2);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    pna_nvml_events_stop(nv);
+    CHECK_INT(pna_xid_watch_stop(w), 0);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    CHECK(!pna_nvml_events_running(nv));
     CHECK(t1.tv_sec - t0.tv_sec < 2); /* the listener waits in short slices */
     write_ctl("");
 }

@@ -1,5 +1,6 @@
 /* sources/containers/cgroup.c -- memory usage, limit, OOM-kill count and
- * freezer state of a container's cgroup, v1 and v2 (see cgroup.h). */
+ * freezer state of a container's cgroup, v1 and v2, and the kernel's
+ * notification of its OOMs (see cgroup.h). */
 #include "pna_autoconf.h"
 #include "sources/containers/cgroup.h"
 #include "core/roots.h"
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -315,6 +318,67 @@ int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
     if (env->mode != PNA_CG_V1)
         return -EINVAL;
     return file_in(env, path, "cgroup.event_control", buf, cap);
+}
+
+/* v1: "<eventfd> <fd of memory.oom_control>" written to cgroup.event_control
+ * arms the notification (see struct pna_cgroup_oom_notify). */
+static int notify_v1(const struct pna_cgroup_env *env, const char *path, const char *file)
+{
+    char ctl[600], line[64];
+    int rc = pna_cgroup_event_control(env, path, ctl, sizeof ctl);
+    if (rc < 0)
+        return rc;
+    int ofd = open(file, O_RDONLY | O_CLOEXEC);
+    if (ofd < 0)
+        return -errno;
+    int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (efd < 0) {
+        rc = -errno;
+        close(ofd);
+        return rc;
+    }
+    int high = pna_fd_renumber_high(efd);
+    if (high >= 0)
+        efd = high;
+    int cfd = open(ctl, O_WRONLY | O_CLOEXEC);
+    int n = snprintf(line, sizeof line, "%d %d", efd, ofd);
+    rc = cfd < 0 ? -errno : write(cfd, line, (size_t)n) == n ? 0 : -errno;
+    if (cfd >= 0)
+        close(cfd);
+    close(ofd);
+    if (rc < 0) {
+        close(efd);
+        return rc;
+    }
+    return efd;
+}
+
+int pna_cgroup_oom_notify(const struct pna_cgroup_env *env, int inotify_fd, const char *path,
+                          struct pna_cgroup_oom_notify *out)
+{
+    char file[600];
+    out->fd = out->wd = -1;
+    int rc = pna_cgroup_oom_file(env, path, file, sizeof file);
+    if (rc < 0)
+        return rc;
+    if (env->mode == PNA_CG_V2) {
+        out->wd = inotify_add_watch(inotify_fd, file, IN_MODIFY);
+        return out->wd < 0 ? -errno : 0;
+    }
+    rc = notify_v1(env, path, file);
+    if (rc < 0)
+        return rc;
+    out->fd = rc;
+    return 0;
+}
+
+void pna_cgroup_oom_unnotify(int inotify_fd, struct pna_cgroup_oom_notify *n)
+{
+    if (n->wd >= 0)
+        inotify_rm_watch(inotify_fd, n->wd);
+    if (n->fd >= 0)
+        close(n->fd);
+    n->fd = n->wd = -1;
 }
 
 void pna_cgroup_at_open(const struct pna_cgroup_env *env, struct pna_cgroup_at *at)

@@ -1,5 +1,7 @@
 /* sources/containers/cgroup.h -- a container's memory figures and freezer state
- * from its cgroup, for cgroup v1 and v2.
+ * from its cgroup, for cgroup v1 and v2, and the kernel's notification of its
+ * OOMs (struct pna_cgroup_oom_notify: the one place that knows how each
+ * version signals them).
  *
  *   v2: memory.current, memory.max ("max" = no limit), memory.events oom_kill;
  *       cgroup.events "frozen 1" (else cgroup.freeze "1") = paused
@@ -131,6 +133,37 @@ int pna_cgroup_parse_v1_freezer(const char *state_text, bool *frozen);
 int pna_cgroup_oom_file(const struct pna_cgroup_env *env, const char *path, char *buf, size_t cap);
 int pna_cgroup_event_control(const struct pna_cgroup_env *env, const char *path,
                              char *buf, size_t cap);
+
+/* What signals an OOM in one cgroup, armed by pna_cgroup_oom_notify():
+ *   v2: an inotify watch on its memory.events, in the caller's inotify
+ *       instance: the kernel signals IN_MODIFY whenever one of the file's
+ *       counters moves (oom, oom_kill, but also max and high), and
+ *       IN_IGNORED once the cgroup is removed.  WD is the watch, FD -1.  One
+ *       instance serves every cgroup: instances are few (128 a user by
+ *       default), watches are many.
+ *   v1: an eventfd registered through cgroup.event_control on
+ *       memory.oom_control: readable when the cgroup enters OOM, before the
+ *       victim dies and the oom_kill count moves; readable too once the
+ *       cgroup is removed.  FD is it (numbered high, as held files are:
+ *       util/held_files.h), WD -1.  The kernel takes what it needs of
+ *       memory.oom_control during the registration, so only the eventfd
+ *       stays open, for as long as the notification is wanted. */
+struct pna_cgroup_oom_notify {
+    int fd;
+    int wd;
+};
+
+/* Arm the OOM notification of cgroup PATH into *OUT (INOTIFY_FD: the
+ * instance a v2 watch is added to).  Returns 0, or -errno (-EINVAL: no
+ * hierarchy, a bad path; -ENOENT: no such cgroup; -EACCES: not allowed to
+ * register), *OUT then holding -1 in both. */
+int pna_cgroup_oom_notify(const struct pna_cgroup_env *env, int inotify_fd, const char *path,
+                          struct pna_cgroup_oom_notify *out);
+
+/* Disarm N (v2: the watch removed from INOTIFY_FD unless WD is already -1,
+ * which the caller sets once the kernel dropped it; v1: the eventfd
+ * closed); N holds -1 in both after. */
+void pna_cgroup_oom_unnotify(int inotify_fd, struct pna_cgroup_oom_notify *n);
 
 /* The value of KEY in a flat-keyed cgroup file ("key value" lines:
  * memory.stat, memory.events, memory.oom_control).  Returns 0, -ENOENT when

@@ -4,7 +4,8 @@
  * GPUs is mandatory, any other missing symbol (an older driver) or any call
  * answering NVML_ERROR_NOT_SUPPORTED leaves that figure absent.  The
  * versioned names (_v2, _v3) are the ones the library exports.  The XID
- * listener is in watchers/gpu_xid.c. */
+ * event set is in nvml_events.c; the thread that waits on it is the XID
+ * watch's (watchers/gpu_xid.c). */
 #include "pna_autoconf.h"
 #include "sources/gpu/nvml_priv.h"
 #include "util/fileio.h"
@@ -152,13 +153,10 @@ int pna_nvml_open(const char *library, struct pna_nvml **out, char *err, size_t 
     return 0;
 }
 
-int pna_nvml_close(struct pna_nvml *nv)
+void pna_nvml_close(struct pna_nvml *nv)
 {
     if (!nv)
-        return 0;
-    pna_nvml_events_stop(nv);
-    if (nv->ev_detached)
-        return 1; /* a listener is still inside the library: keep it all */
+        return;
     for (size_t i = 0; i < nv->nident; i++) {
         pna_nvml_activity_forget(nv, &nv->ident[i]);
         pna_nvml_mig_forget(nv, &nv->ident[i]);
@@ -167,7 +165,6 @@ int pna_nvml_close(struct pna_nvml *nv)
         nv->Shutdown();
     dlclose(nv->lib);
     free(nv);
-    return 0;
 }
 
 /* --- one GPU ---------------------------------------------------------- */

@@ -5,9 +5,10 @@
  * index order may change between boots and is never used as an identity.
  *
  * Thread ownership: pna_nvml_collect() runs on the GPU poller thread; the XID
- * listener runs on a thread of its own (NVML is thread-safe).  Any NVML call
- * may hang on a sick driver: the poller core's deadline covers collect(), and
- * the listener waits in short slices so it can be stopped. */
+ * watch (watchers/gpu_xid.c) waits on an XID set from a thread of its own
+ * (NVML is thread-safe).  Any NVML call may hang on a sick driver: the poller
+ * core's deadline covers collect(), and the XID watch waits in short slices
+ * so it can be stopped. */
 #ifndef PNA_GPU_NVML_H
 #define PNA_GPU_NVML_H
 
@@ -26,10 +27,10 @@ struct pna_nvml;
  * when there is no library, no driver or no GPU; -1 with ERR otherwise. */
 int pna_nvml_open(const char *library, struct pna_nvml **out, char *err, size_t errlen);
 
-/* nvmlShutdown and dlclose (stops the XID listener first).  Returns 1 when a
- * listener stuck inside NVML had to be left running (then nothing is freed,
- * and whatever its callback uses must stay allocated too), else 0. */
-int pna_nvml_close(struct pna_nvml *nv);
+/* nvmlShutdown and dlclose.  The XID set opened on NV is freed first, by its
+ * owner (the GPU poller stops its XID watch before it closes NVML); one whose
+ * waiting thread is stuck inside NVML means NV is never closed. */
+void pna_nvml_close(struct pna_nvml *nv);
 
 /* Append every GPU NVML reports to LIST.  A GPU that answers
  * NVML_ERROR_GPU_IS_LOST is appended with lost = true and the identity it had
@@ -47,18 +48,26 @@ struct pna_nvml_xid {
 };
 typedef void (*pna_nvml_xid_fn)(const struct pna_nvml_xid *xid, void *arg);
 
-/* Start the XID listener thread: every GPU is registered for
- * nvmlEventTypeXidCriticalError and FN is called (on the listener thread) for
- * each event.  Returns 0 (also when no GPU supports events: then no thread
- * runs), -1 with ERR. */
-int pna_nvml_events_start(struct pna_nvml *nv, pna_nvml_xid_fn fn, void *arg, char *err,
+/* XIDs through NVML's event API (sources/gpu/nvml_events.c).  An XID set
+ * holds NV's event set with every GPU that accepts
+ * nvmlEventTypeXidCriticalError registered, and each one's identity. */
+struct pna_nvml_xid_set;
+
+/* Open a set on NV: 0 with *OUT, or with *OUT NULL when NVML has no event API
+ * or no GPU accepts the registration (no XIDs to wait for); -1 with ERR. */
+int pna_nvml_xid_set_open(struct pna_nvml *nv, struct pna_nvml_xid_set **out, char *err,
                           size_t errlen);
 
-/* Stop and join the listener.  A listener stuck inside NVML is left detached
- * and the library stays loaded (it is never unloaded under a live call). */
-void pna_nvml_events_stop(struct pna_nvml *nv);
+/* The GPUs registered in S. */
+size_t pna_nvml_xid_set_gpus(const struct pna_nvml_xid_set *s);
 
-/* True while a listener thread runs. */
-int pna_nvml_events_running(const struct pna_nvml *nv);
+/* Wait up to TIMEOUT_MS for the next XID (nvmlEventSetWait: it blocks, and
+ * NVML gives no descriptor to wait on instead).  Returns 1 with *X filled, 0
+ * when none came (or another kind of event), -1 when NVML failed (a GPU lost,
+ * driver trouble: the poll reports it). */
+int pna_nvml_xid_wait(struct pna_nvml_xid_set *s, unsigned timeout_ms, struct pna_nvml_xid *x);
+
+/* Free S (nvmlEventSetFree).  NULL is allowed. */
+void pna_nvml_xid_set_free(struct pna_nvml_xid_set *s);
 
 #endif

@@ -1,11 +1,10 @@
-/* sources/gpu/nvml_priv.h -- what nvml.c (loading, reading GPUs) and
- * watchers/gpu_xid.c (the XID listener) share: the loaded library's state and a
- * few helpers.  Not for other files: they use nvml.h. */
+/* sources/gpu/nvml_priv.h -- what the NVML source's files (nvml.c: loading,
+ * reading GPUs; nvml_events.c: the XID event set; nvml_links.c, ...) share:
+ * the loaded library's state and a few helpers.  Not for other files: they
+ * use nvml.h. */
 #ifndef PNA_GPU_NVML_PRIV_H
 #define PNA_GPU_NVML_PRIV_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -35,11 +34,6 @@ struct nvml_ident {
     bool gpm_have_last;
     unsigned long long proc_util_seen; /* newest process utilisation sample read */
     struct nvml_mig_gpm mig_gpm[NVML_MAX_GPU_INSTANCES];
-};
-
-struct nvml_event_dev {
-    nvmlDevice_t dev;
-    struct pna_nvml_xid ident;
 };
 
 struct pna_nvml {
@@ -101,18 +95,6 @@ struct pna_nvml {
 
     struct nvml_ident ident[NVML_MAX_GPUS];
     size_t nident;
-
-    /* XID listener */
-    pthread_t ev_thread;
-    atomic_bool ev_running; /* thread started and not yet joined */
-    atomic_bool ev_stop;
-    atomic_bool ev_exited;  /* set by the thread as its last act */
-    bool ev_detached;       /* a stuck listener was abandoned: never unload */
-    nvmlEventSet_t ev_set;
-    size_t ev_count;
-    struct nvml_event_dev ev_devs[NVML_MAX_GPUS];
-    pna_nvml_xid_fn ev_fn;
-    void *ev_arg;
 };
 
 /* The result of one optional call: true when the value is valid.  A lost GPU
