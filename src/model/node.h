@@ -34,7 +34,7 @@ struct pna_node {
 
     uint64_t mem_total_bytes;
     uint64_t mem_available_bytes;
-    uint64_t mem_used_bytes;        /* total - available, as the seed exporter reports */
+    uint64_t mem_used_bytes;        /* total - available, as the system-info exporter reports */
     uint32_t mem_usage_hundredths;  /* used / total, 0..10000 */
     uint64_t swap_total_bytes;
     uint64_t swap_used_bytes;

@@ -21,14 +21,14 @@ enum pna_storage_source {
     PNA_STORAGE_STATVFS = 2,   /* statvfs() of the kubelet root */
 };
 
-/* Node ephemeral storage, the seed's node_ephemeral_storage_* figures. */
+/* Node ephemeral storage, the node exporter's node_ephemeral_storage_* figures. */
 struct pna_node_storage {
     bool valid;
     uint8_t source;               /* enum pna_storage_source */
     uint64_t capacity_bytes;
     uint64_t available_bytes;     /* what an unprivileged writer may still use */
     uint64_t used_bytes;
-    /* used / capacity in hundredths of a percent (0..10000): the seed exports
+    /* used / capacity in hundredths of a percent (0..10000): the node exporter exports
      * the same ratio as node_ephemeral_storage_usage_percent. */
     uint32_t usage_percent_x100;
     uint64_t inodes, inodes_free; /* 0 when the source has none */
@@ -63,7 +63,7 @@ enum pna_pod_phase {
     PNA_POD_UNKNOWN = 5,
 };
 
-/* Kubernetes GPU allocation, the seed's node_k8s_gpu_allocation_rate. */
+/* Kubernetes GPU allocation, the node exporter's node_k8s_gpu_allocation_rate. */
 struct pna_k8s_gpu {
     bool valid;                   /* false when the node total is unknown or 0 */
     uint32_t total;               /* GPUs on the node */

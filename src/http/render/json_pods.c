@@ -9,11 +9,11 @@
  * /dev/nvidiaN): name is the GPU's product name, id its number, slot its PCI
  * address, uuid its UUID.  An infiniband entry is a uverbs node: name is its RDMA
  * device, id the uverbs number, uuid the device's node GUID.  Shared nodes
- * (/dev/kfd, nvidiactl, rdma_cm) are not listed, as in the seed.  path is the
+ * (/dev/kfd, nvidiactl, rdma_cm) are not listed, as in the node exporter's.  path is the
  * node as the container sees it; major and minor (null when unknown) name the
  * host's device, which is what the entry was attributed by.
  *
- * Beyond the seed: "container" (its name in the pod) and "pod_resources", the
+ * Beyond the node exporter's: "container" (its name in the pod) and "pod_resources", the
  * device ids the kubelet assigned it (primusPodResourceTable:
  * [{"resource","device_id","kind","numa_node"}]); a container the kubelet
  * assigned devices to but whose runtime record the agent does not see is an

@@ -3,9 +3,9 @@
  *    "node_guid":"98:03:9b:ff:fe:12:34:56","sys_image_guid":"...",
  *    "port_guid":"...","link_layer":"InfiniBand"}],"message":"success"}
  * one entry per RDMA device in name order (if_index is that position, as the
- * seed numbered ibv_devinfo's list).  GUIDs are printed as eight colon-separated
- * bytes, as the seed does; port_guid and link_layer are the first port's.
- * After the seed's members, "ports" lists each port: its number, its netdev
+ * node exporter numbered ibv_devinfo's list).  GUIDs are printed as eight colon-separated
+ * bytes, as the node exporter does; port_guid and link_layer are the first port's.
+ * After the node exporter's members, "ports" lists each port: its number, its netdev
  * ("" for InfiniBand), the primusIbPortTable members that have a JSON name
  * ("flaps", "last_change") and, for an interface the pfc and phy pollers
  * watch, its lossless-RoCE configuration and verdict (primusRoceConfigTable)

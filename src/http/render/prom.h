@@ -23,7 +23,7 @@
 enum pna_prom_type {
     PNA_PROM_GAUGE,
     PNA_PROM_COUNTER,     /* the name must end in "_total" */
-    PNA_PROM_UNTYPED,     /* seed-compatible names that the linter would refuse as typed */
+    PNA_PROM_UNTYPED,     /* replaced exporters' names that the linter would refuse as typed */
     PNA_PROM_COUNTER_FOREIGN, /* a counter under a name another exporter chose, without
                                  "_total" (dcgm-exporter's DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION):
                                  its TYPE says counter as the original's does; compat names only */

@@ -45,7 +45,7 @@ void pna_http_view_complete(struct pna_http_view *v, const char *configured_node
 const char *pna_http_node_name(const struct pna_http_view *v, const char *configured,
                                char *buf, size_t cap);
 
-/* Split os-release's PRETTY_NAME into the seed's os and os_version labels: the
+/* Split os-release's PRETTY_NAME into the system-info exporter's os and os_version labels: the
  * version is the first word that starts with a digit, the name what comes
  * before it ("Ubuntu 22.04.3 LTS" gives "Ubuntu" and "22.04.3",
  * "Debian GNU/Linux 12 (bookworm)" gives "Debian GNU/Linux" and "12"). */
