@@ -259,6 +259,9 @@ static int add_poller(struct pna_config *cfg, const struct pna_poller_ops *ops, 
 {
     for (const struct pna_config_key *k = ops->keys; k && k->token; k++) {
         const char *owner = owner_of(cfg, k->token);
+        for (const struct pna_config_key *e = ops->keys; !owner && e < k; e++)
+            if (strcasecmp(e->token, k->token) == 0)
+                owner = ops->name;
         if (owner) {
             snprintf(err, errlen, "poller %s: token %s is %s's already", ops->name, k->token,
                      owner);
@@ -283,8 +286,8 @@ static int add_poller(struct pna_config *cfg, const struct pna_poller_ops *ops, 
 int pna_config_set_pollers(struct pna_config *cfg, const struct pna_poller_ops *const *registry,
                            size_t n, char *err, size_t errlen)
 {
-    if (n > PNA_MAX_POLLERS) {
-        snprintf(err, errlen, "%zu pollers, at most %d", n, PNA_MAX_POLLERS);
+    if (n > PNA_MAX_POLLERS - cfg->n_pollers) {
+        snprintf(err, errlen, "%zu pollers, at most %d", cfg->n_pollers + n, PNA_MAX_POLLERS);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -352,7 +355,7 @@ static int apply_custom(struct parse *ps, const struct pna_config_key *key, cons
     return 0;
 }
 
-/* One value: TOKEN (as written) names KEY of the settings at BASE. */
+/* The one WORD of KEY's line, into V (its place in its owner's settings). */
 static int apply_one(struct parse *ps, const struct pna_config_key *key, void *v, const char *word)
 {
     uint64_t n;
@@ -382,6 +385,8 @@ static int apply_one(struct parse *ps, const struct pna_config_key *key, void *v
     return 0;
 }
 
+/* A line of KEY, whose value goes into BASE (its owner's settings): TOKEN
+ * as written (the messages name it so), REST the words after it. */
 static int apply_key(struct parse *ps, const struct pna_config_key *key, char *base,
                      const char *token, char *rest)
 {
