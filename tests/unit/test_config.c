@@ -551,7 +551,8 @@ static const struct pna_config_key agent_dup[] = {
     { .token = NULL },
 };
 static const struct pna_config_key ib_dup[] = {
-    { .token = "linkEvents", .type = PNA_KEY_STRING, .offset = offsetof(struct dup_settings, value) },
+    { .token = "linkEvents", .type = PNA_KEY_STRING,
+      .offset = offsetof(struct dup_settings, value) },
     { .token = NULL },
 };
 static const struct pna_config_key snmp_dup[] = {

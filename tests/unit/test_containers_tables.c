@@ -282,7 +282,8 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     /* Without kubeletUrl the poller is off. */
     void *state = NULL;
     char err[160];
-    CHECK_INT(pna_kubelet_poller.init(&state, cfg, kubelet_set, err, sizeof err), PNA_POLLER_DISABLED);
+    CHECK_INT(pna_kubelet_poller.init(&state, cfg, kubelet_set, err, sizeof err),
+              PNA_POLLER_DISABLED);
 
     int port = 0;
     struct httpstub *s = httpstub_start_tcp(&port);
@@ -354,7 +355,8 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
 
     /* No kubelet root directory: the storage poller is off. */
     storage_set->kubelet_root = "var/lib/none";
-    CHECK_INT(pna_storage_poller.init(&state, cfg, storage_set, err, sizeof err), PNA_POLLER_DISABLED);
+    CHECK_INT(pna_storage_poller.init(&state, cfg, storage_set, err, sizeof err),
+              PNA_POLLER_DISABLED);
 }
 
 int main(void)

@@ -439,7 +439,8 @@ static void test_refused(void)
     CHECK_INT(pna_amd_gpu_metrics_read(path, &g, NULL, err, sizeof err), -1); /* not counted */
     CHECK_U64(refusals.count, 1);
     snprintf(path, sizeof path, "%s/none", dir);
-    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, &refusals, err, sizeof err), 0); /* missing: not refused */
+    /* missing: not refused */
+    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, &refusals, err, sizeof err), 0);
     CHECK_U64(refusals.count, 1);
     snprintf(path, sizeof path, "%s/gpu_metrics", dir);
     unlink(path);

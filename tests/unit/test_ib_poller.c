@@ -73,7 +73,8 @@ static void test_ib_poller(const struct pna_config *cfg)
     CHECK_INT(pna_ib_poller.index, 3);
     CHECK_INT(pna_ib_poller.domain, PNA_DOM_IB);
     CHECK_INT(pna_ib_poller.default_interval_ms, 5000);
-    CHECK_INT(pna_ib_poller.init(&state, cfg, pna_config_settings(cfg, &pna_ib_poller), err, sizeof err), 0);
+    const void *ib_set = pna_config_settings(cfg, &pna_ib_poller);
+    CHECK_INT(pna_ib_poller.init(&state, cfg, ib_set, err, sizeof err), 0);
 
     put(P1 "state", "4: ACTIVE\n");
     put(P1 "link_layer", "Ethernet\n");
@@ -196,14 +197,15 @@ static void test_pfc_poller(struct pna_config *cfg)
     put(P1 "state", "4: ACTIVE\n");
     put(P1 "link_layer", "Ethernet\n");
     put(P1 "gid_attrs/ndevs/0", "pna-nodev0\n");
-    CHECK_INT(pna_ib_poller.init(&ib_state, cfg, pna_config_settings(cfg, &pna_ib_poller), err, sizeof err), 0);
+    const void *ib_set = pna_config_settings(cfg, &pna_ib_poller);
+    CHECK_INT(pna_ib_poller.init(&ib_state, cfg, ib_set, err, sizeof err), 0);
     const struct pna_ib_snap *ib = poll_once(&pna_ib_poller, ib_state);
 
     struct pna_pfc_settings *pfc_set = pna_config_settings(cfg, &pna_pfc_poller);
     pfc_set->interfaces.names[0] = "pna-nodev1";
     pfc_set->interfaces.names[1] = "pna-nodev0"; /* also RoCE: listed once */
     pfc_set->interfaces.count = 2;
-    CHECK_INT(pna_pfc_poller.init(&state, cfg, pna_config_settings(cfg, &pna_pfc_poller), err, sizeof err), 0);
+    CHECK_INT(pna_pfc_poller.init(&state, cfg, pfc_set, err, sizeof err), 0);
     const struct pna_pfc_snap *s = poll_once(&pna_pfc_poller, state);
     CHECK(s && s->m.n_ifs == 2);
     if (s && s->m.n_ifs == 2) {
