@@ -350,6 +350,8 @@ int main(int argc, char **argv)
 {
     struct pna_config cfg;
     pna_config_defaults(&cfg);
+    struct pna_containers_settings set;
+    pna_config_poller_defaults(&pna_containers_poller, &set);
     long polls = 50;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--sysfs") == 0)
@@ -363,7 +365,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--polls") == 0)
             polls = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--files-held") == 0)
-            cfg.cgroup_files_held = (unsigned)atol(argv[i + 1]);
+            set.cgroup_files_held = (unsigned)atol(argv[i + 1]);
         else
             usage();
     }
@@ -372,7 +374,7 @@ int main(int argc, char **argv)
     pna_events_init(1000);
     void *st = NULL;
     char err[256] = "";
-    if (pna_containers_poller.init(&st, &cfg, err, sizeof err) != 0) {
+    if (pna_containers_poller.init(&st, &cfg, &set, err, sizeof err) != 0) {
         fprintf(stderr, "ctrpoll: containers poller init: %s\n", err);
         return 2;
     }
@@ -432,7 +434,7 @@ int main(int argc, char **argv)
            "floor_wall_us_per_round=%.0f floor_min_wall_us=%.0f floor_syscalls_per_round=%ld "
            "openfloor_wall_us_per_round=%.0f openfloor_min_wall_us=%.0f "
            "openfloor_syscalls_per_round=%ld kernel_bytes_before=%lld kernel_bytes_after=%lld\n",
-           count, cg.mode, cfg.cgroup_files_held, first_ms, cpu / polls, wall / polls, min_w,
+           count, cg.mode, set.cgroup_files_held, first_ms, cpu / polls, wall / polls, min_w,
            max_w, rescan, held_wall / polls, held_min, held_calls, open_wall / polls, open_min,
            open_calls, kernel_before, kernel_after);
     pna_events_shutdown();

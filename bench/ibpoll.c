@@ -220,11 +220,13 @@ static size_t agent_polls(const char *sysfs, long polls, double *cpu, double *wa
 {
     struct pna_config cfg;
     pna_config_defaults(&cfg);
+    struct pna_ib_settings set;
+    pna_config_poller_defaults(&pna_ib_poller, &set);
     cfg.roots.sysfs = sysfs;
     pna_events_init(1000);
     void *st = NULL;
     char err[256] = "";
-    if (pna_ib_poller.init && pna_ib_poller.init(&st, &cfg, err, sizeof err) != 0) {
+    if (pna_ib_poller.init && pna_ib_poller.init(&st, &cfg, &set, err, sizeof err) != 0) {
         fprintf(stderr, "ibpoll: ib poller init: %s\n", err);
         exit(2);
     }

@@ -3,7 +3,9 @@
  * Start-up: defaults, then the config file, then the command line (which wins);
  * a bad config line stops here with file, line and reason.  Then logging, the
  * event queue, net-snmp (subagent or standalone), and last the poller threads,
- * so nothing they report can arrive before the front end is ready. */
+ * so nothing they report can arrive before the front end is ready.  The
+ * poller registry (pollers/registry.c) is handed from here to the config
+ * loader, which takes each poller's keys, and to the poller core. */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/events.h"
@@ -14,6 +16,7 @@
 #include "core/privileges.h"
 #include "core/view.h"
 #include "model/metric_tables.h"
+#include "pollers/pollers.h"
 #include "snmp/agent.h"
 #include "snmp/log_gate.h"
 #include "transport/probe.h"
@@ -170,13 +173,9 @@ static int load_config(struct pna_config *cfg, const struct cli *cli)
         path = PNA_DEFAULT_CONFIG;
     }
     char err[512];
-    const char *pollers[PNA_MAX_POLLERS];
-    size_t npollers = pna_poller_names(pollers, PNA_MAX_POLLERS);
-    cfg->config_file = path;
     /* -x on the command line beats agentXSocket in the file. */
     cfg->agentx_socket = cli->agentx_socket;
-    if (pna_config_load(cfg, path, pollers, npollers, pna_agent_remember_line, NULL, err,
-                        sizeof err) != 0) {
+    if (pna_config_load(cfg, path, pna_agent_remember_line, NULL, err, sizeof err) != 0) {
         fprintf(stderr, APP_NAME ": %s\n", err);
         return -1;
     }
@@ -254,6 +253,12 @@ int main(int argc, char **argv)
     if (cli.probe_url)
         return probe(cli.probe_url);
     pna_config_defaults(&cfg);
+    char err[256];
+    if (pna_config_set_pollers(&cfg, pna_poller_registry, pna_poller_registry_len, err,
+                               sizeof err) != 0) {
+        fprintf(stderr, APP_NAME ": %s\n", err);
+        return 1;
+    }
     if (load_config(&cfg, &cli) != 0)
         return 1;
     apply_cli(&cfg, &cli);
@@ -271,9 +276,10 @@ int main(int argc, char **argv)
         return 1;
     /* Capabilities are per thread: drop them before any thread is made. */
     char why[256];
-    if (pna_drop_privileges(cfg.module_interval_ms != 0, why, sizeof why) != 0)
+    const struct pna_phy_settings *phy = pna_config_settings(&cfg, &pna_phy_poller);
+    if (pna_drop_privileges(phy->module_interval_ms != 0, why, sizeof why) != 0)
         pna_log(LOG_WARNING, "keeping all capabilities: %s", why);
-    if (pna_pollers_start(&cfg) != 0)
+    if (pna_pollers_start(&cfg, pna_poller_registry, pna_poller_registry_len) != 0)
         return 1;
     if (cfg.http_addr && pna_http_start(&cfg) != 0) {
         pna_pollers_stop();

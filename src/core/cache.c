@@ -61,16 +61,6 @@ struct pna_snap *pna_cache_acquire(enum pna_domain domain)
     return snap;
 }
 
-uint64_t pna_cache_generation(enum pna_domain domain)
-{
-    if (!valid_domain(domain))
-        return 0;
-    pthread_mutex_lock(&cache_lock);
-    uint64_t g = generations[domain];
-    pthread_mutex_unlock(&cache_lock);
-    return g;
-}
-
 void pna_cache_drop(enum pna_domain domain)
 {
     if (!valid_domain(domain))

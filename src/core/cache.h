@@ -56,9 +56,6 @@ struct pna_snap *pna_cache_acquire(enum pna_domain domain);
 /* Stop serving DOMAIN (its data grew too old to be trusted). */
 void pna_cache_drop(enum pna_domain domain);
 
-/* Generation of the current snapshot (0 before the first). */
-uint64_t pna_cache_generation(enum pna_domain domain);
-
 /* Drop every snapshot (shutdown, tests). */
 void pna_cache_clear(void);
 

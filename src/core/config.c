@@ -14,9 +14,14 @@
  * not after a backslash) starts a comment.  What net-snmp would read
  * differently from what the line seems to say is refused: an unterminated
  * quote, text glued to a closing quote, a NUL byte, a line longer than
- * net-snmp's line buffer holds (PNA_CONFIG_LINE_MAX). */
+ * net-snmp's line buffer holds (PNA_CONFIG_LINE_MAX).
+ *
+ * The agent's own simple tokens are one key table here (agent_keys); each
+ * poller's are the key table of its ops (core/poller.h), read by the same
+ * code with the same checks into the poller's own settings struct. */
 #include "pna_autoconf.h"
 #include "core/config.h"
+#include "core/poller.h"
 #include "core/ratelimit.h"
 #include "util/fileio.h"
 
@@ -32,35 +37,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-void pna_config_defaults(struct pna_config *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    struct pna_roots roots = PNA_ROOTS_DEFAULT;
-    cfg->roots = roots;
-    cfg->agentx_ping_s = 15;
-    cfg->http_max_connections = 32;
-    cfg->event_history = 100;
-    cfg->gpu_process_rows = 64;
-    cfg->log_rate_interval_s = PNA_RATELIMIT_DEFAULT_INTERVAL;
-    cfg->stale_after_s = 300;
-    cfg->pause_storm_pps = 10000;
-    cfg->module_interval_ms = 60000;
-    cfg->link_events = true;
-    cfg->nvml_library = "libnvidia-ml.so.1";
-    cfg->nvidia_smi = "/usr/bin/nvidia-smi";
-    cfg->nvidia_smi_timeout_ms = 5000;
-    cfg->containerd_state = "run/containerd";
-    cfg->docker_socket = "run/docker.sock";
-    cfg->cgroup_root = "fs/cgroup";
-    cfg->cgroup_files_held = 4096;
-    cfg->kubelet_url = "";
-    cfg->podres_socket = "var/lib/kubelet/pod-resources/kubelet.sock";
-    cfg->lldp_socket = "run/lldpd.socket";
-    cfg->kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
-    cfg->kubelet_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
-    cfg->kubelet_root = "var/lib/kubelet";
-}
-
 /* ---- parsing state ------------------------------------------------------ */
 
 struct parse {
@@ -69,20 +45,17 @@ struct parse {
     unsigned line;
     char *err;
     size_t errlen;
-    const char *const *poller_names;   /* the pollers a line may name */
-    size_t n_pollers;
     void (*remember)(const struct pna_netsnmp_line *, void *);
     void *remember_arg;
     char **users;                      /* createUser so far: "engine/name" */
     size_t nusers, users_cap;
 };
 
-/* Position of poller NAME in the caller's list (= its slot in cfg->pollers),
- * or -1. */
+/* The slot in cfg->pollers of the poller named NAME, or -1. */
 static int poller_slot(const struct parse *ps, const char *name)
 {
-    for (size_t i = 0; i < ps->n_pollers && i < PNA_MAX_POLLERS; i++)
-        if (ps->poller_names[i] && strcasecmp(ps->poller_names[i], name) == 0)
+    for (size_t i = 0; i < ps->cfg->n_pollers; i++)
+        if (strcasecmp(ps->cfg->pollers[i].ops->name, name) == 0)
             return (int)i;
     return -1;
 }
@@ -99,19 +72,17 @@ static int fail(struct parse *ps, const char *fmt, ...)
     return -1;
 }
 
-/* Strings owned by the config (freed by pna_config_free); no limit. */
-static char **owned;
-static size_t nowned, owned_cap;
-
+/* A copy of VALUE that the config owns (freed by pna_config_free); no limit. */
 static const char *keep(struct parse *ps, const char *value, int *rc)
 {
+    struct pna_config *cfg = ps->cfg;
     char *copy = strdup(value);
-    if (!copy || PNA_ARRAY_RESERVE(owned, owned_cap, nowned + 1) != 0) {
+    if (!copy || PNA_ARRAY_RESERVE(cfg->owned, cfg->owned_cap, cfg->n_owned + 1) != 0) {
         free(copy);
         *rc = fail(ps, "out of memory");
         return NULL;
     }
-    owned[nowned++] = copy;
+    cfg->owned[cfg->n_owned++] = copy;
     return copy;
 }
 
@@ -172,92 +143,263 @@ static char *next_word(char **rest)
     return word;
 }
 
-/* ---- agent tokens ------------------------------------------------------- */
+/* Every word of REST (at most MAX) into WORDS; returns how many.  A line
+ * of PNA_CONFIG_LINE_MAX characters has at most PNA_CONFIG_WORDS_MAX. */
+#define PNA_CONFIG_WORDS_MAX (PNA_CONFIG_LINE_MAX / 2 + 1)
+static size_t split_words(char *rest, char **words, size_t max)
+{
+    size_t n = 0;
+    char *w;
+    while (n < max && (w = next_word(&rest)) != NULL)
+        words[n++] = w;
+    return n;
+}
 
-enum kind { K_STR, K_UINT, K_U64, K_SECONDS_MS, K_BOOL, K_INT };
-
-struct token {
-    const char *name;
-    enum kind kind;
-    size_t offset;          /* into struct pna_config */
-    uint64_t min, max;
-};
+/* ---- keys --------------------------------------------------------------- */
 
 #define OFF(field) offsetof(struct pna_config, field)
-static const struct token simple_tokens[] = {
-    { "sysfsRoot", K_STR, OFF(roots.sysfs), 0, 0 },
-    { "procfsRoot", K_STR, OFF(roots.procfs), 0, 0 },
-    { "devfsRoot", K_STR, OFF(roots.devfs), 0, 0 },
-    { "rootfsRoot", K_STR, OFF(roots.rootfs), 0, 0 },
-    { "standalone", K_STR, OFF(standalone_addr), 0, 0 },
-    { "httpAddress", K_STR, OFF(http_addr), 0, 0 },
-    { "httpTlsCert", K_STR, OFF(http_tls_cert), 0, 0 },
-    { "httpTlsKey", K_STR, OFF(http_tls_key), 0, 0 },
-    { "httpBasicAuthFile", K_STR, OFF(http_basic_auth_file), 0, 0 },
-    { "httpMaxConnections", K_UINT, OFF(http_max_connections), 1, 10000 },
-    { "httpProbeAuth", K_BOOL, OFF(http_probe_auth), 0, 0 },
-    { "eventHistory", K_UINT, OFF(event_history), 1, 100000 },
-    { "logRateInterval", K_UINT, OFF(log_rate_interval_s), 0, 86400 },
-    { "staleAfter", K_UINT, OFF(stale_after_s), 0, 86400 * 7 },
-    { "pauseStormThreshold", K_U64, OFF(pause_storm_pps), 1, UINT64_MAX },
-    { "moduleInterval", K_SECONDS_MS, OFF(module_interval_ms), 0, 86400 },
-    { "linkEvents", K_BOOL, OFF(link_events), 0, 0 },
-    { "lldpSocket", K_STR, OFF(lldp_socket), 0, 0 },
-    { "nvmlLibrary", K_STR, OFF(nvml_library), 0, 0 },
-    { "nvidiaSmi", K_STR, OFF(nvidia_smi), 0, 0 },
-    { "nvidiaSmiTimeout", K_SECONDS_MS, OFF(nvidia_smi_timeout_ms), 1, 600 },
-    { "gpuTempThreshold", K_INT, OFF(gpu_temp_threshold_c), 0, 200 },
-    { "gpuProcessRows", K_UINT, OFF(gpu_process_rows), 0, 4096 },
-    { "containerdState", K_STR, OFF(containerd_state), 0, 0 },
-    { "dockerSocket", K_STR, OFF(docker_socket), 0, 0 },
-    { "cgroupRoot", K_STR, OFF(cgroup_root), 0, 0 },
-    { "cgroupFilesHeld", K_UINT, OFF(cgroup_files_held), 0, 65536 },
-    { "kubeletUrl", K_STR, OFF(kubelet_url), 0, 0 },
-    { "podResourcesSocket", K_STR, OFF(podres_socket), 0, 0 },
-    { "kubeletTokenFile", K_STR, OFF(kubelet_token_file), 0, 0 },
-    { "kubeletCaFile", K_STR, OFF(kubelet_ca_file), 0, 0 },
-    { "kubeletInsecure", K_BOOL, OFF(kubelet_insecure), 0, 0 },
-    { "kubeletRoot", K_STR, OFF(kubelet_root), 0, 0 },
-    { "nodeName", K_STR, OFF(node_name), 0, 0 },
+/* The agent's own simple tokens.  The roots' defaults are PNA_ROOTS_DEFAULT. */
+static const struct pna_config_key agent_keys[] = {
+    { .token = "sysfsRoot", .type = PNA_KEY_STRING, .offset = OFF(roots.sysfs) },
+    { .token = "procfsRoot", .type = PNA_KEY_STRING, .offset = OFF(roots.procfs) },
+    { .token = "devfsRoot", .type = PNA_KEY_STRING, .offset = OFF(roots.devfs) },
+    { .token = "rootfsRoot", .type = PNA_KEY_STRING, .offset = OFF(roots.rootfs) },
+    { .token = "standalone", .type = PNA_KEY_STRING, .offset = OFF(standalone_addr) },
+    { .token = "httpAddress", .type = PNA_KEY_STRING, .offset = OFF(http_addr) },
+    { .token = "httpTlsCert", .type = PNA_KEY_STRING, .offset = OFF(http_tls_cert) },
+    { .token = "httpTlsKey", .type = PNA_KEY_STRING, .offset = OFF(http_tls_key) },
+    { .token = "httpBasicAuthFile", .type = PNA_KEY_STRING, .offset = OFF(http_basic_auth_file) },
+    { .token = "httpMaxConnections", .type = PNA_KEY_UINT, .offset = OFF(http_max_connections),
+      .min = 1, .max = 10000, .def = 32 },
+    { .token = "httpProbeAuth", .type = PNA_KEY_BOOL, .offset = OFF(http_probe_auth) },
+    { .token = "eventHistory", .type = PNA_KEY_UINT, .offset = OFF(event_history),
+      .min = 1, .max = 100000, .def = 100 },
+    { .token = "logRateInterval", .type = PNA_KEY_UINT, .offset = OFF(log_rate_interval_s),
+      .min = 0, .max = 86400, .def = PNA_RATELIMIT_DEFAULT_INTERVAL },
+    { .token = "staleAfter", .type = PNA_KEY_UINT, .offset = OFF(stale_after_s),
+      .min = 0, .max = 86400 * 7, .def = 300 },
+    { .token = "nodeName", .type = PNA_KEY_STRING, .offset = OFF(node_name) },
+    { .token = NULL },
 };
 #undef OFF
 
-static int apply_simple(struct parse *ps, const struct token *t, const char *value)
+/* The agent's tokens that are not simple keys (parsed in apply_line()). */
+static const char *const agent_tokens[] = {
+    "poller", "pollInterval", "pollTimeout", "prometheusCompat", "agentXSocket",
+    "agentXPingInterval",
+};
+
+/* Write KEY's default into BASE (its owner's settings). */
+static void key_default(const struct pna_config_key *key, char *base)
 {
-    char *field = (char *)ps->cfg + t->offset;
-    uint64_t v;
-    int rc = 0;
-    switch (t->kind) {
-    case K_STR: {
-        const char *s = keep(ps, value, &rc);
-        if (s)
-            *(const char **)field = s;
-        return rc;
+    void *v = base + key->offset;
+    switch (key->type) {
+    case PNA_KEY_STRING: *(const char **)v = key->def_str; break;
+    case PNA_KEY_BOOL: *(bool *)v = key->def != 0; break;
+    case PNA_KEY_UINT: *(unsigned *)v = (unsigned)key->def; break;
+    case PNA_KEY_U64: *(uint64_t *)v = key->def; break;
+    case PNA_KEY_INT: *(int32_t *)v = (int32_t)key->def; break;
+    case PNA_KEY_SECONDS_MS: *(unsigned *)v = (unsigned)(key->def * 1000); break;
+    case PNA_KEY_NAMES: memset(v, 0, sizeof(struct pna_name_list)); break;
+    case PNA_KEY_CUSTOM: break;   /* all zeros, as its owner's struct was made */
     }
-    case K_UINT:
-        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
+}
+
+static void keys_defaults(const struct pna_config_key *keys, void *base)
+{
+    for (const struct pna_config_key *k = keys; k && k->token; k++)
+        key_default(k, base);
+}
+
+void pna_config_defaults(struct pna_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    keys_defaults(agent_keys, cfg);
+    struct pna_roots roots = PNA_ROOTS_DEFAULT;
+    cfg->roots = roots;
+    cfg->agentx_ping_s = 15;
+}
+
+void pna_config_poller_defaults(const struct pna_poller_ops *ops, void *settings)
+{
+    memset(settings, 0, ops->settings_size);
+    keys_defaults(ops->keys, settings);
+}
+
+static bool is_netsnmp_token(const char *token);
+
+static const struct pna_config_key *key_in(const struct pna_config_key *keys, const char *token)
+{
+    for (const struct pna_config_key *k = keys; k && k->token; k++)
+        if (strcasecmp(k->token, token) == 0)
+            return k;
+    return NULL;
+}
+
+/* Who has TOKEN already, for the check that each token has one owner:
+ * "the agent", "net-snmp", a poller's name, or NULL. */
+static const char *owner_of(const struct pna_config *cfg, const char *token)
+{
+    if (key_in(agent_keys, token))
+        return "the agent";
+    for (size_t i = 0; i < sizeof agent_tokens / sizeof agent_tokens[0]; i++)
+        if (strcasecmp(agent_tokens[i], token) == 0)
+            return "the agent";
+    if (is_netsnmp_token(token))
+        return "net-snmp";
+    for (size_t i = 0; i < cfg->n_pollers; i++)
+        if (key_in(cfg->pollers[i].ops->keys, token))
+            return cfg->pollers[i].ops->name;
+    return NULL;
+}
+
+/* Add OPS's slot to CFG, with its settings at their defaults. */
+static int add_poller(struct pna_config *cfg, const struct pna_poller_ops *ops, char *err,
+                      size_t errlen)
+{
+    for (const struct pna_config_key *k = ops->keys; k && k->token; k++) {
+        const char *owner = owner_of(cfg, k->token);
+        for (const struct pna_config_key *e = ops->keys; !owner && e < k; e++)
+            if (strcasecmp(e->token, k->token) == 0)
+                owner = ops->name;
+        if (owner) {
+            snprintf(err, errlen, "poller %s: token %s is %s's already", ops->name, k->token,
+                     owner);
             return -1;
-        *(unsigned *)field = (unsigned)v;
-        return 0;
-    case K_U64:
-        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
+        }
+    }
+    struct pna_poller_cfg *pc = &cfg->pollers[cfg->n_pollers];
+    memset(pc, 0, sizeof *pc);
+    pc->ops = ops;
+    if (ops->keys && ops->settings_size) {
+        pc->settings = malloc(ops->settings_size);
+        if (!pc->settings) {
+            snprintf(err, errlen, "out of memory");
             return -1;
-        *(uint64_t *)field = v;
-        return 0;
-    case K_SECONDS_MS:
-        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
+        }
+        pna_config_poller_defaults(ops, pc->settings);
+    }
+    cfg->n_pollers++;
+    return 0;
+}
+
+int pna_config_set_pollers(struct pna_config *cfg, const struct pna_poller_ops *const *registry,
+                           size_t n, char *err, size_t errlen)
+{
+    if (n > PNA_MAX_POLLERS - cfg->n_pollers) {
+        snprintf(err, errlen, "%zu pollers, at most %d", cfg->n_pollers + n, PNA_MAX_POLLERS);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (add_poller(cfg, registry[i], err, errlen) != 0)
             return -1;
-        *(unsigned *)field = (unsigned)(v * 1000);
-        return 0;
-    case K_INT:
-        if (parse_uint(ps, t->name, value, t->min, t->max, &v))
-            return -1;
-        *(int32_t *)field = (int32_t)v;
-        return 0;
-    case K_BOOL:
-        return parse_bool(ps, t->name, value, (bool *)field);
+    return 0;
+}
+
+const struct pna_poller_cfg *pna_config_poller(const struct pna_config *cfg,
+                                               const struct pna_poller_ops *ops)
+{
+    for (size_t i = 0; i < cfg->n_pollers; i++)
+        if (cfg->pollers[i].ops == ops)
+            return &cfg->pollers[i];
+    return NULL;
+}
+
+void *pna_config_settings(const struct pna_config *cfg, const struct pna_poller_ops *ops)
+{
+    const struct pna_poller_cfg *pc = pna_config_poller(cfg, ops);
+    return pc ? pc->settings : NULL;
+}
+
+/* The key TOKEN names and the settings it writes into (*BASE), or NULL. */
+static const struct pna_config_key *find_key(struct pna_config *cfg, const char *token,
+                                             char **base)
+{
+    const struct pna_config_key *k = key_in(agent_keys, token);
+    if (k) {
+        *base = (char *)cfg;
+        return k;
+    }
+    for (size_t i = 0; i < cfg->n_pollers; i++) {
+        if (cfg->pollers[i].settings && (k = key_in(cfg->pollers[i].ops->keys, token))) {
+            *base = cfg->pollers[i].settings;
+            return k;
+        }
+    }
+    return NULL;
+}
+
+static int apply_names(struct parse *ps, const struct pna_config_key *key, const char *token,
+                       struct pna_name_list *list, char *const *words, size_t nwords)
+{
+    int rc = 0;
+    if (nwords == 0)
+        return fail(ps, "%s: expected at least one %s", token, key->what ? key->what : "name");
+    for (size_t i = 0; i < nwords; i++) {
+        if (list->count == PNA_MAX_NAMES)
+            return fail(ps, "%s: more than %d names", token, PNA_MAX_NAMES);
+        const char *s = keep(ps, words[i], &rc);
+        if (!s)
+            return rc;
+        list->names[list->count++] = (char *)s;
     }
     return 0;
+}
+
+static int apply_custom(struct parse *ps, const struct pna_config_key *key, const char *token,
+                        void *value, char *const *words, size_t nwords)
+{
+    char why[200] = "";
+    if (key->parse(value, words, nwords, why, sizeof why) != 0)
+        return fail(ps, "%s: %s", token, why[0] ? why : "bad value");
+    return 0;
+}
+
+/* The one WORD of KEY's line, into V (its place in its owner's settings). */
+static int apply_one(struct parse *ps, const struct pna_config_key *key, void *v, const char *word)
+{
+    uint64_t n;
+    int rc = 0;
+    switch (key->type) {
+    case PNA_KEY_STRING: {
+        const char *s = word[0] || !key->empty_is_default ? keep(ps, word, &rc) : key->def_str;
+        if (s)
+            *(const char **)v = s;
+        return rc;
+    }
+    case PNA_KEY_BOOL:
+        return parse_bool(ps, key->token, word, (bool *)v);
+    default:
+        break;
+    }
+    if (parse_uint(ps, key->token, word, key->min, key->max, &n))
+        return -1;
+    if (key->type == PNA_KEY_U64)
+        *(uint64_t *)v = n;
+    else if (key->type == PNA_KEY_INT)
+        *(int32_t *)v = (int32_t)n;
+    else if (key->type == PNA_KEY_SECONDS_MS)
+        *(unsigned *)v = (unsigned)(n * 1000);
+    else
+        *(unsigned *)v = (unsigned)n;
+    return 0;
+}
+
+/* A line of KEY, whose value goes into BASE (its owner's settings): TOKEN
+ * as written (the messages name it so), REST the words after it. */
+static int apply_key(struct parse *ps, const struct pna_config_key *key, char *base,
+                     const char *token, char *rest)
+{
+    char *words[PNA_CONFIG_WORDS_MAX];
+    size_t nwords = split_words(rest, words, PNA_CONFIG_WORDS_MAX);
+    void *v = base + key->offset;
+    if (key->type == PNA_KEY_NAMES)
+        return apply_names(ps, key, token, v, words, nwords);
+    if (key->type == PNA_KEY_CUSTOM)
+        return apply_custom(ps, key, token, v, words, nwords);
+    if (nwords != 1)
+        return fail(ps, "%s: expected exactly one value", token);
+    return apply_one(ps, key, v, words[0]);
 }
 
 /* poller NAME on|off, pollInterval NAME SECONDS, pollTimeout NAME SECONDS */
@@ -285,23 +427,6 @@ static int apply_poller_token(struct parse *ps, const char *token, char *rest)
     return 0;
 }
 
-static int apply_list_token(struct parse *ps, struct pna_name_list *list, const char *token,
-                            char *rest)
-{
-    char *w;
-    int rc = 0, any = 0;
-    while ((w = next_word(&rest)) != NULL) {
-        if (list->count == PNA_MAX_NAMES)
-            return fail(ps, "%s: more than %d names", token, PNA_MAX_NAMES);
-        const char *s = keep(ps, w, &rc);
-        if (!s)
-            return rc;
-        list->names[list->count++] = (char *)s;
-        any = 1;
-    }
-    return any ? 0 : fail(ps, "%s: expected at least one interface name", token);
-}
-
 /* prometheusCompat dcgm|amd...: the exporters whose names /metrics serves too. */
 static int apply_compat_token(struct parse *ps, const char *token, char *rest)
 {
@@ -321,37 +446,6 @@ static int apply_compat_token(struct parse *ps, const char *token, char *rest)
     if (!bits)
         return fail(ps, "%s: expected dcgm, amd or both", token);
     ps->cfg->prometheus_compat = bits;
-    return 0;
-}
-
-/* losslessPfcPriorities P[,P...] | none: the PFC priorities every RoCE
- * interface should have. */
-static int apply_lossless_pfc(struct parse *ps, const char *token, char *rest)
-{
-    char *w = next_word(&rest);
-    if (!w || next_word(&rest))
-        return fail(ps, "%s: expected priorities such as 3 or 3,4, or none", token);
-    uint8_t mask = 0;
-    if (strcasecmp(w, "none") != 0) {
-        for (char *p = w; *p; p++) {
-            if (*p >= '0' && *p <= '7' && (p[1] == ',' || p[1] == '\0'))
-                mask |= (uint8_t)(1u << (*p - '0'));
-            else if (*p != ',' || p == w || p[1] == '\0' || p[1] == ',')
-                return fail(ps, "%s: '%s' is not a list of priorities 0-7 such as 3 or 3,4", token, w);
-        }
-    }
-    ps->cfg->lossless_expect_pfc = true;
-    ps->cfg->lossless_pfc_en = mask;
-    return 0;
-}
-
-/* losslessTrust dscp|pcp: what every RoCE interface should classify by. */
-static int apply_lossless_trust(struct parse *ps, const char *token, char *rest)
-{
-    char *w = next_word(&rest);
-    if (!w || next_word(&rest) || (strcasecmp(w, "dscp") != 0 && strcasecmp(w, "pcp") != 0))
-        return fail(ps, "%s: expected dscp or pcp", token);
-    ps->cfg->lossless_trust = strcasecmp(w, "pcp") == 0 ? 1 : 2;
     return 0;
 }
 
@@ -553,25 +647,15 @@ static int apply_line(struct parse *ps, char *line)
     /* net-snmp takes the token as written, up to a blank or '=' */
     if (strcspn(original, " \t=") != strlen(token))
         return fail(ps, "a token is written plainly: no quotes, backslashes or '='");
-    for (size_t i = 0; i < sizeof simple_tokens / sizeof simple_tokens[0]; i++) {
-        if (strcasecmp(token, simple_tokens[i].name) != 0)
-            continue;
-        char *value = next_word(&rest);
-        if (!value || next_word(&rest))
-            return fail(ps, "%s: expected exactly one value", token);
-        return apply_simple(ps, &simple_tokens[i], value);
-    }
+    char *base;
+    const struct pna_config_key *key = find_key(ps->cfg, token, &base);
+    if (key)
+        return apply_key(ps, key, base, token, rest);
     if (strcasecmp(token, "poller") == 0 || strcasecmp(token, "pollInterval") == 0 ||
         strcasecmp(token, "pollTimeout") == 0)
         return apply_poller_token(ps, token, rest);
-    if (strcasecmp(token, "pfcInterface") == 0)
-        return apply_list_token(ps, &ps->cfg->pfc_interfaces, token, rest);
     if (strcasecmp(token, "prometheusCompat") == 0)
         return apply_compat_token(ps, token, rest);
-    if (strcasecmp(token, "losslessPfcPriorities") == 0)
-        return apply_lossless_pfc(ps, token, rest);
-    if (strcasecmp(token, "losslessTrust") == 0)
-        return apply_lossless_trust(ps, token, rest);
     if (strcasecmp(token, "agentXSocket") == 0)
         return apply_agentx_socket(ps, rest);
     if (strcasecmp(token, "agentXPingInterval") == 0)
@@ -643,12 +727,10 @@ static FILE *open_config(const char *path, char *err, size_t errlen)
 }
 
 int pna_config_load(struct pna_config *cfg, const char *path,
-                    const char *const *poller_names, size_t n_pollers,
                     void (*remember)(const struct pna_netsnmp_line *line, void *arg),
                     void *arg, char *err, size_t errlen)
 {
-    struct parse ps = { cfg, path, 0, err, errlen, poller_names, n_pollers, remember, arg,
-                        NULL, 0, 0 };
+    struct parse ps = { cfg, path, 0, err, errlen, remember, arg, NULL, 0, 0 };
     FILE *f = open_config(path, err, errlen);
     if (!f)
         return -1;
@@ -675,10 +757,14 @@ int pna_config_load(struct pna_config *cfg, const char *path,
 
 void pna_config_free(struct pna_config *cfg)
 {
-    (void)cfg;
-    for (size_t i = 0; i < nowned; i++)
-        free(owned[i]);
-    free(owned);
-    owned = NULL;
-    nowned = owned_cap = 0;
+    for (size_t i = 0; i < cfg->n_owned; i++)
+        free(cfg->owned[i]);
+    free(cfg->owned);
+    cfg->owned = NULL;
+    cfg->n_owned = cfg->owned_cap = 0;
+    for (size_t i = 0; i < cfg->n_pollers; i++) {
+        free(cfg->pollers[i].settings);
+        cfg->pollers[i].settings = NULL;
+    }
+    cfg->n_pollers = 0;
 }

@@ -5,7 +5,16 @@
  * strictly (a bad line stops start-up with file, line and reason); net-snmp's
  * own tokens (rocommunity, createUser, rouser, trap2sink, agentXSocket...) are
  * handed to net-snmp unchanged, which is how standalone mode gets its access
- * control.  docs/configuration.md lists every token. */
+ * control.  docs/configuration.md lists every token.
+ *
+ * struct pna_config holds the agent's own settings only: where the sources
+ * are, the front ends, logging, the cache and events, and each poller's
+ * switch, interval and deadline.  A poller's own settings (the GPU's NVML
+ * library, the pfc poller's interfaces...) are declared by the poller: a
+ * table of struct pna_config_key in its struct pna_poller_ops, whose values go
+ * to a settings struct of its own that the loader allocates, fills with the
+ * table's defaults and the file's lines, and that the poller core hands to the
+ * poller's init() (see pna_config_set_pollers()). */
 #ifndef PNA_CONFIG_H
 #define PNA_CONFIG_H
 
@@ -17,6 +26,8 @@
 
 #define PNA_MAX_POLLERS 16
 
+struct pna_poller_ops;
+
 /* prometheusCompat: other exporters' names the bridge serves as well. */
 enum pna_prom_compat {
     PNA_COMPAT_DCGM = 1u << 0,    /* NVIDIA dcgm-exporter's DCGM_FI_* */
@@ -24,18 +35,53 @@ enum pna_prom_compat {
 };
 #define PNA_MAX_NAMES 32
 
-/* Per-poller settings; index in the array = position of the poller's name in
- * the list given to pna_config_load() (the registry's order, see
- * pna_poller_names()). */
-struct pna_poller_cfg {
-    bool set_enabled, enabled;
-    unsigned interval_ms;   /* 0 = the poller's default */
-    unsigned timeout_ms;    /* 0 = the poller's default */
-};
-
+/* A name list key's value (PNA_KEY_NAMES): every line of the token adds to it. */
 struct pna_name_list {
     size_t count;
     char *names[PNA_MAX_NAMES];
+};
+
+/* What a key's value is, and how its line is read. */
+enum pna_key_type {
+    PNA_KEY_STRING,      /* const char *: one word */
+    PNA_KEY_BOOL,        /* bool: yes|no, true|false, on|off, 1|0 */
+    PNA_KEY_UINT,        /* unsigned: a decimal number in min..max */
+    PNA_KEY_U64,         /* uint64_t: a decimal number in min..max */
+    PNA_KEY_INT,         /* int32_t: a decimal number in min..max (max below 2^31) */
+    PNA_KEY_SECONDS_MS,  /* unsigned: seconds in min..max written, milliseconds kept */
+    PNA_KEY_NAMES,       /* struct pna_name_list: one or more words a line */
+    PNA_KEY_CUSTOM,      /* the key's own parse() */
+};
+
+/* One config token and where its value goes: OFFSET bytes into the settings
+ * struct of its owner (the agent's struct pna_config, or a poller's own).
+ * The token is matched without regard to case; a bad value stops start-up
+ * with "FILE:LINE: TOKEN: reason". */
+struct pna_config_key {
+    const char *token;
+    enum pna_key_type type;
+    size_t offset;
+    uint64_t min, max;          /* numbers; seconds for PNA_KEY_SECONDS_MS */
+    uint64_t def;               /* the default of a number (in the unit written:
+                                   seconds for PNA_KEY_SECONDS_MS) or a bool (1 = yes) */
+    const char *def_str;        /* the default of a string (NULL: none) */
+    bool empty_is_default;      /* a string written "" means def_str */
+    const char *what;           /* PNA_KEY_NAMES: what one word is, for the message
+                                   "expected at least one ..." (NULL: "name") */
+    /* PNA_KEY_CUSTOM: read the NWORDS words after the token into VALUE;
+     * returns 0, or -1 with WHY filled (the loader writes "FILE:LINE: TOKEN: "
+     * before it).  Its default is all zeros. */
+    int (*parse)(void *value, char *const *words, size_t nwords, char *why, size_t whylen);
+};
+
+/* Per-poller settings; cfg->pollers[i] belongs to the i-th poller handed to
+ * pna_config_set_pollers() (the registry's order). */
+struct pna_poller_cfg {
+    const struct pna_poller_ops *ops;
+    void *settings;         /* its keys' values (ops->settings_size bytes), or NULL */
+    bool set_enabled, enabled;
+    unsigned interval_ms;   /* 0 = the poller's default */
+    unsigned timeout_ms;    /* 0 = the poller's default */
 };
 
 struct pna_config {
@@ -43,7 +89,6 @@ struct pna_config {
     struct pna_roots roots;
 
     /* front ends */
-    const char *config_file;      /* -c */
     const char *agentx_socket;    /* -x, or agentXSocket in the file */
     const char *standalone_addr;  /* --standalone ADDRESS: own SNMP agent */
     unsigned agentx_ping_s;       /* agentxPingInterval */
@@ -53,6 +98,9 @@ struct pna_config {
     unsigned http_max_connections;
     bool http_probe_auth;          /* basic auth for /healthz and /ready too */
     unsigned prometheus_compat;    /* enum pna_prom_compat bits */
+    /* The node's name: the bridge's node label, and the kubelet poller's
+     * when the kubelet does not say (nodeName); NULL: the hostname. */
+    const char *node_name;
 
     /* logging */
     unsigned log_rate_interval_s; /* logRateInterval: per kind of line; 0 = no limit */
@@ -61,43 +109,13 @@ struct pna_config {
     unsigned event_history;       /* rows kept in primusEventTable */
     unsigned stale_after_s;       /* keep serving the last good data this long */
 
-    /* pollers */
+    /* pollers: switch, interval, deadline and their own settings */
     struct pna_poller_cfg pollers[PNA_MAX_POLLERS];
+    size_t n_pollers;
 
-    /* RDMA / PFC */
-    struct pna_name_list pfc_interfaces;  /* netdevs read for pause/PFC besides RoCE ones */
-    uint64_t pause_storm_pps;             /* pause frames/s that count as a storm */
-    unsigned module_interval_ms;          /* least time between two reads of a module's EEPROM */
-    bool link_events;                     /* linkEvents: port changes from rtnetlink and
-                                             verbs events, besides the poll (default yes) */
-
-    const char *lldp_socket;              /* lldpd's control socket, under rootfs; "" = off */
-    /* The lossless-RoCE configuration the fleet is meant to have (losslessPfcPriorities,
-     * losslessTrust): an interface that differs is not ready. */
-    bool lossless_expect_pfc;
-    uint8_t lossless_pfc_en;              /* bit p: priority p */
-    uint8_t lossless_trust;               /* 0 none, 1 pcp, 2 dscp (enum pna_trust's values) */
-
-    /* GPUs */
-    const char *nvml_library;             /* default libnvidia-ml.so.1 */
-    const char *nvidia_smi;               /* fallback command */
-    unsigned nvidia_smi_timeout_ms;
-    int32_t gpu_temp_threshold_c;         /* 0 = each GPU's slowdown threshold */
-    unsigned gpu_process_rows;            /* process rows kept per GPU (the most memory) */
-
-    /* containers and Kubernetes */
-    const char *containerd_state;         /* under rootfs: run/containerd */
-    const char *docker_socket;            /* default /run/docker.sock under rootfs */
-    const char *cgroup_root;              /* under sysfs: fs/cgroup */
-    unsigned cgroup_files_held;           /* containers whose cgroup files stay open
-                                             between polls (cgroupFilesHeld) */
-    const char *podres_socket;            /* kubelet pod-resources socket, under rootfs */
-    const char *kubelet_url;              /* https://127.0.0.1:10250, "" = off */
-    const char *kubelet_token_file;
-    const char *kubelet_ca_file;
-    bool kubelet_insecure;
-    const char *kubelet_root;             /* statvfs target: /var/lib/kubelet */
-    const char *node_name;
+    /* the strings the file gave (freed by pna_config_free) */
+    char **owned;
+    size_t n_owned, owned_cap;
 };
 
 /* The longest line (without its newline) the file may have: net-snmp reads
@@ -115,25 +133,43 @@ struct pna_netsnmp_line {
                                else NULL (the agent's own engine) */
 };
 
-/* Fill CFG with defaults. */
+/* Fill CFG with the agent's defaults; no poller yet. */
 void pna_config_defaults(struct pna_config *cfg);
 
-/* Parse PATH into CFG.  POLLER_NAMES (N_POLLERS of them, at most
- * PNA_MAX_POLLERS) are the pollers "poller NAME on|off", "pollInterval NAME
- * SECONDS" and "pollTimeout NAME SECONDS" may name; the settings of
- * POLLER_NAMES[i] go to cfg->pollers[i], any other name is an error.  Lines
- * that belong to net-snmp are passed to REMEMBER (may be NULL), each one once,
- * in the file's order, however many there are.  Returns 0, or -1 after writing
- * "FILE:LINE: reason" (or "FILE: reason": cannot open, a directory) into ERR.
- * A line is refused when it cannot mean what it says: an unterminated quote,
- * text right after a closing quote, a NUL byte, more than PNA_CONFIG_LINE_MAX
- * characters, a createUser that net-snmp would refuse or ignore. */
+/* The pollers whose settings CFG holds (the registry main.c has, N of them,
+ * at most PNA_MAX_POLLERS): cfg->pollers[i] is REGISTRY[i]'s, and each
+ * poller with keys gets its settings struct, filled with its keys' defaults.
+ * Returns 0, or -1 with ERR filled: too many pollers, out of memory, or a
+ * token that two owners declare (each token has one: the agent or a poller). */
+int pna_config_set_pollers(struct pna_config *cfg, const struct pna_poller_ops *const *registry,
+                           size_t n, char *err, size_t errlen);
+
+/* Fill SETTINGS (OPS->settings_size bytes) with OPS's keys' defaults, for a
+ * caller that runs a poller without a config (tests, benchmarks). */
+void pna_config_poller_defaults(const struct pna_poller_ops *ops, void *settings);
+
+/* The settings of OPS in CFG: its pna_poller_cfg (NULL: OPS was not handed
+ * to pna_config_set_pollers()) and its keys' values (NULL: no keys, or not
+ * handed). */
+const struct pna_poller_cfg *pna_config_poller(const struct pna_config *cfg,
+                                               const struct pna_poller_ops *ops);
+void *pna_config_settings(const struct pna_config *cfg, const struct pna_poller_ops *ops);
+
+/* Parse PATH into CFG.  The agent's tokens and the keys of the pollers given
+ * to pna_config_set_pollers() are taken; "poller NAME on|off", "pollInterval
+ * NAME SECONDS" and "pollTimeout NAME SECONDS" may name those pollers, any
+ * other name is an error.  Lines that belong to net-snmp are passed to
+ * REMEMBER (may be NULL), each one once, in the file's order, however many
+ * there are.  Returns 0, or -1 after writing "FILE:LINE: reason" (or "FILE:
+ * reason": cannot open, a directory) into ERR.  A line is refused when it
+ * cannot mean what it says: an unterminated quote, text right after a
+ * closing quote, a NUL byte, more than PNA_CONFIG_LINE_MAX characters, a
+ * createUser that net-snmp would refuse or ignore. */
 int pna_config_load(struct pna_config *cfg, const char *path,
-                    const char *const *poller_names, size_t n_pollers,
                     void (*remember)(const struct pna_netsnmp_line *line, void *arg),
                     void *arg, char *err, size_t errlen);
 
-/* Free what pna_config_load() allocated. */
+/* Free what pna_config_set_pollers() and pna_config_load() allocated. */
 void pna_config_free(struct pna_config *cfg);
 
 #endif

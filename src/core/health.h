@@ -13,17 +13,12 @@
 
 #include "core/poller.h"
 
-/* The data P serves is older than its poller's schedule allows at NOW_MS. */
-bool pna_poller_stale(const struct pna_poller_info *p, int64_t now_ms);
-
-/* P is failing, timed out or stale at NOW_MS. */
+/* P is failing, timed out or stale at NOW_MS: its last run failed or timed
+ * out, or the data it serves is older than its poller's schedule allows. */
 bool pna_poller_degraded(const struct pna_poller_info *p, int64_t now_ms);
 
 /* P's last run failed or timed out: a source it is configured to read does
  * not answer (what /ready reports besides pollers that have not run yet). */
 bool pna_poller_failing(const struct pna_poller_info *p);
-
-/* Any registered poller is degraded now (reads pna_pollers_info(); any thread). */
-bool pna_agent_degraded(void);
 
 #endif

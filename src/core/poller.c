@@ -26,6 +26,7 @@
 struct poller {
     const struct pna_poller_ops *ops;
     const struct pna_config *cfg;
+    const void *settings;       /* the poller's keys' values (cfg's), or NULL */
     void *state;
     pthread_t thread;
     bool thread_running;
@@ -209,7 +210,7 @@ static bool init_source(struct poller *p)
     if (!p->ops->init)
         return true;
     char err[160] = "";
-    int rc = p->ops->init(&p->state, p->cfg, err, sizeof err);
+    int rc = p->ops->init(&p->state, p->cfg, p->settings, err, sizeof err);
     pthread_mutex_lock(&p->lock);
     if (rc == PNA_POLLER_DISABLED || rc == PNA_POLLER_ABSENT) {
         p->info.status = PNA_POLLER_OFF;
@@ -261,13 +262,14 @@ static void *poller_main(void *arg)
     return NULL;
 }
 
-static void setup_poller(struct poller *p, const struct pna_poller_ops *ops, size_t slot,
+static void setup_poller(struct poller *p, const struct pna_poller_ops *ops,
                          const struct pna_config *cfg)
 {
-    const struct pna_poller_cfg *pc = &cfg->pollers[slot];
+    const struct pna_poller_cfg *pc = pna_config_poller(cfg, ops);
     memset(p, 0, sizeof *p);
     p->ops = ops;
     p->cfg = cfg;
+    p->settings = pc ? pc->settings : NULL;
     pthread_mutex_init(&p->lock, NULL);
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
@@ -276,32 +278,35 @@ static void setup_poller(struct poller *p, const struct pna_poller_ops *ops, siz
     pthread_condattr_destroy(&attr);
     p->info.index = ops->index;
     pna_strlcpy(p->info.name, ops->name, sizeof p->info.name);
-    p->info.interval_ms = pc->interval_ms ? pc->interval_ms : ops->default_interval_ms;
-    p->info.timeout_ms = pc->timeout_ms ? pc->timeout_ms : ops->default_timeout_ms;
+    p->info.interval_ms = pc && pc->interval_ms ? pc->interval_ms : ops->default_interval_ms;
+    p->info.timeout_ms = pc && pc->timeout_ms ? pc->timeout_ms : ops->default_timeout_ms;
     p->info.status = PNA_POLLER_PENDING;
 }
 
-size_t pna_poller_names(const char **names, size_t max)
+static bool switched_off(const struct pna_config *cfg, const struct pna_poller_ops *ops)
 {
-    size_t n = 0;
-    for (; n < pna_poller_registry_len && n < max; n++)
-        names[n] = pna_poller_registry[n]->name;
-    return n;
+    const struct pna_poller_cfg *pc = pna_config_poller(cfg, ops);
+    return pc && pc->set_enabled && !pc->enabled;
 }
 
-int pna_pollers_start(const struct pna_config *cfg)
+int pna_pollers_start(const struct pna_config *cfg, const struct pna_poller_ops *const *registry,
+                      size_t n)
 {
     stale_after_s = cfg->stale_after_s;
     npollers = 0;
-    for (size_t i = 0; i < pna_poller_registry_len && i < PNA_MAX_POLLERS; i++) {
+    for (size_t i = 0; i < n && i < PNA_MAX_POLLERS; i++) {
         struct poller *p = &pollers[npollers++];
-        setup_poller(p, pna_poller_registry[i], i, cfg);
-        const struct pna_poller_cfg *pc = &cfg->pollers[i];
-        if (pc->set_enabled && !pc->enabled) {
+        setup_poller(p, registry[i], cfg);
+        if (switched_off(cfg, registry[i])) {
             p->info.status = PNA_POLLER_OFF;
             pna_strlcpy(p->info.last_error, "disabled in configuration",
                         sizeof p->info.last_error);
             continue;
+        }
+        if (registry[i]->keys && !p->settings) {
+            pna_log(LOG_ERR, "poller %s: no settings (its keys were not given to the config)",
+                    p->info.name);
+            return -1;
         }
         int rc = pthread_create(&p->thread, NULL, poller_main, p);
         if (rc != 0) {

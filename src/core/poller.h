@@ -2,7 +2,9 @@
  * error counting and state-change events, written once for every collector.
  *
  * A source is one `struct pna_poller_ops` (src/pollers/<x>_poller.c) plus one
- * line in src/pollers/registry.c and one in src/pollers/pollers.h.  The core
+ * line in src/pollers/registry.c and one in src/pollers/pollers.h.  main.c
+ * hands the registry to the core (pna_pollers_start()); the core knows no
+ * poller by name.  The core
  * runs collect() on the poller's own thread every interval; a successful run publishes the new snapshot to the
  * cache, a failed or overdue one keeps the last good snapshot, counts the error
  * and posts PNA_EV_POLLER_FAILED once (and PNA_EV_POLLER_RECOVERED when it
@@ -17,6 +19,7 @@
 #include "core/cache.h"
 
 struct pna_config;
+struct pna_config_key;
 struct pna_roots;
 
 /* Returned by init() when the source does not exist on this node (no GPU, no
@@ -54,10 +57,20 @@ struct pna_poller_ops {
     unsigned default_interval_ms;
     unsigned default_timeout_ms;   /* deadline for one collect() */
 
-    /* Optional.  Runs on the poller thread before the first collect().  Returns
-     * 0, PNA_POLLER_DISABLED, PNA_POLLER_ABSENT, or a negative value with ERR
+    /* Optional: the config tokens the poller owns (core/config.h), ended by
+     * one with a NULL token, and the size of the settings struct their values
+     * go to (the poller's own, declared in pollers/pollers.h). */
+    const struct pna_config_key *keys;
+    size_t settings_size;
+
+    /* Optional.  Runs on the poller thread before the first collect(): CFG
+     * holds the agent's settings (the roots, the node name), SETTINGS the
+     * poller's own keys' values (NULL when it has no keys); both outlive the
+     * poller, so init() may keep pointers into them.  Returns 0,
+     * PNA_POLLER_DISABLED, PNA_POLLER_ABSENT, or a negative value with ERR
      * filled (the poller then retries init at every interval, counting errors). */
-    int (*init)(void **state, const struct pna_config *cfg, char *err, size_t errlen);
+    int (*init)(void **state, const struct pna_config *cfg, const void *settings, char *err,
+                size_t errlen);
 
     /* Build a new snapshot.  PREV is the last published one (or NULL), for
      * rates and counter-wrap handling; IN holds the declared inputs (may be
@@ -99,15 +112,6 @@ struct pna_poller_info {
     int64_t data_taken_ms;       /* age reference of the snapshot served, 0 = none */
 };
 
-/* The registry (src/pollers/registry.c). */
-extern const struct pna_poller_ops *const pna_poller_registry[];
-extern const size_t pna_poller_registry_len;
-
-/* The names of the registry's pollers, in registry order, into NAMES (at most
- * MAX); returns how many.  The config loader takes them (pna_config_load()):
- * the settings of NAMES[i] are cfg->pollers[i]. */
-size_t pna_poller_names(const char **names, size_t max);
-
 /* One poll of OPS with STATE, as the core runs it but without publishing:
  * the previous snapshot of OPS->domain and the declared inputs are taken from
  * the cache for the call and released after.  Returns what collect() did.
@@ -115,8 +119,14 @@ size_t pna_poller_names(const char **names, size_t max);
 int pna_poller_collect(const struct pna_poller_ops *ops, void *state, struct pna_snap **out,
                        char *err, size_t errlen);
 
-/* Start a thread for every enabled poller in the registry. */
-int pna_pollers_start(const struct pna_config *cfg);
+/* Start a thread for every enabled poller of REGISTRY (N of them, at most
+ * PNA_MAX_POLLERS; the agent's is src/pollers/registry.c, handed down by
+ * main.c).  Each poller's switch, interval, deadline and settings are CFG's
+ * (pna_config_poller()); a poller CFG does not know runs with its defaults,
+ * unless it has keys, which it cannot run without: -1 then, as when a thread
+ * cannot be made. */
+int pna_pollers_start(const struct pna_config *cfg, const struct pna_poller_ops *const *registry,
+                      size_t n);
 
 /* Main thread, about once a second: notice polls that overran their deadline
  * (the thread is stuck in a source) and report them. */

@@ -36,6 +36,7 @@
 #include <stdatomic.h>
 #include <syslog.h>
 #include <sys/resource.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,23 +163,25 @@ static void warn_files_room(struct containers_state *st, const struct pna_contai
             "opened at every poll", (unsigned long long)rl.rlim_max, room, st->files_wanted);
 }
 
-static int containers_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int containers_init(void **state, const struct pna_config *cfg, const void *settings,
+                           char *err, size_t errlen)
 {
+    const struct pna_containers_settings *set = settings;
     struct containers_state *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     st->roots = cfg->roots;
-    st->containerd_state = cfg->containerd_state ? cfg->containerd_state : "run/containerd";
-    const char *sock = cfg->docker_socket ? cfg->docker_socket : "run/docker.sock";
+    st->containerd_state = set->containerd_state;
+    const char *sock = set->docker_socket;
     /* Under the rootfs root, whether the path was written absolute or not. */
     if (pna_path(st->docker_socket, sizeof st->docker_socket, cfg->roots.rootfs, "/%s",
                  sock + strspn(sock, "/")) < 0)
         st->docker_socket[0] = '\0';
     char why[160];
     /* Without a memory hierarchy the rows still come, without memory figures. */
-    if (pna_cgroup_detect(&cfg->roots, cfg->cgroup_root, &st->cg, why, sizeof why) < 0)
+    if (pna_cgroup_detect(&cfg->roots, set->cgroup_root, &st->cg, why, sizeof why) < 0)
         st->cg.mode = PNA_CG_NONE;
     st->loop = pna_loop_shared_acquire(why, sizeof why);
     if (!st->loop)
@@ -191,7 +194,7 @@ static int containers_init(void **state, const struct pna_config *cfg, char *err
     st->cdi = pna_cdi_registry_new();   /* NULL (out of memory): no CDI device resolves */
     st->bundles = pna_bundle_cache_new();   /* NULL (out of memory): every poll reads all */
     if (st->bundles)
-        keep_cgroup_files(st, cfg->cgroup_files_held);
+        keep_cgroup_files(st, set->cgroup_files_held);
     *state = st;
     return 0;
 }
@@ -392,6 +395,22 @@ static void containers_fini(void *state)
     free(st);
 }
 
+/* The containers poller's tokens (docs/configuration.md, "Containers and
+ * Kubernetes"). */
+#define SET(field) offsetof(struct pna_containers_settings, field)
+static const struct pna_config_key containers_keys[] = {
+    { .token = "containerdState", .type = PNA_KEY_STRING, .offset = SET(containerd_state),
+      .def_str = "run/containerd" },
+    { .token = "dockerSocket", .type = PNA_KEY_STRING, .offset = SET(docker_socket),
+      .def_str = "run/docker.sock" },
+    { .token = "cgroupRoot", .type = PNA_KEY_STRING, .offset = SET(cgroup_root),
+      .def_str = "fs/cgroup" },
+    { .token = "cgroupFilesHeld", .type = PNA_KEY_UINT, .offset = SET(cgroup_files_held),
+      .min = 0, .max = 65536, .def = 4096 },
+    { .token = NULL },
+};
+#undef SET
+
 const struct pna_poller_ops pna_containers_poller = {
     .name = "containers",
     .index = CONTAINERS_INDEX,
@@ -402,6 +421,8 @@ const struct pna_poller_ops pna_containers_poller = {
     /* A first poll on a node with thousands of Docker containers inspects
      * each one once (about a millisecond apiece). */
     .default_timeout_ms = 8000,
+    .keys = containers_keys,
+    .settings_size = sizeof(struct pna_containers_settings),
     .init = containers_init,
     .collect = containers_collect,
     .fini = containers_fini,

@@ -31,6 +31,7 @@
 #include "util/fileio.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,10 @@ struct gpu_state {
     unsigned nvidia_smi_timeout_ms;
     int32_t temp_threshold_c;
     unsigned process_rows;       /* gpuProcessRows */
-    unsigned long gpu_metrics_refused; /* amdgpu gpu_metrics refusals already logged */
+    /* amdgpu gpu_metrics blobs the sysfs reader refused, and how many of
+     * them are logged already */
+    struct pna_amd_gpu_metrics_refusals amd_refusals;
+    unsigned long amd_refusals_logged;
 
     struct pna_nvml *nvml;
     bool use_nvsmi;
@@ -361,11 +365,6 @@ static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list
 
 /* --- the poller ------------------------------------------------------- */
 
-static void copy_opt(char *dst, size_t cap, const char *src, const char *dflt)
-{
-    pna_strlcpy(dst, src && *src ? src : dflt, cap);
-}
-
 /* nvidia-smi is only worth running where the NVIDIA kernel driver is loaded,
  * the check the seed's system-info exporter makes (/proc/driver/nvidia). */
 static bool nvidia_smi_usable(const struct gpu_state *st)
@@ -395,8 +394,10 @@ static void warn_nvml_unusable(const char *why)
     pna_log(LOG_WARNING, "gpu: NVML unusable, trying nvidia-smi: %s", why);
 }
 
-static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int gpu_init(void **state, const struct pna_config *cfg, const void *settings, char *err,
+                    size_t errlen)
 {
+    const struct pna_gpu_settings *set = settings;
     struct gpu_state *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(err, errlen, "out of memory");
@@ -404,11 +405,11 @@ static int gpu_init(void **state, const struct pna_config *cfg, char *err, size_
     }
     st->roots = cfg->roots;
     pthread_mutex_init(&st->xid_lock, NULL);
-    copy_opt(st->nvml_library, sizeof st->nvml_library, cfg->nvml_library, "libnvidia-ml.so.1");
-    copy_opt(st->nvidia_smi, sizeof st->nvidia_smi, cfg->nvidia_smi, "nvidia-smi");
-    st->nvidia_smi_timeout_ms = cfg->nvidia_smi_timeout_ms ? cfg->nvidia_smi_timeout_ms : 5000;
-    st->temp_threshold_c = cfg->gpu_temp_threshold_c;
-    st->process_rows = cfg->gpu_process_rows;
+    pna_strlcpy(st->nvml_library, set->nvml_library, sizeof st->nvml_library);
+    pna_strlcpy(st->nvidia_smi, set->nvidia_smi, sizeof st->nvidia_smi);
+    st->nvidia_smi_timeout_ms = set->nvidia_smi_timeout_ms;
+    st->temp_threshold_c = set->temp_threshold_c;
+    st->process_rows = set->process_rows;
 
     char why[256] = "";
     int rc = pna_nvml_open(st->nvml_library, &st->nvml, why, sizeof why);
@@ -486,7 +487,8 @@ static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
                 return -1;
             snap->sources |= 1u << PNA_GPU_SRC_ROCM_SMI;
         } else {
-            if (pna_amd_sysfs_collect(&st->roots, list, snap->amd_driver_version,
+            if (pna_amd_sysfs_collect(&st->roots, list, &st->amd_refusals,
+                                      snap->amd_driver_version,
                                       sizeof snap->amd_driver_version, err, errlen) != 0)
                 return -1;
             snap->sources |= 1u << PNA_GPU_SRC_AMDGPU_SYSFS;
@@ -504,12 +506,12 @@ static int collect_sources(struct gpu_state *st, struct pna_gpu_snap *snap,
  * limit holds a blob refused at every poll). */
 static void log_gpu_metrics_refusals(struct gpu_state *st)
 {
-    unsigned long n = pna_amd_gpu_metrics_rejected();
-    if (n == st->gpu_metrics_refused)
+    unsigned long n = st->amd_refusals.count;
+    if (n == st->amd_refusals_logged)
         return;
-    st->gpu_metrics_refused = n;
+    st->amd_refusals_logged = n;
     pna_log(LOG_WARNING, "gpu: gpu_metrics refused (%s); the GPU's activity and XGMI figures are "
-            "not served (%lu refused since start)", pna_amd_gpu_metrics_last_refusal(), n);
+            "not served (%lu refused since start)", st->amd_refusals.last, n);
 }
 
 /* The NUMA node and local CPUs of each GPU's PCI function, the same for
@@ -599,12 +601,32 @@ static void gpu_fini(void *state)
     free(st);
 }
 
+/* The GPU tokens (docs/configuration.md, "GPUs"); their defaults are written
+ * here only.  An empty nvmlLibrary or nvidiaSmi means the default. */
+#define SET(field) offsetof(struct pna_gpu_settings, field)
+static const struct pna_config_key gpu_keys[] = {
+    { .token = "nvmlLibrary", .type = PNA_KEY_STRING, .offset = SET(nvml_library),
+      .def_str = "libnvidia-ml.so.1", .empty_is_default = true },
+    { .token = "nvidiaSmi", .type = PNA_KEY_STRING, .offset = SET(nvidia_smi),
+      .def_str = "/usr/bin/nvidia-smi", .empty_is_default = true },
+    { .token = "nvidiaSmiTimeout", .type = PNA_KEY_SECONDS_MS,
+      .offset = SET(nvidia_smi_timeout_ms), .min = 1, .max = 600, .def = 5 },
+    { .token = "gpuTempThreshold", .type = PNA_KEY_INT, .offset = SET(temp_threshold_c),
+      .min = 0, .max = 200, .def = 0 },
+    { .token = "gpuProcessRows", .type = PNA_KEY_UINT, .offset = SET(process_rows),
+      .min = 0, .max = 4096, .def = 64 },
+    { .token = NULL },
+};
+#undef SET
+
 const struct pna_poller_ops pna_gpu_poller = {
     .name = "gpu",
     .index = 2,
     .domain = PNA_DOM_GPU,
     .default_interval_ms = 10000,
     .default_timeout_ms = 8000, /* above nvidiaSmiTimeout (5 s), so the command's own deadline fires first */
+    .keys = gpu_keys,
+    .settings_size = sizeof(struct pna_gpu_settings),
     .init = gpu_init,
     .collect = gpu_collect,
     .fini = gpu_fini,

@@ -25,6 +25,7 @@
 #include "core/config.h"
 #include "pollers/pollers.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,8 +156,10 @@ static void start_link_watch(struct ib_state *st)
                 why);
 }
 
-static int ib_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int ib_init(void **state, const struct pna_config *cfg, const void *settings, char *err,
+                   size_t errlen)
 {
+    const struct pna_ib_settings *set = settings;
     struct ib_state *st = calloc(1, sizeof *st);
     if (!st) {
         snprintf(err, errlen, "out of memory");
@@ -177,7 +180,7 @@ static int ib_init(void **state, const struct pna_config *cfg, char *err, size_t
             return -1;
         }
     }
-    if (cfg->link_events)
+    if (set->link_events)
         start_link_watch(st);
     *state = st;
     return 0;
@@ -533,12 +536,21 @@ static int ib_collect(void *state, const struct pna_snap *prev,
     return 0;
 }
 
+/* The ib poller's token (docs/configuration.md, "RDMA and PFC"). */
+static const struct pna_config_key ib_keys[] = {
+    { .token = "linkEvents", .type = PNA_KEY_BOOL,
+      .offset = offsetof(struct pna_ib_settings, link_events), .def = 1 },
+    { .token = NULL },
+};
+
 const struct pna_poller_ops pna_ib_poller = {
     .name = "ib",
     .index = 3,
     .domain = PNA_DOM_IB,
     .default_interval_ms = 5000,
     .default_timeout_ms = 3000,
+    .keys = ib_keys,
+    .settings_size = sizeof(struct pna_ib_settings),
     .init = ib_init,
     .collect = ib_collect,
     .fini = ib_fini,

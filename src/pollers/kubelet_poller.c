@@ -11,6 +11,7 @@
 #include "model/storage.h"
 #include "util/fileio.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,11 @@ struct kubelet_state {
     struct pna_hclient *http;
 };
 
-static int kubelet_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int kubelet_init(void **state, const struct pna_config *cfg, const void *settings,
+                        char *err, size_t errlen)
 {
-    if (!cfg->kubelet_url || !cfg->kubelet_url[0]) {
+    const struct pna_kubelet_settings *set = settings;
+    if (!set->url || !set->url[0]) {
         snprintf(err, errlen, "kubeletUrl not set");
         return PNA_POLLER_DISABLED;
     }
@@ -41,8 +44,8 @@ static int kubelet_init(void **state, const struct pna_config *cfg, char *err, s
     /* The service-account files are the agent's own (its pod's), not the
      * host's: they are not placed under --rootfs. */
     st->opts = (struct pna_kubelet_opts){
-        .url = cfg->kubelet_url, .token_file = cfg->kubelet_token_file,
-        .ca_file = cfg->kubelet_ca_file, .insecure = cfg->kubelet_insecure,
+        .url = set->url, .token_file = set->token_file,
+        .ca_file = set->ca_file, .insecure = set->insecure,
         .timeout_ms = KUBELET_REQUEST_TIMEOUT_MS,
     };
     *state = st;
@@ -96,12 +99,28 @@ static void kubelet_fini(void *state)
     free(st);
 }
 
+/* The kubelet poller's tokens (docs/configuration.md, "Containers and
+ * Kubernetes"); nodeName is the agent's (the bridge labels with it too). */
+#define SET(field) offsetof(struct pna_kubelet_settings, field)
+static const struct pna_config_key kubelet_keys[] = {
+    { .token = "kubeletUrl", .type = PNA_KEY_STRING, .offset = SET(url), .def_str = "" },
+    { .token = "kubeletTokenFile", .type = PNA_KEY_STRING, .offset = SET(token_file),
+      .def_str = "/var/run/secrets/kubernetes.io/serviceaccount/token" },
+    { .token = "kubeletCaFile", .type = PNA_KEY_STRING, .offset = SET(ca_file),
+      .def_str = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt" },
+    { .token = "kubeletInsecure", .type = PNA_KEY_BOOL, .offset = SET(insecure) },
+    { .token = NULL },
+};
+#undef SET
+
 const struct pna_poller_ops pna_kubelet_poller = {
     .name = "kubelet",
     .index = 6,
     .domain = PNA_DOM_KUBELET,
     .default_interval_ms = 30000,
     .default_timeout_ms = 3 * KUBELET_REQUEST_TIMEOUT_MS,
+    .keys = kubelet_keys,
+    .settings_size = sizeof(struct pna_kubelet_settings),
     .init = kubelet_init,
     .collect = kubelet_collect,
     .fini = kubelet_fini,

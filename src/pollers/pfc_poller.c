@@ -14,9 +14,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <syslog.h>
 
 #include "core/cache.h"
@@ -67,10 +69,12 @@ static void pfc_fini(void *state)
     free(st);
 }
 
-static int pfc_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int pfc_init(void **state, const struct pna_config *cfg, const void *settings, char *err,
+                    size_t errlen)
 {
+    const struct pna_pfc_settings *set = settings;
     struct pfc_state *st = calloc(1, sizeof *st);
-    size_t n = cfg->pfc_interfaces.count;
+    size_t n = set->interfaces.count;
     if (st && n)
         st->extra = calloc(n, sizeof *st->extra);
     if (!st || (n && !st->extra)) {
@@ -79,21 +83,19 @@ static int pfc_init(void **state, const struct pna_config *cfg, char *err, size_
         return -1;
     }
     st->roots = cfg->roots;
-    st->storm_pps = cfg->pause_storm_pps;
-    st->expect.has_pfc = cfg->lossless_expect_pfc;
-    st->expect.pfc_en = cfg->lossless_pfc_en;
-    st->expect.trust = cfg->lossless_trust; /* 1 pcp, 2 dscp: enum pna_trust's values */
-    if (cfg->lldp_socket && cfg->lldp_socket[0] &&
+    st->storm_pps = set->storm_pps;
+    st->expect = set->expect;
+    if (set->lldp_socket && set->lldp_socket[0] &&
         pna_path(st->lldp_socket, sizeof st->lldp_socket, cfg->roots.rootfs, "/%s",
-                 cfg->lldp_socket + strspn(cfg->lldp_socket, "/")) != 0) {
+                 set->lldp_socket + strspn(set->lldp_socket, "/")) != 0) {
         free(st->extra);
         free(st);
         snprintf(err, errlen, "lldpSocket: path too long");
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        if (cfg->pfc_interfaces.names[i] && cfg->pfc_interfaces.names[i][0])
-            pna_strlcpy(st->extra[st->n_extra++], cfg->pfc_interfaces.names[i],
+        if (set->interfaces.names[i] && set->interfaces.names[i][0])
+            pna_strlcpy(st->extra[st->n_extra++], set->interfaces.names[i],
                         sizeof st->extra[0]);
     *state = st;
     return 0;
@@ -260,6 +262,64 @@ nomem:
     return -1;
 }
 
+/* losslessPfcPriorities P[,P...] | none: the PFC priorities every RoCE
+ * interface should have (VALUE: the settings' struct pna_lossless_expect). */
+static int parse_lossless_pfc(void *value, char *const *words, size_t nwords, char *why,
+                              size_t whylen)
+{
+    struct pna_lossless_expect *e = value;
+    if (nwords != 1) {
+        snprintf(why, whylen, "expected priorities such as 3 or 3,4, or none");
+        return -1;
+    }
+    const char *w = words[0];
+    uint8_t mask = 0;
+    if (strcasecmp(w, "none") != 0) {
+        for (const char *p = w; *p; p++) {
+            if (*p >= '0' && *p <= '7' && (p[1] == ',' || p[1] == '\0'))
+                mask |= (uint8_t)(1u << (*p - '0'));
+            else if (*p != ',' || p == w || p[1] == '\0' || p[1] == ',') {
+                snprintf(why, whylen, "'%s' is not a list of priorities 0-7 such as 3 or 3,4", w);
+                return -1;
+            }
+        }
+    }
+    e->has_pfc = true;
+    e->pfc_en = mask;
+    return 0;
+}
+
+/* losslessTrust dscp|pcp: what every RoCE interface should classify by
+ * (VALUE: struct pna_lossless_expect's trust, enum pna_trust's values). */
+static int parse_lossless_trust(void *value, char *const *words, size_t nwords, char *why,
+                                size_t whylen)
+{
+    uint8_t *trust = value;
+    if (nwords != 1 || (strcasecmp(words[0], "dscp") != 0 && strcasecmp(words[0], "pcp") != 0)) {
+        snprintf(why, whylen, "expected dscp or pcp");
+        return -1;
+    }
+    *trust = strcasecmp(words[0], "pcp") == 0 ? PNA_TRUST_PCP : PNA_TRUST_DSCP;
+    return 0;
+}
+
+/* The pfc poller's tokens (docs/configuration.md, "RDMA and PFC"). */
+#define SET(field) offsetof(struct pna_pfc_settings, field)
+static const struct pna_config_key pfc_keys[] = {
+    { .token = "pfcInterface", .type = PNA_KEY_NAMES, .offset = SET(interfaces),
+      .what = "interface name" },
+    { .token = "pauseStormThreshold", .type = PNA_KEY_U64, .offset = SET(storm_pps),
+      .min = 1, .max = UINT64_MAX, .def = 10000 },
+    { .token = "lldpSocket", .type = PNA_KEY_STRING, .offset = SET(lldp_socket),
+      .def_str = "run/lldpd.socket" },
+    { .token = "losslessPfcPriorities", .type = PNA_KEY_CUSTOM, .offset = SET(expect),
+      .parse = parse_lossless_pfc },
+    { .token = "losslessTrust", .type = PNA_KEY_CUSTOM, .offset = SET(expect.trust),
+      .parse = parse_lossless_trust },
+    { .token = NULL },
+};
+#undef SET
+
 const struct pna_poller_ops pna_pfc_poller = {
     .name = "pfc",
     .index = 4,
@@ -267,6 +327,8 @@ const struct pna_poller_ops pna_pfc_poller = {
     .inputs = PNA_DOM_BIT(PNA_DOM_IB), /* the RoCE netdevs */
     .default_interval_ms = 5000,
     .default_timeout_ms = 3000,
+    .keys = pfc_keys,
+    .settings_size = sizeof(struct pna_pfc_settings),
     .init = pfc_init,
     .collect = pfc_collect,
     .fini = pfc_fini,

@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "pollers/pollers.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,15 +68,18 @@ static void phy_fini(void *state)
     free(st);
 }
 
-static int phy_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int phy_init(void **state, const struct pna_config *cfg, const void *settings, char *err,
+                    size_t errlen)
 {
+    (void)cfg;
+    const struct pna_phy_settings *set = settings;
     struct phy_state *st = calloc(1, sizeof *st);
     if (!st || !(st->alarms = pna_phy_alarms_new())) {
         free(st);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    st->module_interval_ms = cfg->module_interval_ms;
+    st->module_interval_ms = set->module_interval_ms;
     if (!phy_reader && !(st->nl = pna_ethnl_open(err, errlen))) {
         /* No ethtool netlink (built without libmnl, or a kernel before
          * 5.6): nothing to read, and nothing will appear without a restart. */
@@ -254,6 +258,14 @@ static int phy_collect(void *state, const struct pna_snap *prev,
     return 0;
 }
 
+/* The phy poller's token (docs/configuration.md, "RDMA and PFC"). */
+static const struct pna_config_key phy_keys[] = {
+    { .token = "moduleInterval", .type = PNA_KEY_SECONDS_MS,
+      .offset = offsetof(struct pna_phy_settings, module_interval_ms), .min = 0, .max = 86400,
+      .def = 60 },
+    { .token = NULL },
+};
+
 const struct pna_poller_ops pna_phy_poller = {
     .name = "phy",
     .index = PHY_INDEX,
@@ -261,6 +273,8 @@ const struct pna_poller_ops pna_phy_poller = {
     .inputs = PNA_DOM_BIT(PNA_DOM_PFC), /* the interfaces, and the driver's BER counters */
     .default_interval_ms = 5000,
     .default_timeout_ms = 4000,
+    .keys = phy_keys,
+    .settings_size = sizeof(struct pna_phy_settings),
     .init = phy_init,
     .collect = phy_collect,
     .fini = phy_fini,

@@ -11,6 +11,7 @@
 #include "util/fileio.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,10 @@ static bool socket_present(const char *path)
     return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-static int podres_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int podres_init(void **state, const struct pna_config *cfg, const void *settings,
+                       char *err, size_t errlen)
 {
-    const char *sock = cfg->podres_socket && cfg->podres_socket[0] ? cfg->podres_socket
-                                                                   : PNA_PODRES_SOCKET_DEFAULT;
+    const char *sock = ((const struct pna_podres_settings *)settings)->socket;
     char path[512];
     /* Under the rootfs root, whether the path was written absolute or not. */
     if (pna_path(path, sizeof path, cfg->roots.rootfs, "/%s", sock + strspn(sock, "/")) < 0) {
@@ -197,10 +198,12 @@ static void podres_fini(void *state)
 
 #else /* !HAVE_PROTOBUF_C */
 
-static int podres_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int podres_init(void **state, const struct pna_config *cfg, const void *settings,
+                       char *err, size_t errlen)
 {
     (void)state;
     (void)cfg;
+    (void)settings;
     snprintf(err, errlen, "built without protobuf-c: the kubelet pod-resources API is not read");
     return PNA_POLLER_DISABLED;
 }
@@ -221,12 +224,23 @@ static void podres_fini(void *state)
 
 #endif
 
+/* The podresources poller's token (docs/configuration.md, "Containers and
+ * Kubernetes"), taken whether the API is built or not; "" means the default. */
+static const struct pna_config_key podres_keys[] = {
+    { .token = "podResourcesSocket", .type = PNA_KEY_STRING,
+      .offset = offsetof(struct pna_podres_settings, socket),
+      .def_str = "/var/lib/kubelet/pod-resources/kubelet.sock", .empty_is_default = true },
+    { .token = NULL },
+};
+
 const struct pna_poller_ops pna_podres_poller = {
     .name = "podresources",
     .index = 8,
     .domain = PNA_DOM_PODRES,
     .default_interval_ms = 10000,
     .default_timeout_ms = 3 * PODRES_CALL_TIMEOUT_MS,
+    .keys = podres_keys,
+    .settings_size = sizeof(struct pna_podres_settings),
     .init = podres_init,
     .collect = podres_collect,
     .fini = podres_fini,

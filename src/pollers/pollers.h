@@ -1,5 +1,6 @@
 /* pollers/pollers.h -- every poller of the agent, for the registry
- * (pollers/registry.c), and the hooks the unit tests drive them with.
+ * (pollers/registry.c), their settings, and the hooks the unit tests drive
+ * them with.
  *
  * Each poller is one `struct pna_poller_ops` (core/poller.h) in
  * pollers/<name>_poller.c; its snapshot is declared in its domain's model
@@ -10,8 +11,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "core/config.h"
 #include "core/poller.h"
+#include "model/lossless/lossless.h"
+
+/* The registry, in config slot order: main.c hands it to the config loader
+ * and the poller core. */
+extern const struct pna_poller_ops *const pna_poller_registry[];
+extern const size_t pna_poller_registry_len;
 
 extern const struct pna_poller_ops pna_node_poller;       /* index 1, PNA_DOM_NODE */
 extern const struct pna_poller_ops pna_gpu_poller;        /* index 2, PNA_DOM_GPU */
@@ -22,6 +31,61 @@ extern const struct pna_poller_ops pna_kubelet_poller;    /* index 6, PNA_DOM_KU
 extern const struct pna_poller_ops pna_storage_poller;    /* index 7, PNA_DOM_STORAGE */
 extern const struct pna_poller_ops pna_podres_poller;     /* index 8, PNA_DOM_PODRES */
 extern const struct pna_poller_ops pna_phy_poller;        /* index 9, PNA_DOM_PHY */
+
+/* Each poller's settings: the values of the config keys it declares (its
+ * ops' key table; docs/configuration.md lists them), handed to its init().
+ * Strings are NULL when not set and have no default.  Every token has one
+ * owner; what two pollers need is the agent's (the roots, nodeName: struct
+ * pna_config). */
+struct pna_gpu_settings {
+    const char *nvml_library;          /* nvmlLibrary */
+    const char *nvidia_smi;            /* nvidiaSmi */
+    unsigned nvidia_smi_timeout_ms;    /* nvidiaSmiTimeout */
+    int32_t temp_threshold_c;          /* gpuTempThreshold: 0 = each GPU's slowdown */
+    unsigned process_rows;             /* gpuProcessRows */
+};
+
+struct pna_ib_settings {
+    bool link_events;                  /* linkEvents: port changes from rtnetlink and
+                                          verbs events, besides the poll */
+};
+
+struct pna_pfc_settings {
+    struct pna_name_list interfaces;   /* pfcInterface: besides the RoCE netdevs */
+    uint64_t storm_pps;                /* pauseStormThreshold: pause frames/s of a storm */
+    const char *lldp_socket;           /* lldpSocket, under rootfs; "" = off */
+    /* losslessPfcPriorities, losslessTrust: the lossless-RoCE configuration the
+     * fleet is meant to have (an interface that differs is not ready) */
+    struct pna_lossless_expect expect;
+};
+
+struct pna_phy_settings {
+    unsigned module_interval_ms;       /* moduleInterval: least time between two
+                                          reads of a module's EEPROM; 0 = none */
+};
+
+struct pna_containers_settings {
+    const char *containerd_state;      /* containerdState, under rootfs */
+    const char *docker_socket;         /* dockerSocket, under rootfs */
+    const char *cgroup_root;           /* cgroupRoot, under sysfs */
+    unsigned cgroup_files_held;        /* cgroupFilesHeld: containers whose cgroup
+                                          files stay open between polls */
+};
+
+struct pna_kubelet_settings {
+    const char *url;                   /* kubeletUrl; "" = off */
+    const char *token_file;            /* kubeletTokenFile */
+    const char *ca_file;               /* kubeletCaFile */
+    bool insecure;                     /* kubeletInsecure */
+};
+
+struct pna_podres_settings {
+    const char *socket;                /* podResourcesSocket, under rootfs */
+};
+
+struct pna_storage_settings {
+    const char *kubelet_root;          /* kubeletRoot: statvfs target, under rootfs */
+};
 
 /* Tests: the libibmad (PMA counters, neighbour SMPs) and libibverbs tables
  * the next ib init() uses (NULL: not used), and ANY_ROOTS to use them on a

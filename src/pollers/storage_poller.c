@@ -8,6 +8,7 @@
 #include "model/storage.h"
 #include "util/fileio.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +19,13 @@ struct storage_state {
     const char *rel;
 };
 
-static int storage_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int storage_init(void **state, const struct pna_config *cfg, const void *settings,
+                        char *err, size_t errlen)
 {
+    const struct pna_storage_settings *set = settings;
     char path[512];
     struct stat sb;
-    const char *rel = cfg->kubelet_root ? cfg->kubelet_root : "var/lib/kubelet";
+    const char *rel = set->kubelet_root;
     if (pna_path(path, sizeof path, cfg->roots.rootfs, "/%s", rel) < 0 || stat(path, &sb) < 0 ||
         !S_ISDIR(sb.st_mode)) {
         snprintf(err, errlen, "no kubelet root directory %.120s", path);
@@ -74,6 +77,14 @@ static void storage_fini(void *state)
     free(state);
 }
 
+/* The storage poller's token (docs/configuration.md, "Containers and
+ * Kubernetes"). */
+static const struct pna_config_key storage_keys[] = {
+    { .token = "kubeletRoot", .type = PNA_KEY_STRING,
+      .offset = offsetof(struct pna_storage_settings, kubelet_root), .def_str = "var/lib/kubelet" },
+    { .token = NULL },
+};
+
 const struct pna_poller_ops pna_storage_poller = {
     .name = "storage",
     .index = 7,
@@ -82,6 +93,8 @@ const struct pna_poller_ops pna_storage_poller = {
     /* statvfs() of a hung network filesystem blocks: the core's watchdog
      * reports it rather than this poller waiting. */
     .default_timeout_ms = 2000,
+    .keys = storage_keys,
+    .settings_size = sizeof(struct pna_storage_settings),
     .init = storage_init,
     .collect = storage_collect,
     .fini = storage_fini,

@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pna_gpu_list list = { 0 };
     char driver[128], err[256];
     pna_amd_sysfs_count(roots);
-    pna_amd_sysfs_collect(roots, &list, driver, sizeof driver, err, sizeof err);
+    struct pna_amd_gpu_metrics_refusals refusals = { 0 };
+    pna_amd_sysfs_collect(roots, &list, &refusals, driver, sizeof driver, err, sizeof err);
     pna_gpu_list_sort(&list);
     pna_gpu_list_free(&list);
     fz_tree_clear();

@@ -9,13 +9,16 @@
 #include "sources/node/procfs.h"
 #include "fuzz.h"
 
+/* The reader's scratch, as the node poller keeps one in its state. */
+static struct pna_node_scratch scratch;
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const struct pna_roots *roots = fz_tree_build(data, size);
     struct pna_node first, second;
     char err[256];
-    if (pna_node_collect(roots, NULL, &first, err, sizeof err) == 0)
-        pna_node_collect(roots, &first, &second, err, sizeof err);
+    if (pna_node_collect(roots, NULL, &scratch, &first, err, sizeof err) == 0)
+        pna_node_collect(roots, &first, &scratch, &second, err, sizeof err);
     fz_tree_clear();
     return 0;
 }

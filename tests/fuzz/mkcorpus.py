@@ -375,12 +375,16 @@ def nvsmi():
 def config():
     conf = open(os.path.join(TOP, "etc", "primus-node-agent.conf.example"), "rb").read()
     put("config", "example", conf)
+    # the agent's tokens, then a key of every type of the harness's own
+    # poller (the agent's pollers are not linked into it: their keys are
+    # unknown tokens there)
     put("config", "every-token",
         "sysfsRoot /host/sys\nprocfsRoot /host/proc\ndevfsRoot /host/dev\nrootfsRoot /host\n"
         "httpAddress 127.0.0.1:9101\nhttpMaxConnections 64\neventHistory 500\nstaleAfter 300\n"
-        "pauseStormThreshold 1000\nnvidiaSmiTimeout 5\ngpuTempThreshold 85\n"
-        "kubeletInsecure yes\npoller gpu off\npollInterval ib 5\npollTimeout kubelet 10\n"
-        "pfcInterface eth0 eth1\nagentXSocket tcp:localhost:705\nagentXPingInterval 15\n"
+        "poller gpu off\npollInterval ib 5\npollTimeout kubelet 10\n"
+        "fzString a\nfzBool no\nfzUint 7\nfzSeconds 30\nfzU64 1000\nfzInt 85\n"
+        "fzNames eth0 eth1\nfzNames eth2\nfzCustom word\n"
+        "agentXSocket tcp:localhost:705\nagentXPingInterval 15\n"
         "rocommunity public 127.0.0.1 # comment\ncreateUser ops SHA-256 authpass AES privpass\n"
         "rouser ops priv\n")
     # the tokenizer's corners: net-snmp's quoting and comments, a quote left
@@ -390,8 +394,8 @@ def config():
     put("config", "nul-byte", b"rocommunity public\nnodeName a\x00b\n")
     put("config", "quoting",
         b'# quoting as net-snmp reads it\nnodeName "gpu node 17"   # a comment\n'
-        b"kubeletUrl 'https://h:10250/#x'\ndockerSocket run/a\\#b.sock#comment\n"
-        b'nvidiaSmi "/opt/say \\"hi\\""\n'
+        b"fzString 'https://h:10250/#x'\nfzString run/a\\#b.sock#comment\n"
+        b'fzString "/opt/say \\"hi\\""\n'
         b'createUser u1 SHA-256 "pass#word1" AES \'pr#v secret\'  # comment\n'
         b"createUser -e 0x80000000010203 u2 SHA abcdefgh\ncreateUser u3\n"
         b'createUser "u 4" sha1 abcdefgh aes\n'

@@ -18,6 +18,17 @@
 # and the tree's shape: no folder of src/ holds more than 25 source files, and
 # no two source files share a basename (the static libraries would not mind
 # telling them apart, ar and the objects' names do).
+#
+# The same order holds for what the objects call, not only what the sources
+# include (a declaration written by hand, an extern, would pass the include
+# rules): in the build's objects (under $top_builddir/src), no object of a
+# layer may need a symbol (nm -u) that only a higher layer's objects define,
+# in the order
+#     util < transport < core < model < sources < watchers < pollers
+#          < snmp, http (neither uses the other) < main.c
+# (a dependency is handed down, as main.c hands the poller registry to the
+# core, never reached up for).  Without a build (no objects) this part is
+# skipped and says so.
 # Every offence is reported as FILE:LINE (or FILE) with the rule it breaks;
 # the test fails when there is any.
 set -u
@@ -107,6 +118,70 @@ for dup in $(sources | xargs -n1 basename | LC_ALL=C sort | uniq -d); do
     fail_at "$(sources | grep "/$dup\$" | tr '\n' ' ')" "share the basename $dup"
 done
 
+# ---- symbols: no object needs what only a higher layer defines -------------
+
+# Known exceptions, one "OBJECT SYMBOL" a line (the object's path under
+# src/), each saying when it goes; none is added to make a new call up pass.
+# There is none.
+allowed_up=""
+
+symbols_checked=0
+objects_up() {   # prints "OBJECT SYMBOL DEFINING-LAYERS" for each call up
+    local objs=$1
+    # what each object defines, then what each needs, one "KIND OBJECT SYMBOL" a line
+    for o in $objs; do
+        nm -g --defined-only "$o" | awk -v o="$o" 'NF >= 3 { print "D", o, $NF }'
+        nm -u "$o" | awk -v o="$o" '{ print "U", o, $NF }'
+    done | awk '
+        function layer(path,    rest) {
+            rest = substr(path, 5)              # after "src/"
+            return index(rest, "/") ? substr(rest, 1, index(rest, "/") - 1) : "main"
+        }
+        BEGIN {
+            split("util transport core model sources watchers pollers snmp http main", order, " ")
+            for (i in order) rank[order[i]] = i + 0    # numbers, not strings
+            rank["http"] = rank["snmp"]         # peers: neither may use the other
+        }
+        $1 == "D" {
+            if (index(defs[$3] " ", " " layer($2) " ") == 0)
+                defs[$3] = defs[$3] " " layer($2)
+            next
+        }
+        { need[++n] = $2 " " $3 }
+        END {
+            for (i = 1; i <= n; i++) {
+                split(need[i], f, " ")
+                if (!(f[2] in defs))
+                    continue                    # a library'"'"'s, not the agent'"'"'s
+                me = layer(f[1]); ok = 0
+                m = split(defs[f[2]], d, " ")
+                for (k = 1; k <= m; k++)
+                    if (d[k] == me || rank[d[k]] < rank[me])
+                        ok = 1
+                if (!ok)
+                    print f[1], f[2], defs[f[2]]
+            }
+        }'
+}
+if [ -n "${top_builddir:-}" ] && [ -d "$top_builddir/src" ]; then
+    objs=$(cd "$top_builddir" && find src -name '*.o' | LC_ALL=C sort)
+    if [ -n "$objs" ]; then
+        symbols_checked=$(echo "$objs" | wc -l)
+        while read -r obj sym layers; do
+            [ -n "$obj" ] || continue
+            case "
+$allowed_up
+" in *"
+${obj#src/} $sym
+"*) echo "# layering: known exception: $obj needs $sym (src/$layers/)"; continue ;; esac
+            fail_at "$obj" "needs $sym, which only src/$layers/ defines, not a layer under it: hand it down instead"
+        done < <(cd "$top_builddir" && objects_up "$objs")
+    fi
+fi
+if [ "$symbols_checked" -eq 0 ]; then
+    echo "# layering: no objects under \$top_builddir/src: the symbol check is skipped"
+fi
+
 [ "$failed" -eq 0 ] || exit 1
-echo "ok - layering: $checked files, net-snmp only in src/snmp/ and src/main.c, microhttpd only in src/http/, each layer includes only those under it"
+echo "ok - layering: $checked files, net-snmp only in src/snmp/ and src/main.c, microhttpd only in src/http/, each layer includes only those under it; $symbols_checked objects, none needs a symbol only a higher layer defines"
 exit 0

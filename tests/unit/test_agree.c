@@ -410,7 +410,7 @@ static void *start(const struct pna_poller_ops *ops, const struct pna_config *cf
 {
     void *state = NULL;
     char err[256] = "";
-    int rc = ops->init ? ops->init(&state, cfg, err, sizeof err) : 0;
+    int rc = ops->init ? ops->init(&state, cfg, pna_config_settings(cfg, ops), err, sizeof err) : 0;
     if (rc != 0)
         fprintf(stderr, "%s init: %d %s\n", ops->name, rc, err);
     CHECK_INT(rc, 0);
@@ -562,8 +562,9 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     setenv("PNA_FAKE_NVML_MIG", mig, 1);
     setenv("PNA_FAKE_NVML_XML", xml, 1);
     setenv("PNA_FAKE_NVML_CTL", ctl, 1);
-    cfg->nvml_library = lib;
-    cfg->gpu_process_rows = 2; /* of the three processes: primusGpuProcessesOmitted 1 */
+    struct pna_gpu_settings *gpu_set = pna_config_settings(cfg, &pna_gpu_poller);
+    gpu_set->nvml_library = lib;
+    gpu_set->process_rows = 2; /* of the three processes: primusGpuProcessesOmitted 1 */
 
     int port = 0;
     *kubelet = httpstub_start_tcp(&port);
@@ -573,12 +574,14 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     tt_fixture_path(path, sizeof path, "distinct/kubelet/stats-summary.json");
     httpstub_route_file(*kubelet, "/stats/summary", 200, path);
     snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
-    cfg->kubelet_url = url;
-    cfg->kubelet_token_file = "/nonexistent";
+    struct pna_kubelet_settings *kubelet_set = pna_config_settings(cfg, &pna_kubelet_poller);
+    kubelet_set->url = url;
+    kubelet_set->token_file = "/nonexistent";
 
-    cfg->pfc_interfaces.names[0] = "enp132s0";
-    cfg->pfc_interfaces.names[1] = "ens2f0np0";
-    cfg->pfc_interfaces.count = 2;
+    struct pna_pfc_settings *pfc_set = pna_config_settings(cfg, &pna_pfc_poller);
+    pfc_set->interfaces.names[0] = "enp132s0";
+    pfc_set->interfaces.names[1] = "ens2f0np0";
+    pfc_set->interfaces.count = 2;
     pna_pfc_poller_set_reader(read_stats);
     pna_pfc_poller_set_dcb_reader(read_dcb);
     pna_pfc_poller_set_lldp_reader(read_lldp);
@@ -624,7 +627,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     stop(&pna_containers_poller, ctr);
     stop(&pna_kubelet_poller, kub);
     stop(&pna_storage_poller, sto);
-    cfg->kubelet_url = "";
+    kubelet_set->url = "";
 }
 
 /* The kubelet's device assignments.  The pod-resources poller needs a gRPC
@@ -2075,6 +2078,9 @@ int main(void)
     cfg.roots.sysfs = sysfs;
     cfg.roots.procfs = procfs;
     cfg.roots.devfs = devfs;
+    char err[256];
+    CHECK_INT(pna_config_set_pollers(&cfg, pna_poller_registry, pna_poller_registry_len, err,
+                                     sizeof err), 0);
     struct httpstub *kubelet = NULL;
     poll_everything(&cfg, &kubelet);
     publish_pod_resources();
@@ -2123,6 +2129,7 @@ int main(void)
     httpstub_stop(kubelet);
     pna_cache_clear();
     pna_events_shutdown();
+    pna_config_free(&cfg);
     tt_rmrf(tmp);
     UNIT_END();
 }

@@ -175,7 +175,7 @@ static void test_containers(struct pna_config *cfg)
     CHECK_INT(ops->default_interval_ms, 10000);
     void *state = NULL;
     char err[160];
-    CHECK_INT(ops->init(&state, cfg, err, sizeof err), 0);
+    CHECK_INT(ops->init(&state, cfg, pna_config_settings(cfg, ops), err, sizeof err), 0);
     CHECK_INT(run_collect(ops, state), 0);
 
     const struct pna_metric_table *t = &pna_container_metrics;
@@ -278,10 +278,13 @@ static void test_containers(struct pna_config *cfg)
 
 static void test_kubelet_and_storage(struct pna_config *cfg)
 {
+    struct pna_kubelet_settings *kubelet_set = pna_config_settings(cfg, &pna_kubelet_poller);
+    struct pna_storage_settings *storage_set = pna_config_settings(cfg, &pna_storage_poller);
     /* Without kubeletUrl the poller is off. */
     void *state = NULL;
     char err[160];
-    CHECK_INT(pna_kubelet_poller.init(&state, cfg, err, sizeof err), PNA_POLLER_DISABLED);
+    CHECK_INT(pna_kubelet_poller.init(&state, cfg, kubelet_set, err, sizeof err),
+              PNA_POLLER_DISABLED);
 
     int port = 0;
     struct httpstub *s = httpstub_start_tcp(&port);
@@ -291,9 +294,9 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     tt_fixture_path(path, sizeof path, "kubelet/nri-kubernetes-k8s-1.35/stats-summary.json");
     httpstub_route_file(s, "/stats/summary", 200, path);
     snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
-    cfg->kubelet_url = url;
-    cfg->kubelet_token_file = "/nonexistent";
-    CHECK_INT(pna_kubelet_poller.init(&state, cfg, err, sizeof err), 0);
+    kubelet_set->url = url;
+    kubelet_set->token_file = "/nonexistent";
+    CHECK_INT(pna_kubelet_poller.init(&state, cfg, kubelet_set, err, sizeof err), 0);
     CHECK_INT(run_collect(&pna_kubelet_poller, state), 0);
 
     struct pna_cell c;
@@ -331,7 +334,7 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     httpstub_stop(s);
 
     /* Node storage: the kubelet's figures while it has a snapshot... */
-    CHECK_INT(pna_storage_poller.init(&state, cfg, err, sizeof err), 0);
+    CHECK_INT(pna_storage_poller.init(&state, cfg, storage_set, err, sizeof err), 0);
     CHECK_INT(run_collect(&pna_storage_poller, state), 0);
     CHECK_INT(scalar(&pna_storage_metrics, mib_column("primusStorageSource"), &c), 0);
     CHECK_INT(c.i, PNA_STORAGE_SOURCE_KUBELET);
@@ -352,8 +355,9 @@ static void test_kubelet_and_storage(struct pna_config *cfg)
     pna_storage_poller.fini(state);
 
     /* No kubelet root directory: the storage poller is off. */
-    cfg->kubelet_root = "var/lib/none";
-    CHECK_INT(pna_storage_poller.init(&state, cfg, err, sizeof err), PNA_POLLER_DISABLED);
+    storage_set->kubelet_root = "var/lib/none";
+    CHECK_INT(pna_storage_poller.init(&state, cfg, storage_set, err, sizeof err),
+              PNA_POLLER_DISABLED);
 }
 
 int main(void)
@@ -372,8 +376,12 @@ int main(void)
     cfg.roots.sysfs = sysfs;
     cfg.roots.procfs = procfs;
     cfg.roots.devfs = devfs;
+    char err[256];
+    CHECK_INT(pna_config_set_pollers(&cfg, pna_poller_registry, pna_poller_registry_len, err,
+                                     sizeof err), 0);
     test_containers(&cfg);
     test_kubelet_and_storage(&cfg);
+    pna_config_free(&cfg);
     pna_cache_clear();
     pna_events_shutdown();
     tt_rmrf(tmp);

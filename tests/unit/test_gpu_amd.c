@@ -25,7 +25,7 @@ static size_t collect(const char *sysfs, struct pna_gpu_list *l, char *drv)
 {
     struct pna_roots roots = { sysfs, empty_root, "/nonexistent", empty_root };
     char err[200] = "";
-    int rc = pna_amd_sysfs_collect(&roots, l, drv, 80, err, sizeof err);
+    int rc = pna_amd_sysfs_collect(&roots, l, NULL, drv, 80, err, sizeof err);
     CHECK_INT(rc, 0);
     if (rc)
         fprintf(stderr, "%s: %s\n", sysfs, err);
@@ -285,7 +285,7 @@ static void test_synthetic(void)
     struct pna_roots roots = { root, proc, "/nonexistent", empty_root };
     struct pna_gpu_list l = { 0 };
     char err[200];
-    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, drv, sizeof drv, err, sizeof err), 0);
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, NULL, drv, sizeof drv, err, sizeof err), 0);
     CHECK_INT(l.count, 1);
     CHECK_STR(drv, "6.2.4");
     if (l.count == 1) {
@@ -303,6 +303,28 @@ static void test_synthetic(void)
     }
     pna_gpu_list_free(&l);
 
+    /* a gpu_metrics blob refused: counted in the caller's struct (each
+     * caller its own), the rest of the GPU served */
+    snprintf(p, sizeof p, "%s/class/drm/card0/device/gpu_metrics", root);
+    FILE *f = fopen(p, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite("\x78\x00\x01\x09", 1, 4, f);   /* v1.9: a list, not a table */
+        fclose(f);
+    }
+    struct pna_amd_gpu_metrics_refusals mine = { 0 }, other = { 0 };
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, &mine, drv, sizeof drv, err, sizeof err), 0);
+    CHECK(l.count == 1 && l.gpus[0].has_ecc);
+    pna_gpu_list_free(&l);
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, &mine, drv, sizeof drv, err, sizeof err), 0);
+    pna_gpu_list_free(&l);
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, &other, drv, sizeof drv, err, sizeof err), 0);
+    pna_gpu_list_free(&l);
+    CHECK_U64(mine.count, 2);
+    CHECK_U64(other.count, 1);
+    CHECK(strstr(mine.last, "card0/device/gpu_metrics: unknown revision 1.9") != NULL);
+    unlink(p);
+
     /* in-tree driver: the kernel release stands for the driver version */
     snprintf(p, sizeof p, "%s/module/amdgpu/version", root);
     unlink(p);
@@ -312,14 +334,14 @@ static void test_synthetic(void)
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/sys/kernel/osrelease", proc);
     write_file(p, "6.1.0-13-amd64\n");
-    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, drv, sizeof drv, err, sizeof err), 0);
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, NULL, drv, sizeof drv, err, sizeof err), 0);
     CHECK_STR(drv, "6.1.0-13-amd64");
     pna_gpu_list_free(&l);
 
     /* no class/drm at all (a CPU-only node): nothing, no error */
     roots.sysfs = empty_root;
     CHECK_INT(pna_amd_sysfs_count(&roots), 0);
-    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, drv, sizeof drv, err, sizeof err), 0);
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, NULL, drv, sizeof drv, err, sizeof err), 0);
     CHECK_INT(l.count, 0);
     rm_rf(root);
     rm_rf(proc);
@@ -355,7 +377,7 @@ static void test_pciids(void)
     struct pna_roots roots = { sysfs, empty_root, "/nonexistent", root };
     struct pna_gpu_list l = { 0 };
     char err[200];
-    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, drv, sizeof drv, err, sizeof err), 0);
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, NULL, drv, sizeof drv, err, sizeof err), 0);
     CHECK(l.count == 1 && strcmp(l.gpus[0].name, "Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]") == 0);
     pna_gpu_list_free(&l);
     rm_rf(root);

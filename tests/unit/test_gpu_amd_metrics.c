@@ -418,7 +418,7 @@ static void test_refused(void)
     CHECK_INT(pna_amd_gpu_metrics_parse(b.bytes, b.size, &m, err, sizeof err), 0);
     CHECK(!m.has_gfx_activity && m.has_umc_activity);
 
-    /* through the file: refused, logged, counted; the GPU left as it was */
+    /* through the file: refused, counted for the caller; the GPU left as it was */
     char dir[] = "/tmp/pna-amd-gm-XXXXXX", path[64];
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/gpu_metrics", dir);
@@ -428,16 +428,20 @@ static void test_refused(void)
         fwrite("\x78\x00\x01\x09", 1, 4, f);
         fclose(f);
     }
-    unsigned long before = pna_amd_gpu_metrics_rejected();
+    struct pna_amd_gpu_metrics_refusals refusals = { 0 };
     struct pna_gpu g;
     memset(&g, 0, sizeof g);
-    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, err, sizeof err), -1);
+    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, &refusals, err, sizeof err), -1);
     CHECK(strstr(err, "unknown revision 1.9") != NULL);
-    CHECK_U64(pna_amd_gpu_metrics_rejected(), before + 1);
+    CHECK_U64(refusals.count, 1);
+    CHECK(strncmp(refusals.last, path, strlen(path)) == 0 && strstr(refusals.last, err) != NULL);
     CHECK(!g.has_activity[PNA_GPU_ACT_GRAPHICS]);
+    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, NULL, err, sizeof err), -1); /* not counted */
+    CHECK_U64(refusals.count, 1);
     snprintf(path, sizeof path, "%s/none", dir);
-    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, err, sizeof err), 0); /* missing: not refused */
-    CHECK_U64(pna_amd_gpu_metrics_rejected(), before + 1);
+    /* missing: not refused */
+    CHECK_INT(pna_amd_gpu_metrics_read(path, &g, &refusals, err, sizeof err), 0);
+    CHECK_U64(refusals.count, 1);
     snprintf(path, sizeof path, "%s/gpu_metrics", dir);
     unlink(path);
     rmdir(dir);

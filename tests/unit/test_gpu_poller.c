@@ -98,6 +98,9 @@ static void setup(void)
     CHECK_INT(pna_events_init(64), 0);
 }
 
+/* The GPU poller's settings, as the config loader hands them to init(). */
+static struct pna_gpu_settings gpu_set;
+
 static void base_config(struct pna_config *cfg)
 {
     pna_config_defaults(cfg);
@@ -105,9 +108,10 @@ static void base_config(struct pna_config *cfg)
     cfg->roots.procfs = emptydir;
     cfg->roots.devfs = devfs;
     cfg->roots.rootfs = emptydir;
-    cfg->nvml_library = "/nonexistent/libnvidia-ml.so.1";
-    cfg->nvidia_smi = "/nonexistent/nvidia-smi";
-    cfg->gpu_temp_threshold_c = 0;
+    pna_config_poller_defaults(&pna_gpu_poller, &gpu_set);
+    gpu_set.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+    gpu_set.nvidia_smi = "/nonexistent/nvidia-smi";
+    gpu_set.temp_threshold_c = 0;
 }
 
 static struct pna_gpu_snap *poll_once(void *state, char *err, size_t errlen)
@@ -125,9 +129,9 @@ static void test_registry_entry(void)
     CHECK_INT(pna_gpu_poller.default_interval_ms, 10000);
     /* The nvidia-smi fallback has its own deadline; the poll's must be longer
      * so the command is killed (and reported) before the poll overruns. */
-    struct pna_config cfg;
-    pna_config_defaults(&cfg);
-    CHECK(pna_gpu_poller.default_timeout_ms > cfg.nvidia_smi_timeout_ms);
+    struct pna_gpu_settings set;
+    pna_config_poller_defaults(&pna_gpu_poller, &set);
+    CHECK(pna_gpu_poller.default_timeout_ms > set.nvidia_smi_timeout_ms);
 }
 
 /* No NVML, no nvidia-smi, no amdgpu card: absent for now, with a reason (the
@@ -138,15 +142,15 @@ static void test_cpu_only(void)
     base_config(&cfg);
     void *state = NULL;
     char err[300] = "";
-    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), PNA_POLLER_ABSENT);
+    CHECK_INT(pna_gpu_poller.init(&state, &cfg, &gpu_set, err, sizeof err), PNA_POLLER_ABSENT);
     CHECK(strstr(err, "no GPU source") != NULL);
     CHECK(state == NULL);
     /* nvidia-smi present but no NVIDIA driver loaded (/proc/driver/nvidia): still off */
     char script[4096];
     const char *top = getenv("top_srcdir");
     snprintf(script, sizeof script, "%s/tests/nvml/fake-nvidia-smi", top ? top : ".");
-    cfg.nvidia_smi = script;
-    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), PNA_POLLER_ABSENT);
+    gpu_set.nvidia_smi = script;
+    CHECK_INT(pna_gpu_poller.init(&state, &cfg, &gpu_set, err, sizeof err), PNA_POLLER_ABSENT);
     CHECK_INT(drain().n, 0);
 }
 
@@ -154,12 +158,12 @@ static void test_nvml_and_amd(void)
 {
     struct pna_config cfg;
     base_config(&cfg);
-    cfg.nvml_library = lib;
+    gpu_set.nvml_library = lib;
     cfg.roots.sysfs = amd_sysfs;
     write_file(ctl, "");
     void *state = NULL;
     char err[300] = "";
-    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_gpu_poller.init(&state, &cfg, &gpu_set, err, sizeof err), 0);
     if (!state)
         return;
     struct pna_gpu_snap *s = poll_once(state, err, sizeof err);
@@ -300,12 +304,12 @@ static void test_configured_threshold(void)
 {
     struct pna_config cfg;
     base_config(&cfg);
-    cfg.nvml_library = lib;
-    cfg.gpu_temp_threshold_c = 30; /* the H100 is at 35 C */
+    gpu_set.nvml_library = lib;
+    gpu_set.temp_threshold_c = 30; /* the H100 is at 35 C */
     write_file(ctl, "");
     void *state = NULL;
     char err[300];
-    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_gpu_poller.init(&state, &cfg, &gpu_set, err, sizeof err), 0);
     if (!state)
         return;
     struct pna_gpu_snap *s = poll_once(state, err, sizeof err);
@@ -335,11 +339,11 @@ static void test_nvsmi_fallback(void)
     snprintf(p, sizeof p, "%s/driver/nvidia/version", procfs);
     write_file(p, "NVRM version: NVIDIA UNIX x86_64 Kernel Module  515.105.01\n");
     cfg.roots.procfs = procfs;
-    cfg.nvidia_smi = script;
-    cfg.nvidia_smi_timeout_ms = 3000;
+    gpu_set.nvidia_smi = script;
+    gpu_set.nvidia_smi_timeout_ms = 3000;
     void *state = NULL;
     char err[300];
-    CHECK_INT(pna_gpu_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_gpu_poller.init(&state, &cfg, &gpu_set, err, sizeof err), 0);
     if (!state)
         return;
     struct pna_gpu_snap *s = poll_once(state, err, sizeof err);

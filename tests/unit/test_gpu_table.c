@@ -41,7 +41,7 @@ static void publish(void)
     char sysfs[4096], drv[80], err[160];
     snprintf(sysfs, sizeof sysfs, "%s/amdgpu-sysfs/procfs/sys", unit_fixtures());
     struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
-    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, drv, sizeof drv, err, sizeof err), 0);
+    CHECK_INT(pna_amd_sysfs_collect(&roots, &l, NULL, drv, sizeof drv, err, sizeof err), 0);
     CHECK_INT(l.count, 3);
     pna_gpu_list_sort(&l);
     /* the A100 (01:00.0) fell off the bus; an XID was seen on the H100 */

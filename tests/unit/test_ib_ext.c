@@ -552,11 +552,13 @@ static void test_poller(void)
     char fx[PATH_MAX], sys[PATH_MAX], dev[PATH_MAX], err[160];
     void *state = NULL;
     pna_config_defaults(&cfg);
+    struct pna_ib_settings ib_set;
+    pna_config_poller_defaults(&pna_ib_poller, &ib_set);
     snprintf(fx, sizeof fx, "%s/ib-sysfs/node_exporter/sys", unit_fixtures());
     cfg.roots.sysfs = fx;
     pna_ib_poller_set_ext_ops(&stub_mad, NULL, &stub_verbs, false);
     unsigned calls = mad_calls, vcalls = verbs_calls;
-    CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, &cfg, &ib_set, err, sizeof err), 0);
     poll_ib(state);
     poll_ib(state);
     CHECK_INT(mad_calls, calls);
@@ -572,7 +574,7 @@ static void test_poller(void)
     put("dev/infiniband/uverbs0", "");
     struct stub_port *s = stub("mlx4_9", 1);
     cfg.roots = tree_roots(sys, dev, sizeof sys);
-    CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, &cfg, &ib_set, err, sizeof err), 0);
     poll_ib(state);
     poll_ib(state);
     CHECK_INT(mad_calls, calls);
@@ -582,7 +584,7 @@ static void test_poller(void)
 
     /* the gate opened for the test: the poller uses them */
     pna_ib_poller_set_ext_ops(&stub_mad, NULL, &stub_verbs, true);
-    CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, &cfg, &ib_set, err, sizeof err), 0);
     pna_ib_poller_set_ext_ops(NULL, NULL, NULL, false);
     poll_ib(state);
     struct timespec ts = { 0, 150 * 1000000L };

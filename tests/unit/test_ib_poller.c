@@ -73,7 +73,8 @@ static void test_ib_poller(const struct pna_config *cfg)
     CHECK_INT(pna_ib_poller.index, 3);
     CHECK_INT(pna_ib_poller.domain, PNA_DOM_IB);
     CHECK_INT(pna_ib_poller.default_interval_ms, 5000);
-    CHECK_INT(pna_ib_poller.init(&state, cfg, err, sizeof err), 0);
+    const void *ib_set = pna_config_settings(cfg, &pna_ib_poller);
+    CHECK_INT(pna_ib_poller.init(&state, cfg, ib_set, err, sizeof err), 0);
 
     put(P1 "state", "4: ACTIVE\n");
     put(P1 "link_layer", "Ethernet\n");
@@ -196,13 +197,15 @@ static void test_pfc_poller(struct pna_config *cfg)
     put(P1 "state", "4: ACTIVE\n");
     put(P1 "link_layer", "Ethernet\n");
     put(P1 "gid_attrs/ndevs/0", "pna-nodev0\n");
-    CHECK_INT(pna_ib_poller.init(&ib_state, cfg, err, sizeof err), 0);
+    const void *ib_set = pna_config_settings(cfg, &pna_ib_poller);
+    CHECK_INT(pna_ib_poller.init(&ib_state, cfg, ib_set, err, sizeof err), 0);
     const struct pna_ib_snap *ib = poll_once(&pna_ib_poller, ib_state);
 
-    cfg->pfc_interfaces.names[0] = "pna-nodev1";
-    cfg->pfc_interfaces.names[1] = "pna-nodev0"; /* also RoCE: listed once */
-    cfg->pfc_interfaces.count = 2;
-    CHECK_INT(pna_pfc_poller.init(&state, cfg, err, sizeof err), 0);
+    struct pna_pfc_settings *pfc_set = pna_config_settings(cfg, &pna_pfc_poller);
+    pfc_set->interfaces.names[0] = "pna-nodev1";
+    pfc_set->interfaces.names[1] = "pna-nodev0"; /* also RoCE: listed once */
+    pfc_set->interfaces.count = 2;
+    CHECK_INT(pna_pfc_poller.init(&state, cfg, pfc_set, err, sizeof err), 0);
     const struct pna_pfc_snap *s = poll_once(&pna_pfc_poller, state);
     CHECK(s && s->m.n_ifs == 2);
     if (s && s->m.n_ifs == 2) {
@@ -235,6 +238,9 @@ int main(void)
     struct pna_config cfg;
     pna_config_defaults(&cfg);
     cfg.roots.sysfs = root;
+    char err[256];
+    CHECK_INT(pna_config_set_pollers(&cfg, pna_poller_registry, pna_poller_registry_len, err,
+                                     sizeof err), 0);
     CHECK_INT(pna_events_init(64), 0);
 
     test_ib_poller(&cfg);
@@ -242,6 +248,7 @@ int main(void)
     test_pfc_poller(&cfg);
     pna_cache_clear();
     pna_events_shutdown();
+    pna_config_free(&cfg);
 
     char cmd[PATH_MAX + 16];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -632,6 +632,8 @@ static void test_poller(void)
     char sys[PATH_MAX], dev[PATH_MAX], err[160];
     void *state = NULL;
     pna_config_defaults(&cfg);
+    struct pna_ib_settings ib_set;
+    pna_config_poller_defaults(&pna_ib_poller, &ib_set);
     port_files("mlx5_0", 1, "InfiniBand\n", "4: ACTIVE\n");
     port_files("mlx5_1", 1, "Ethernet\n", "4: ACTIVE\n");
     umad(0, "mlx5_0", 1, true);
@@ -642,7 +644,7 @@ static void test_poller(void)
 
     pna_ib_poller_set_ext_ops(NULL, &stub_smp, NULL, false);
     unsigned calls = smp_calls;
-    CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, &cfg, &ib_set, err, sizeof err), 0);
     poll_ib(state);
     CHECK_INT(smp_calls, calls);
     struct cell c;
@@ -651,7 +653,7 @@ static void test_poller(void)
     pna_cache_clear();
 
     pna_ib_poller_set_ext_ops(NULL, &stub_smp, NULL, true);
-    CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, &cfg, &ib_set, err, sizeof err), 0);
     pna_ib_poller_set_ext_ops(NULL, NULL, NULL, false);
     poll_ib(state);
     poll_ib(state);
@@ -672,7 +674,7 @@ static void test_poller(void)
     pna_cache_clear();
     node_info(s->info, 7, 41, UINT64_C(0x0c42a10300798ad0), 0);
     pna_ib_poller_set_ext_ops(NULL, &stub_smp, NULL, true);
-    CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, &cfg, &ib_set, err, sizeof err), 0);
     pna_ib_poller_set_ext_ops(NULL, NULL, NULL, false);
     poll_ib(state);
     CHECK_INT(port_cell("primusIbPortNeighborNodeType", "mlx5_0", 1, &c), 0);

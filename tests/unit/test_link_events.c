@@ -352,11 +352,12 @@ static void test_infiniband(void *state)
 /* linkEvents no: no watcher; the poll alone, a flap between polls unseen. */
 static void test_no_events(struct pna_config *cfg)
 {
-    cfg->link_events = false;
+    struct pna_ib_settings *ib_set = pna_config_settings(cfg, &pna_ib_poller);
+    ib_set->link_events = false;
     int opens = rtnl_opens;
     void *state = NULL;
     char err[160];
-    CHECK_INT(pna_ib_poller.init(&state, cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, cfg, ib_set, err, sizeof err), 0);
     poll_once(state);
     size_t from = n_seen;
     send_capture("newlink-0-carrier0.bin");
@@ -371,7 +372,7 @@ static void test_no_events(struct pna_config *cfg)
     CHECK(p && p->flaps == 1);
     pna_ib_poller.fini(state);
     put(ROCE "state", "4: ACTIVE\n");
-    cfg->link_events = true;
+    ib_set->link_events = true;
 }
 
 int main(void)
@@ -387,7 +388,11 @@ int main(void)
     }
     struct pna_config cfg;
     pna_config_defaults(&cfg);
-    CHECK(cfg.link_events);
+    char cerr[256];
+    CHECK_INT(pna_config_set_pollers(&cfg, pna_poller_registry, pna_poller_registry_len, cerr,
+                                     sizeof cerr), 0);
+    const struct pna_ib_settings *ib_set = pna_config_settings(&cfg, &pna_ib_poller);
+    CHECK(ib_set->link_events); /* linkEvents: yes unless said otherwise */
     cfg.roots.sysfs = root;
     CHECK_INT(pna_events_init(64), 0);
     make_tree();
@@ -396,7 +401,7 @@ int main(void)
 
     void *state = NULL;
     char err[160] = "";
-    CHECK_INT(pna_ib_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_ib_poller.init(&state, &cfg, ib_set, err, sizeof err), 0);
     CHECK_INT(rtnl_opens, 1);
     const struct pna_ib_snap *s = poll_once(state);
     CHECK_U64(n_seen, 0);
@@ -412,6 +417,7 @@ int main(void)
     test_no_events(&cfg);
     pna_cache_clear();
     pna_events_shutdown();
+    pna_config_free(&cfg);
 
     close(rtnl_pair[0]);
     close(rtnl_pair[1]);

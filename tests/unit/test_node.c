@@ -9,6 +9,9 @@
 
 static char root[] = "/tmp/pna-node-XXXXXX";
 
+/* The reader's scratch, the caller's as in the node poller's state. */
+static struct pna_node_scratch scratch;
+
 static void put(const char *rel, const char *content)
 {
     unit_put(root, rel, content);
@@ -48,7 +51,7 @@ static void test_tree(void)
     struct pna_roots roots = { "/sys", procfs, "/dev", root };
     struct pna_node first, second;
     char err[256] = "";
-    CHECK_INT(pna_node_collect(&roots, NULL, &first, err, sizeof err), 0);
+    CHECK_INT(pna_node_collect(&roots, NULL, &scratch, &first, err, sizeof err), 0);
     CHECK_STR(first.hostname, "gpu-node-17");
     CHECK_STR(first.kernel, "6.1.0-18-amd64");
     CHECK_STR(first.arch, "x86_64");
@@ -70,7 +73,7 @@ static void test_tree(void)
 
     /* 1000 more jiffies: 300 user, 100 system, 500 idle, 100 iowait -> 40 % busy. */
     put("proc/stat", "cpu  1300 0 600 8500 600 0 0 0 0 0\nbtime 1700000000\n");
-    CHECK_INT(pna_node_collect(&roots, &first, &second, err, sizeof err), 0);
+    CHECK_INT(pna_node_collect(&roots, &first, &scratch, &second, err, sizeof err), 0);
     CHECK(second.have_cpu_usage);
     CHECK_INT(second.cpu_usage_hundredths, 4000);
     CHECK_INT(second.cpu_iowait_hundredths, 1000);
@@ -85,23 +88,23 @@ static void test_malformed(void)
     char err[256] = "";
 
     put("proc/stat", "garbage\n");
-    CHECK_INT(pna_node_collect(&roots, NULL, &out, err, sizeof err), -1);
+    CHECK_INT(pna_node_collect(&roots, NULL, &scratch, &out, err, sizeof err), -1);
     CHECK(strstr(err, "/stat") != NULL);
 
     put("proc/stat", "cpu  1 2 3 4\n");
     put("proc/meminfo", "MemFree: 12 kB\n");
-    CHECK_INT(pna_node_collect(&roots, NULL, &out, err, sizeof err), -1);
+    CHECK_INT(pna_node_collect(&roots, NULL, &scratch, &out, err, sizeof err), -1);
     CHECK(strstr(err, "meminfo") != NULL);
 
     /* Old kernels: no MemAvailable, so free + buffers + cached. */
     put("proc/meminfo", "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 250 kB\n");
-    CHECK_INT(pna_node_collect(&roots, NULL, &out, err, sizeof err), 0);
+    CHECK_INT(pna_node_collect(&roots, NULL, &scratch, &out, err, sizeof err), 0);
     CHECK_U64(out.mem_available_bytes, 400 * 1024);
 
     char p[600];
     snprintf(p, sizeof p, "%s/proc/meminfo", root);
     unlink(p);
-    CHECK_INT(pna_node_collect(&roots, NULL, &out, err, sizeof err), -1);
+    CHECK_INT(pna_node_collect(&roots, NULL, &scratch, &out, err, sizeof err), -1);
     CHECK(strstr(err, "No such file") != NULL);
 
     /* A CPU counter going backwards (hot-unplug) yields 0 %, not garbage. */
@@ -112,13 +115,37 @@ static void test_malformed(void)
     CHECK_INT(iow, 0);
 }
 
+/* The scratch the caller passes holds nothing the reader needs: what a
+ * previous call (or anything else) left there changes no count. */
+static void test_scratch_reused(void)
+{
+    struct pna_node_scratch *dirty = malloc(sizeof *dirty);
+    CHECK(dirty != NULL);
+    if (!dirty)
+        return;
+    memset(dirty, 0xa5, sizeof *dirty);
+    struct pna_node a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    pna_node_parse_cpuinfo(cpuinfo, dirty, &a);
+    pna_node_parse_cpuinfo("processor\t: 0\nprocessor\t: 1\n", dirty, &b);
+    CHECK_INT(a.cpu_threads, 8);
+    CHECK_INT(a.cpu_cores, 4);
+    CHECK_INT(a.cpu_sockets, 2);
+    /* no topology lines: every thread a core, one socket */
+    CHECK_INT(b.cpu_threads, 2);
+    CHECK_INT(b.cpu_cores, 2);
+    CHECK_INT(b.cpu_sockets, 1);
+    free(dirty);
+}
+
 /* This machine, against independent readings. */
 static void test_live(void)
 {
     struct pna_roots roots = PNA_ROOTS_DEFAULT;
     struct pna_node out;
     char err[256] = "";
-    CHECK_INT(pna_node_collect(&roots, NULL, &out, err, sizeof err), 0);
+    CHECK_INT(pna_node_collect(&roots, NULL, &scratch, &out, err, sizeof err), 0);
     CHECK_INT(out.cpu_threads, sysconf(_SC_NPROCESSORS_CONF));
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     CHECK_U64(out.mem_total_bytes, (uint64_t)pages * (uint64_t)page);
@@ -134,6 +161,7 @@ int main(void)
     build_tree();
     test_tree();
     test_malformed();
+    test_scratch_reused();
     test_live();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", root);

@@ -22,10 +22,11 @@ static const char good_meminfo[] = "MemTotal:       16384000 kB\nMemAvailable:  
 /* A tree whose files are good but for the ones the caller puts after. */
 static int collect(struct pna_node *out)
 {
+    static struct pna_node_scratch scratch; /* the reader's, as the node poller keeps one */
     char procfs[600], err[256];
     snprintf(procfs, sizeof procfs, "%s/proc", root);
     struct pna_roots roots = { "/sys", procfs, "/dev", root };
-    return pna_node_collect(&roots, NULL, out, err, sizeof err);
+    return pna_node_collect(&roots, NULL, &scratch, out, err, sizeof err);
 }
 
 static void reset_tree(void)

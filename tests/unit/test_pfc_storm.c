@@ -268,15 +268,17 @@ int main(void)
     pna_config_defaults(&cfg);
     cfg.roots.sysfs = root; /* no RDMA devices: only the configured interface */
     char ifname[] = IFNAME;
-    cfg.pfc_interfaces.names[0] = ifname;
-    cfg.pfc_interfaces.count = 1;
-    cfg.pause_storm_pps = THRESHOLD_PPS;
+    struct pna_pfc_settings pfc_set;
+    pna_config_poller_defaults(&pna_pfc_poller, &pfc_set);
+    pfc_set.interfaces.names[0] = ifname;
+    pfc_set.interfaces.count = 1;
+    pfc_set.storm_pps = THRESHOLD_PPS;
     CHECK_INT(pna_events_init(64), 0);
 
     pna_pfc_poller_set_reader(stub_reader);
     void *state = NULL;
     char err[160] = "";
-    CHECK_INT(pna_pfc_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_pfc_poller.init(&state, &cfg, &pfc_set, err, sizeof err), 0);
     test_storms(state);
     CHECK_INT(reads, 21); /* one read per poll */
     pna_pfc_poller.fini(state);

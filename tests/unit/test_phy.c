@@ -277,11 +277,13 @@ static void test_poller(void)
 {
     struct pna_config cfg;
     pna_config_defaults(&cfg);
-    cfg.module_interval_ms = 60 * 60 * 1000;   /* an hour: only a link change reads again */
+    struct pna_phy_settings phy_set;
+    pna_config_poller_defaults(&pna_phy_poller, &phy_set);
+    phy_set.module_interval_ms = 60 * 60 * 1000;   /* an hour: only a link change reads again */
     pna_phy_poller_set_readers(read_phy, read_module);
     void *state = NULL;
     char err[160] = "";
-    CHECK_INT(pna_phy_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_phy_poller.init(&state, &cfg, &phy_set, err, sizeof err), 0);
 
     publish_pfc(1000, 1000000000000ULL, 100);
     const struct pna_phy_if *p = poll(state);
@@ -336,11 +338,13 @@ static void test_module_budget(void)
 {
     struct pna_config cfg;
     pna_config_defaults(&cfg);
-    cfg.module_interval_ms = 60 * 60 * 1000;
+    struct pna_phy_settings phy_set;
+    pna_config_poller_defaults(&pna_phy_poller, &phy_set);
+    phy_set.module_interval_ms = 60 * 60 * 1000;
     pna_phy_poller_set_readers(read_phy, read_module);
     void *state = NULL;
     char err[160] = "";
-    CHECK_INT(pna_phy_poller.init(&state, &cfg, err, sizeof err), 0);
+    CHECK_INT(pna_phy_poller.init(&state, &cfg, &phy_set, err, sizeof err), 0);
     struct pna_pfc_snap *s = calloc(1, sizeof *s);
     s->m.n_ifs = 6;
     s->m.ifs = calloc(6, sizeof *s->m.ifs);

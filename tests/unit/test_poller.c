@@ -1,5 +1,8 @@
 /* test_poller.c -- the poller core with pollers that succeed, fail, hang and
- * are disabled: snapshots, error counts, deadlines, events, stale data. */
+ * are disabled: snapshots, error counts, deadlines, events, stale data, and
+ * the settings of a poller's own config keys handed to its init().  The
+ * registry is this test's own, handed to the core as main.c hands the
+ * agent's. */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/cache.h"
@@ -8,6 +11,7 @@
 #include "unit.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -82,9 +86,10 @@ static int partial_collect(void *state, const struct pna_snap *prev,
     return 0;
 }
 
-static int absent_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int absent_init(void **state, const struct pna_config *cfg, const void *settings,
+                       char *err, size_t errlen)
 {
-    (void)state, (void)cfg;
+    (void)state, (void)cfg, (void)settings;
     snprintf(err, errlen, "no such hardware");
     return PNA_POLLER_DISABLED;
 }
@@ -92,9 +97,10 @@ static int absent_init(void **state, const struct pna_config *cfg, char *err, si
 /* "late": its source appears while the agent runs (a driver installed after
  * boot): ABSENT until late_present is set. */
 static atomic_int late_present, late_inits;
-static int late_init(void **state, const struct pna_config *cfg, char *err, size_t errlen)
+static int late_init(void **state, const struct pna_config *cfg, const void *settings,
+                     char *err, size_t errlen)
 {
-    (void)state, (void)cfg;
+    (void)state, (void)cfg, (void)settings;
     atomic_fetch_add(&late_inits, 1);
     if (atomic_load(&late_present))
         return 0;
@@ -118,6 +124,24 @@ static int reader_collect(void *state, const struct pna_snap *prev,
     return 0;
 }
 
+/* "keyed": declares one config key; init() sees the config's value of it. */
+struct keyed_settings {
+    unsigned value;
+};
+static const struct pna_config_key keyed_keys[] = {
+    { .token = "keyedValue", .type = PNA_KEY_UINT, .offset = offsetof(struct keyed_settings, value),
+      .min = 0, .max = 100, .def = 7 },
+    { .token = NULL },
+};
+static atomic_int keyed_seen = -1;
+static int keyed_init(void **state, const struct pna_config *cfg, const void *settings,
+                      char *err, size_t errlen)
+{
+    (void)state, (void)cfg, (void)err, (void)errlen;
+    atomic_store(&keyed_seen, (int)((const struct keyed_settings *)settings)->value);
+    return 0;
+}
+
 #define OPS(n, i, dom, tmo, init_fn, collect_fn) \
     { .name = n, .index = i, .domain = dom, .default_interval_ms = 50, \
       .default_timeout_ms = tmo, .init = init_fn, .collect = collect_fn }
@@ -136,10 +160,16 @@ static const struct pna_poller_ops reader = {
     .default_interval_ms = 50, .default_timeout_ms = 1000, .collect = reader_collect,
 };
 
-/* This test's registry replaces the agent's (src/pollers/registry.c is not linked). */
-const struct pna_poller_ops *const pna_poller_registry[] = { &good, &flaky, &hang, &absent, &partial,
-                                                             &late, &reader };
-const size_t pna_poller_registry_len = 7;
+static const struct pna_poller_ops keyed = {
+    .name = "keyed", .index = 8, .domain = PNA_DOM_PODRES, .keys = keyed_keys,
+    .settings_size = sizeof(struct keyed_settings), .default_interval_ms = 50,
+    .default_timeout_ms = 1000, .init = keyed_init, .collect = good_collect,
+};
+
+/* This test's registry, handed to the config and the core. */
+static const struct pna_poller_ops *const registry[] = { &good, &flaky, &hang, &absent, &partial,
+                                                         &late, &reader, &keyed };
+#define NREGISTRY (sizeof registry / sizeof registry[0])
 
 static struct pna_poller_info info_of(const char *name)
 {
@@ -175,10 +205,16 @@ static void run_main_for(int ms)
 int main(void)
 {
     struct pna_config cfg;
+    char err[256];
     pna_config_defaults(&cfg);
     cfg.stale_after_s = 1;
+    CHECK_INT(pna_config_set_pollers(&cfg, registry, NREGISTRY, err, sizeof err), 0);
+    struct keyed_settings *ks = pna_config_settings(&cfg, &keyed);
+    CHECK(ks && ks->value == 7); /* the key's default */
+    if (ks)
+        ks->value = 9;           /* as a "keyedValue 9" line would */
     CHECK_INT(pna_events_init(100), 0);
-    CHECK_INT(pna_pollers_start(&cfg), 0);
+    CHECK_INT(pna_pollers_start(&cfg, registry, NREGISTRY), 0);
     run_main_for(400);
 
     /* good: several polls, each snapshot built on the previous one. */
@@ -280,14 +316,25 @@ int main(void)
     CHECK_INT(atomic_load(&reader_undeclared_seen), 0);
     CHECK(pna_poller_input(NULL, PNA_DOM_NODE) == NULL);
 
-    /* The names the config loader is given: the registry's, in its order. */
-    const char *names[PNA_MAX_POLLERS];
-    CHECK_INT(pna_poller_names(names, PNA_MAX_POLLERS), 7);
-    CHECK_STR(names[0], "good");
-    CHECK_STR(names[6], "reader");
+    /* keyed: its init() was handed the config's settings. */
+    CHECK_INT(atomic_load(&keyed_seen), 9);
+
+    /* The pollers are the registry's, in its order. */
+    struct pna_poller_info first, last;
+    CHECK_INT(pna_pollers_count(), NREGISTRY);
+    CHECK(pna_pollers_info(0, &first) && strcmp(first.name, "good") == 0);
+    CHECK(pna_pollers_info(NREGISTRY - 1, &last) && strcmp(last.name, "keyed") == 0);
 
     CHECK(pna_pollers_all_ran());
     pna_pollers_stop();
+
+    /* A poller with keys cannot run on a config that was not given it. */
+    struct pna_config bare;
+    pna_config_defaults(&bare);
+    const struct pna_poller_ops *const only_keyed[] = { &keyed };
+    CHECK_INT(pna_pollers_start(&bare, only_keyed, 1), -1);
+    pna_pollers_stop();
+    pna_config_free(&cfg);
 
     /* A retained snapshot outlives the cache's reference (nothing publishes
      * any more, so only this one can be destroyed here). */

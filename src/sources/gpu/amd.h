@@ -11,6 +11,7 @@
 
 #include "model/gpu/gpu.h"
 #include "core/roots.h"
+#include "sources/gpu/amd_gpu_metrics.h"
 
 /* Number of DRM cards bound to the amdgpu driver under ROOTS->sysfs. */
 int pna_amd_sysfs_count(const struct pna_roots *roots);
@@ -18,9 +19,11 @@ int pna_amd_sysfs_count(const struct pna_roots *roots);
 /* Append every amdgpu card under ROOTS->sysfs/class/drm to LIST.  DRIVER
  * receives the driver version (the amdgpu module's own version, or the
  * kernel release for the in-tree driver; "" when unknown).  A card whose
- * files cannot be read is skipped; returns 0, or -1 with ERR when the class
- * directory cannot be listed. */
-int pna_amd_sysfs_collect(const struct pna_roots *roots, struct pna_gpu_list *list, char *driver,
+ * files cannot be read is skipped; a gpu_metrics blob refused is counted in
+ * REFUSALS (the caller's; may be NULL).  Returns 0, or -1 with ERR when the
+ * class directory cannot be listed. */
+int pna_amd_sysfs_collect(const struct pna_roots *roots, struct pna_gpu_list *list,
+                          struct pna_amd_gpu_metrics_refusals *refusals, char *driver,
                           size_t driver_len, char *err, size_t errlen);
 
 /* Name of a PCI device from the pci.ids database under ROOTFS

@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,20 +73,6 @@ static const struct layout layouts[] = {
     /* gpu_metrics_v3_0 (APU): average_vcn_activity stands for multimedia */
     { .format = 3, .content_lo = 0, .content_hi = 0, .need = 46, .gfx = 42, .mm = 44 },
 };
-
-static atomic_ulong rejected;
-
-static char last_refusal[320];
-
-unsigned long pna_amd_gpu_metrics_rejected(void)
-{
-    return atomic_load(&rejected);
-}
-
-const char *pna_amd_gpu_metrics_last_refusal(void)
-{
-    return last_refusal;
-}
 
 static uint16_t le16(const uint8_t *p)
 {
@@ -352,7 +337,9 @@ void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_g
 /* The largest layout (v1.8) is 3,360 bytes; read more, newer firmware pads. */
 #define BLOB_MAX 8192
 
-int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, size_t errlen)
+int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g,
+                             struct pna_amd_gpu_metrics_refusals *refusals, char *err,
+                             size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -371,8 +358,10 @@ int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, siz
     close(fd);
     struct pna_amd_gpu_metrics m;
     if (pna_amd_gpu_metrics_parse(buf, len, &m, err, errlen) != 0) {
-        atomic_fetch_add(&rejected, 1);
-        snprintf(last_refusal, sizeof last_refusal, "%s: %s", path, err);
+        if (refusals) {
+            refusals->count++;
+            snprintf(refusals->last, sizeof refusals->last, "%s: %s", path, err);
+        }
         return -1;
     }
     pna_amd_gpu_metrics_apply(&m, g);

@@ -53,6 +53,13 @@ struct pna_amd_gpu_metrics {
     uint32_t xcp_gfx_bp[PNA_GPU_MAX_XCP], xcp_video_bp[PNA_GPU_MAX_XCP];
 };
 
+/* The blobs a caller's reads refused, for its log line (sources do not log):
+ * the caller's own (the GPU poller keeps one in its state), counted from zero. */
+struct pna_amd_gpu_metrics_refusals {
+    unsigned long count;         /* refused since the struct was zeroed */
+    char last[320];              /* the last one: "PATH: why" */
+};
+
 /* Decode the LEN bytes at BUF.  Returns 0, or -1 with ERR ("short ...",
  * "unknown revision ...") when the header is short, structure_size is past
  * the data or below what the revision needs, or the revision is not one of
@@ -66,13 +73,10 @@ void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_g
 
 /* Read the gpu_metrics file at PATH into G.  A missing file is normal (older
  * GPUs, virtual functions): 0, G untouched.  An unreadable, short or unknown
- * blob is counted and leaves G as it was: -1 with ERR, which is also kept as
- * the last refusal for the GPU poller's log line (sources do not log). */
-int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g, char *err, size_t errlen);
-
-/* Blobs refused since the start, and the last refusal ("PATH: why"); the GPU
- * poller's thread only. */
-unsigned long pna_amd_gpu_metrics_rejected(void);
-const char *pna_amd_gpu_metrics_last_refusal(void);
+ * blob leaves G as it was: -1 with ERR, counted in REFUSALS (may be NULL)
+ * with ERR as its last refusal. */
+int pna_amd_gpu_metrics_read(const char *path, struct pna_gpu *g,
+                             struct pna_amd_gpu_metrics_refusals *refusals, char *err,
+                             size_t errlen);
 
 #endif

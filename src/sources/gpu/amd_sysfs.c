@@ -28,6 +28,7 @@ struct card {
     const struct pna_roots *roots;
     unsigned num;            /* N of cardN */
     char hwmon[32];          /* "hwmon5", "" when none */
+    struct pna_amd_gpu_metrics_refusals *refusals;   /* the caller's, or NULL */
 };
 
 /* Read ROOT/class/drm/cardN/device/<rel> as text; NUL-padded files end at the
@@ -442,12 +443,12 @@ static void read_topology(const struct card *c, struct pna_gpu *g)
         snprintf(g->xgmi_hive_id, sizeof g->xgmi_hive_id, "0x%016llx", (unsigned long long)hive);
     read_mode(c, "current_compute_partition", g->compute_partition, sizeof g->compute_partition);
     read_mode(c, "current_memory_partition", g->memory_partition, sizeof g->memory_partition);
-    /* a refused blob is counted and logged by the poller; the rest of the
-     * GPU is served */
+    /* a refused blob is counted for the caller, which logs it; the rest of
+     * the GPU is served */
     char path[4096], err[160];
     if (pna_path(path, sizeof path, c->roots->sysfs, "/class/drm/card%u/device/gpu_metrics",
                  c->num) == 0)
-        pna_amd_gpu_metrics_read(path, g, err, sizeof err);
+        pna_amd_gpu_metrics_read(path, g, c->refusals, err, sizeof err);
 }
 
 static void read_driver_version(const struct pna_roots *roots, char *driver, size_t cap)
@@ -465,9 +466,10 @@ static void read_driver_version(const struct pna_roots *roots, char *driver, siz
         pna_strlcpy(driver, buf, cap);
 }
 
-static int read_card(const struct pna_roots *roots, unsigned num, struct pna_gpu *g)
+static int read_card(const struct pna_roots *roots, unsigned num,
+                     struct pna_amd_gpu_metrics_refusals *refusals, struct pna_gpu *g)
 {
-    struct card c = { .roots = roots, .num = num };
+    struct card c = { .roots = roots, .num = num, .refusals = refusals };
     if (!read_identity(&c, g))
         return -1;
     find_hwmon(&c);
@@ -530,6 +532,7 @@ struct collect_ctx {
     struct pna_gpu_list *list;
     size_t first;
     bool oom;
+    struct pna_amd_gpu_metrics_refusals *refusals;
 };
 
 static int collect_card(const struct pna_roots *roots, unsigned num, void *arg)
@@ -537,7 +540,7 @@ static int collect_card(const struct pna_roots *roots, unsigned num, void *arg)
     struct collect_ctx *cc = arg;
     struct pna_gpu g;
     memset(&g, 0, sizeof g);
-    if (read_card(roots, num, &g) != 0)
+    if (read_card(roots, num, cc->refusals, &g) != 0)
         return 0;
     struct pna_gpu *slot = pna_gpu_list_add(cc->list);
     if (!slot) {
@@ -554,10 +557,11 @@ static int cmp_key(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int pna_amd_sysfs_collect(const struct pna_roots *roots, struct pna_gpu_list *list, char *driver,
+int pna_amd_sysfs_collect(const struct pna_roots *roots, struct pna_gpu_list *list,
+                          struct pna_amd_gpu_metrics_refusals *refusals, char *driver,
                           size_t driver_len, char *err, size_t errlen)
 {
-    struct collect_ctx cc = { .list = list, .first = list->count };
+    struct collect_ctx cc = { .list = list, .first = list->count, .refusals = refusals };
     if (for_each_card(roots, collect_card, &cc) != 0) {
         snprintf(err, errlen, "cannot list %s/class/drm: %s", roots->sysfs, strerror(errno));
         return -1;

@@ -142,18 +142,18 @@ static bool read_gpm(struct dev_read *r, struct nvml_ident *id, struct pna_gpu *
         return false;
     }
     if (id->gpm_have_last) {
-        static nvmlGpmMetricsGet_t mg; /* 4 KiB: not on the poller's stack; one poller thread */
-        memset(&mg, 0, sizeof mg);
-        mg.version = NVML_GPM_METRICS_GET_VERSION;
-        mg.numMetrics = GPM_PERCENTS + GPM_RATES;
-        mg.sample1 = id->gpm_last;
-        mg.sample2 = now;
+        nvmlGpmMetricsGet_t *mg = &nv->scratch.metrics;
+        memset(mg, 0, sizeof *mg);
+        mg->version = NVML_GPM_METRICS_GET_VERSION;
+        mg->numMetrics = GPM_PERCENTS + GPM_RATES;
+        mg->sample1 = id->gpm_last;
+        mg->sample2 = now;
         for (size_t i = 0; i < GPM_PERCENTS; i++)
-            mg.metrics[i].metricId = gpm_percent[i].metric;
+            mg->metrics[i].metricId = gpm_percent[i].metric;
         for (size_t i = 0; i < GPM_RATES; i++)
-            mg.metrics[GPM_PERCENTS + i].metricId = gpm_rates[i];
-        if (pna_nvml_ok(r, nv->GpmMetricsGet(&mg)))
-            gpm_fill(&mg, g);
+            mg->metrics[GPM_PERCENTS + i].metricId = gpm_rates[i];
+        if (pna_nvml_ok(r, nv->GpmMetricsGet(mg)))
+            gpm_fill(mg, g);
     }
     pna_nvml_activity_forget(nv, id);
     id->gpm_last = now;
@@ -186,22 +186,22 @@ void pna_nvml_read_activity(struct dev_read *r, struct nvml_ident *id, struct pn
 bool pna_nvml_gpm_mig_metrics(struct dev_read *r, nvmlGpmSample_t older, nvmlGpmSample_t newer,
                               struct pna_gpu_mig *mig)
 {
-    static nvmlGpmMetricsGet_t mg; /* as read_gpm: one poller thread */
-    memset(&mg, 0, sizeof mg);
-    mg.version = NVML_GPM_METRICS_GET_VERSION;
-    mg.numMetrics = 2;
-    mg.sample1 = older;
-    mg.sample2 = newer;
-    mg.metrics[0].metricId = NVML_GPM_METRIC_SM_UTIL;
-    mg.metrics[1].metricId = NVML_GPM_METRIC_ANY_TENSOR_UTIL;
-    if (!pna_nvml_ok(r, r->nv->GpmMetricsGet(&mg)))
+    nvmlGpmMetricsGet_t *mg = &r->nv->scratch.metrics;
+    memset(mg, 0, sizeof *mg);
+    mg->version = NVML_GPM_METRICS_GET_VERSION;
+    mg->numMetrics = 2;
+    mg->sample1 = older;
+    mg->sample2 = newer;
+    mg->metrics[0].metricId = NVML_GPM_METRIC_SM_UTIL;
+    mg->metrics[1].metricId = NVML_GPM_METRIC_ANY_TENSOR_UTIL;
+    if (!pna_nvml_ok(r, r->nv->GpmMetricsGet(mg)))
         return false;
     double v;
-    if (gpm_value(&mg.metrics[0], &v)) {
+    if (gpm_value(&mg->metrics[0], &v)) {
         mig->has_sm_active = true;
         mig->sm_active_bp = (uint32_t)((v > 100.0 ? 100.0 : v) * 100.0 + 0.5);
     }
-    if (gpm_value(&mg.metrics[1], &v)) {
+    if (gpm_value(&mg->metrics[1], &v)) {
         mig->has_tensor_active = true;
         mig->tensor_active_bp = (uint32_t)((v > 100.0 ? 100.0 : v) * 100.0 + 0.5);
     }

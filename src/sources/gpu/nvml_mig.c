@@ -26,14 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The GPU instance profiles of one GPU, read once per poll. */
-struct profiles {
-    bool read;
-    unsigned n;
-    nvmlGpuInstanceProfileInfo_v2_t p[NVML_GPU_INSTANCE_PROFILE_COUNT];
-};
-
-static void read_profiles(struct dev_read *r, struct profiles *pr)
+static void read_profiles(struct dev_read *r, struct nvml_profiles *pr)
 {
     pr->read = true;
     for (unsigned i = 0; !r->lost && r->nv->DeviceGetGpuInstanceProfileInfoV &&
@@ -62,8 +55,9 @@ static bool instance_profile_id(struct dev_read *r, unsigned gi, unsigned *id)
     return true;
 }
 
-static const nvmlGpuInstanceProfileInfo_v2_t *profile_of(struct dev_read *r, struct profiles *pr,
-                                                         unsigned gi, const nvmlDeviceAttributes_t *a)
+static const nvmlGpuInstanceProfileInfo_v2_t *profile_of(struct dev_read *r,
+                                                         struct nvml_profiles *pr, unsigned gi,
+                                                         const nvmlDeviceAttributes_t *a)
 {
     if (!pr->read)
         read_profiles(r, pr);
@@ -116,7 +110,7 @@ static void read_memory(struct dev_read *r, struct pna_gpu_mig *m)
 
 /* One MIG device, read through its own handle R (errors on it do not mark
  * the GPU lost: PARENT's reader does that).  False when it has no ids. */
-static bool read_device(struct dev_read *parent, struct dev_read *r, struct profiles *pr,
+static bool read_device(struct dev_read *parent, struct dev_read *r, struct nvml_profiles *pr,
                         struct pna_gpu_mig *m)
 {
     struct pna_nvml *nv = r->nv;
@@ -234,8 +228,8 @@ void pna_nvml_read_migs(struct dev_read *r, struct nvml_ident *id, struct pna_gp
         !nv->DeviceGetMigDeviceHandleByIndex ||
         !pna_nvml_ok(r, nv->DeviceGetMaxMigDeviceCount(r->dev, &max)))
         return;
-    static struct profiles pr; /* 2.6 KiB: off the poller's stack; one poller thread */
-    memset(&pr, 0, sizeof pr);
+    struct nvml_profiles *pr = &nv->scratch.profiles;
+    memset(pr, 0, sizeof *pr);
     size_t first = list->mig_count;
     for (unsigned i = 0; i < max && !r->lost; i++) {
         struct dev_read mr = { .nv = nv };
@@ -246,7 +240,7 @@ void pna_nvml_read_migs(struct dev_read *r, struct nvml_ident *id, struct pna_gp
         if (!m)
             return;
         m->gpu_index = g->index;
-        if (!read_device(r, &mr, &pr, m))
+        if (!read_device(r, &mr, pr, m))
             list->mig_count--;
     }
     if (!r->lost && list->mig_count > first)

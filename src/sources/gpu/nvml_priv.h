@@ -36,6 +36,22 @@ struct nvml_ident {
     struct nvml_mig_gpm mig_gpm[NVML_MAX_GPU_INSTANCES];
 };
 
+/* The GPU instance profiles of one GPU, read once per poll (nvml_mig.c). */
+struct nvml_profiles {
+    bool read;
+    unsigned n;
+    nvmlGpuInstanceProfileInfo_v2_t p[NVML_GPU_INSTANCE_PROFILE_COUNT];
+};
+
+/* Room the readers use within one pna_nvml_collect(), too large for the
+ * poller thread's stack: held by the handle, which its owner (the GPU
+ * poller's state) reads from one thread at a time, so the readers keep
+ * nothing in static storage. */
+struct nvml_scratch {
+    struct nvml_profiles profiles;   /* 2.6 KiB: nvml_mig.c */
+    nvmlGpmMetricsGet_t metrics;     /* 4 KiB: one nvmlGpmMetricsGet (nvml_activity.c) */
+};
+
 struct pna_nvml {
     void *lib;
     bool initialised;
@@ -95,6 +111,7 @@ struct pna_nvml {
 
     struct nvml_ident ident[NVML_MAX_GPUS];
     size_t nident;
+    struct nvml_scratch scratch;
 };
 
 /* The result of one optional call: true when the value is valid.  A lost GPU

@@ -16,7 +16,6 @@
 
 struct pna_grpc_client;
 
-#define PNA_PODRES_SOCKET_DEFAULT "/var/lib/kubelet/pod-resources/kubelet.sock"
 #define PNA_PODRES_MAX_BYTES (16u << 20)   /* one response; larger is an error */
 #define PNA_PODRES_MAX_DEVICES 65536       /* rows per response; more are dropped, counted */
 

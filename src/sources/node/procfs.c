@@ -147,13 +147,12 @@ static const char *cpuinfo_value(const char *line, const char *key, size_t *len)
     return p;
 }
 
-#define MAX_CORE_IDS 8192
-
-void pna_node_parse_cpuinfo(const char *text, struct pna_node *out)
+void pna_node_parse_cpuinfo(const char *text, struct pna_node_scratch *scratch,
+                            struct pna_node *out)
 {
     /* A core is a distinct (physical id, core id) pair; kept as one 64-bit key. */
-    static uint64_t cores[MAX_CORE_IDS];
-    static long sockets[MAX_CORE_IDS];
+    uint64_t *cores = scratch->cores;
+    long *sockets = scratch->sockets;
     size_t ncores = 0, nsockets = 0;
     long phys = -1;
     uint32_t threads = 0;
@@ -171,14 +170,14 @@ void pna_node_parse_cpuinfo(const char *text, struct pna_node *out)
             size_t i;
             for (i = 0; i < nsockets && sockets[i] != phys; i++)
                 ;
-            if (i == nsockets && nsockets < MAX_CORE_IDS)
+            if (i == nsockets && nsockets < PNA_NODE_MAX_CORE_IDS)
                 sockets[nsockets++] = phys;
         } else if ((v = cpuinfo_value(line, "core id", &len)) != NULL) {
             uint64_t key = ((uint64_t)(uint32_t)phys << 32) | (uint32_t)strtol(v, NULL, 10);
             size_t i;
             for (i = 0; i < ncores && cores[i] != key; i++)
                 ;
-            if (i == ncores && ncores < MAX_CORE_IDS)
+            if (i == ncores && ncores < PNA_NODE_MAX_CORE_IDS)
                 cores[ncores++] = key;
         }
     }
@@ -302,7 +301,8 @@ static void read_load_and_uptime(const struct pna_roots *roots, struct pna_node 
 }
 
 static int read_cpu(const struct pna_roots *roots, const struct pna_node *prev,
-                    struct pna_node *out, char *err, size_t errlen)
+                    struct pna_node_scratch *scratch, struct pna_node *out, char *err,
+                    size_t errlen)
 {
     char *text = NULL;
     if (read_whole(roots->procfs, "/stat", &text, err, errlen) != 0)
@@ -320,7 +320,7 @@ static int read_cpu(const struct pna_roots *roots, const struct pna_node *prev,
     }
     if (read_whole(roots->procfs, "/cpuinfo", &text, err, errlen) != 0)
         return -1;
-    pna_node_parse_cpuinfo(text, out);
+    pna_node_parse_cpuinfo(text, scratch, out);
     free(text);
     return 0;
 }
@@ -339,12 +339,13 @@ static int read_memory(const struct pna_roots *roots, struct pna_node *out, char
 }
 
 int pna_node_collect(const struct pna_roots *roots, const struct pna_node *prev,
-                     struct pna_node *out, char *err, size_t errlen)
+                     struct pna_node_scratch *scratch, struct pna_node *out, char *err,
+                     size_t errlen)
 {
     memset(out, 0, sizeof *out);
     read_identity(roots, out);
     read_load_and_uptime(roots, out);
-    if (read_cpu(roots, prev, out, err, errlen) != 0)
+    if (read_cpu(roots, prev, scratch, out, err, errlen) != 0)
         return -1;
     return read_memory(roots, out, err, errlen);
 }
