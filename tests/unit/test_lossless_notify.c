@@ -48,16 +48,6 @@ static int stub_dcb(const char *ifname, struct pna_dcb *out)
     return 0;
 }
 
-static struct pna_event seen[16];
-static size_t n_seen;
-
-static void sink(const struct pna_event *ev, void *arg)
-{
-    (void)arg;
-    if (n_seen < sizeof seen / sizeof seen[0])
-        seen[n_seen++] = *ev;
-}
-
 /* One poll the way the poller core does it: prev and inputs from the cache. */
 static void poll_once(const struct pna_poller_ops *ops, void *state)
 {
@@ -69,23 +59,34 @@ static void poll_once(const struct pna_poller_ops *ops, void *state)
         pna_cache_publish(ops->domain, out);
 }
 
-/* A pfc poll; returns how many lossless notifications it posted. */
+/* The event table's index of the first event the last pfc poll queued. */
+static size_t first_new;
+
+static bool is_lossless(const struct pna_event *ev)
+{
+    return ev->type == PNA_EV_ROCE_LOSSLESS || ev->type == PNA_EV_ROCE_NODE_LOSSLESS;
+}
+
+/* A pfc poll, its events moved into the event table as the main thread
+ * does; returns how many lossless notifications it posted. */
 static size_t poll_pfc(void *state)
 {
     poll_once(&pna_pfc_poller, state);
-    n_seen = 0;
-    pna_events_drain(sink, NULL);
+    first_new = pna_events_count();
+    pna_events_drain(NULL, NULL);
     size_t n = 0;
-    for (size_t i = 0; i < n_seen; i++)
-        n += seen[i].type == PNA_EV_ROCE_LOSSLESS || seen[i].type == PNA_EV_ROCE_NODE_LOSSLESS;
+    for (size_t i = first_new; i < pna_events_count(); i++)
+        n += is_lossless(pna_events_at(i));
     return n;
 }
 
 static const struct pna_event *find(enum pna_event_type type, const char *ifname)
 {
-    for (size_t i = 0; i < n_seen; i++)
-        if (seen[i].type == type && strcmp(seen[i].u.lossless.ifname, ifname) == 0)
-            return &seen[i];
+    for (size_t i = first_new; i < pna_events_count(); i++) {
+        const struct pna_event *ev = pna_events_at(i);
+        if (ev->type == type && strcmp(ev->u.lossless.ifname, ifname) == 0)
+            return ev;
+    }
     return NULL;
 }
 
@@ -140,9 +141,9 @@ static void test_stale_drops(void *ib, void *pfc)
 
     /* the RDMA port really goes (the ib snapshot says so): forgotten
      * without a word; back not ready, it is a first sighting again */
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf %s/class/infiniband/mlx5_0", root);
-    CHECK_INT(system(cmd), 0);
+    char dev[PATH_MAX];
+    snprintf(dev, sizeof dev, "%s/class/infiniband/mlx5_0", root);
+    unit_rmtree(dev);
     poll_once(&pna_ib_poller, ib);
     CHECK_U64(poll_pfc(pfc), 0);
     put_roce_port();
@@ -165,7 +166,7 @@ int main(void)
     char configured[] = CONFIGURED;
     cfg.pfc_interfaces.names[0] = configured;
     cfg.pfc_interfaces.count = 1;
-    CHECK_INT(pna_events_init(64), 0);
+    CHECK_INT(pna_events_init(256), 0); /* holds every event of the test */
     pna_pfc_poller_set_dcb_reader(stub_dcb);
     pna_ib_poller_set_link_ops(NULL, NULL); /* the polls alone */
 
@@ -181,9 +182,6 @@ int main(void)
 
     pna_cache_clear();
     pna_events_shutdown();
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", root);
+    unit_rmtree(root);
     UNIT_END();
 }

@@ -93,250 +93,194 @@ static const struct pna_transition_rule rule = {
     .gone = on_gone,
 };
 
-static void see(struct pna_transitions *t, const char *name, uint32_t a, int32_t state)
+/* One observation of a poll: key (NAME, A) in STATE. */
+struct obs {
+    const char *name;
+    uint32_t a;
+    int32_t state;
+};
+
+struct fixture {
+    struct log l;
+    struct pna_transitions *t;
+};
+
+static bool setup(struct fixture *f, const struct pna_transition_rule *r)
 {
-    struct pna_transition_key k = pna_transition_key(name, a, 0);
-    struct mydata *d = pna_transitions_observe(t, &k, state, name);
-    CHECK(d != NULL);
-    if (d)
-        d->observed++;
+    memset(f, 0, sizeof *f);
+    f->t = pna_transitions_new(r, sizeof(struct mydata), &f->l);
+    CHECK(f->t != NULL);
+    return f->t != NULL;
 }
 
-static bool call_is(const struct log *l, size_t i, enum call_kind kind, const char *name,
+static void teardown(struct fixture *f)
+{
+    pna_transitions_free(f->t);
+    free(f->l.calls);
+}
+
+/* One poll of the N observations OBS: the log then holds its calls, and
+ * their count is returned. */
+static size_t poll_keys(struct fixture *f, const struct obs *obs, size_t n)
+{
+    f->l.n = 0;
+    pna_transitions_begin(f->t);
+    for (size_t i = 0; i < n; i++) {
+        struct pna_transition_key k = pna_transition_key(obs[i].name, obs[i].a, 0);
+        struct mydata *d = pna_transitions_observe(f->t, &k, obs[i].state, obs[i].name);
+        CHECK(d != NULL);
+        if (d)
+            d->observed++;
+    }
+    pna_transitions_end(f->t);
+    return f->l.n;
+}
+
+#define POLL(f, ...) \
+    poll_keys((f), (const struct obs[]){ __VA_ARGS__ }, \
+              sizeof((const struct obs[]){ __VA_ARGS__ }) / sizeof(struct obs))
+
+/* Call I of the last poll is KIND for key NAME, from OLD_STATE to NEW_STATE. */
+static bool call_is(const struct fixture *f, size_t i, enum call_kind kind, const char *name,
                     int32_t old_state, int32_t new_state)
 {
-    if (i >= l->n)
+    if (i >= f->l.n)
         return false;
-    const struct call *c = &l->calls[i];
+    const struct call *c = &f->l.calls[i];
     return c->kind == kind && strcmp(c->key.name, name) == 0 && c->old_state == old_state &&
            c->new_state == new_state;
 }
 
+/* Key (NAME, A)'s data, and its state in *STATE; NULL when not known. */
+static struct mydata *known(const struct fixture *f, const char *name, uint32_t a, int32_t *state)
+{
+    struct pna_transition_key k = pna_transition_key(name, a, 0);
+    return pna_transitions_find(f->t, &k, state);
+}
+
 static void test_startup_policy(void)
 {
-    struct log l = { 0 };
-    struct pna_transitions *t = pna_transitions_new(&rule, sizeof(struct mydata), &l);
-    CHECK(t != NULL);
-    if (!t)
+    struct fixture f;
+    if (!setup(&f, &rule))
         return;
     /* the first poll: the good key says nothing, the bad ones report */
-    pna_transitions_begin(t);
-    see(t, "eth0", 0, GOOD);
-    see(t, "eth1", 0, BAD);
-    see(t, "eth2", 0, WORSE);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 2);
-    CHECK(call_is(&l, 0, FIRST, "eth1", 0, BAD));
-    CHECK(call_is(&l, 1, FIRST, "eth2", 0, WORSE));
-    CHECK_STR(l.last_obs, "eth2"); /* the observation reaches the callback */
-    CHECK_U64(pna_transitions_count(t), 3);
+    CHECK_U64(POLL(&f, { "eth0", 0, GOOD }, { "eth1", 0, BAD }, { "eth2", 0, WORSE }), 2);
+    CHECK(call_is(&f, 0, FIRST, "eth1", 0, BAD));
+    CHECK(call_is(&f, 1, FIRST, "eth2", 0, WORSE));
+    CHECK_STR(f.l.last_obs, "eth2"); /* the observation reaches the callback */
+    CHECK_U64(pna_transitions_count(f.t), 3);
 
     /* a later poll: the same states are no news; a key appearing good says
      * nothing, one appearing bad reports */
-    l.n = 0;
-    pna_transitions_begin(t);
-    see(t, "eth0", 0, GOOD);
-    see(t, "eth1", 0, BAD);
-    see(t, "eth2", 0, WORSE);
-    see(t, "eth3", 0, GOOD);
-    see(t, "eth4", 0, BAD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, FIRST, "eth4", 0, BAD));
+    CHECK_U64(POLL(&f, { "eth0", 0, GOOD }, { "eth1", 0, BAD }, { "eth2", 0, WORSE },
+                   { "eth3", 0, GOOD }, { "eth4", 0, BAD }), 1);
+    CHECK(call_is(&f, 0, FIRST, "eth4", 0, BAD));
 
     /* the caller's data: zeroed at first sight, kept across polls */
-    struct pna_transition_key k = pna_transition_key("eth1", 0, 0);
     int32_t state = 0;
-    struct mydata *d = pna_transitions_find(t, &k, &state);
+    struct mydata *d = known(&f, "eth1", 0, &state);
     CHECK(d && d->observed == 2 && d->first_seen_calls == 1);
     CHECK_INT(state, BAD);
-    k = pna_transition_key("eth3", 0, 0);
-    d = pna_transitions_find(t, &k, NULL);
+    d = known(&f, "eth3", 0, NULL);
     CHECK(d && d->observed == 1 && d->first_seen_calls == 0);
-    k = pna_transition_key("eth9", 0, 0);
-    CHECK(pna_transitions_find(t, &k, &state) == NULL);
-    pna_transitions_free(t);
-    free(l.calls);
+    CHECK(known(&f, "eth9", 0, &state) == NULL);
+    teardown(&f);
 }
 
 static void test_changes(void)
 {
-    struct log l = { 0 };
-    struct pna_transitions *t = pna_transitions_new(&rule, sizeof(struct mydata), &l);
-    CHECK(t != NULL);
-    if (!t)
+    struct fixture f;
+    if (!setup(&f, &rule))
         return;
-    pna_transitions_begin(t);
-    see(t, "mlx5_0", 1, GOOD);
-    see(t, "mlx5_0", 2, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 0);
+    CHECK_U64(POLL(&f, { "mlx5_0", 1, GOOD }, { "mlx5_0", 2, GOOD }), 0);
 
     /* port 1 goes bad, port 2 stays: one change, old and new */
-    pna_transitions_begin(t);
-    see(t, "mlx5_0", 1, BAD);
-    see(t, "mlx5_0", 2, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, CHANGED, "mlx5_0", GOOD, BAD));
-    CHECK_INT(l.n ? l.calls[0].key.a : 0, 1);
+    CHECK_U64(POLL(&f, { "mlx5_0", 1, BAD }, { "mlx5_0", 2, GOOD }), 1);
+    CHECK(call_is(&f, 0, CHANGED, "mlx5_0", GOOD, BAD));
+    CHECK_INT(f.l.n ? f.l.calls[0].key.a : 0, 1);
 
     /* worse, then a change the rule holds back: compared with the state
      * reported, not the one seen, until the rule takes it */
-    l.n = 0;
-    pna_transitions_begin(t);
-    see(t, "mlx5_0", 1, WORSE);
-    see(t, "mlx5_0", 2, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, CHANGED, "mlx5_0", BAD, WORSE));
-    l.n = 0;
-    l.hold_changes = true;
-    for (int i = 0; i < 2; i++) {
-        pna_transitions_begin(t);
-        see(t, "mlx5_0", 1, GOOD);
-        see(t, "mlx5_0", 2, GOOD);
-        pna_transitions_end(t);
-    }
-    CHECK_U64(l.n, 0);
-    l.hold_changes = false;
-    pna_transitions_begin(t);
-    see(t, "mlx5_0", 1, GOOD);
-    see(t, "mlx5_0", 2, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, CHANGED, "mlx5_0", WORSE, GOOD));
+    CHECK_U64(POLL(&f, { "mlx5_0", 1, WORSE }, { "mlx5_0", 2, GOOD }), 1);
+    CHECK(call_is(&f, 0, CHANGED, "mlx5_0", BAD, WORSE));
+    f.l.hold_changes = true;
+    for (int i = 0; i < 2; i++)
+        CHECK_U64(POLL(&f, { "mlx5_0", 1, GOOD }, { "mlx5_0", 2, GOOD }), 0);
+    f.l.hold_changes = false;
+    CHECK_U64(POLL(&f, { "mlx5_0", 1, GOOD }, { "mlx5_0", 2, GOOD }), 1);
+    CHECK(call_is(&f, 0, CHANGED, "mlx5_0", WORSE, GOOD));
 
     /* a change the caller reported itself between polls (an event): the
      * poll that sees the same state says nothing */
-    l.n = 0;
     struct pna_transition_key k = pna_transition_key("mlx5_0", 2, 0);
-    CHECK(pna_transitions_set(t, &k, BAD));
+    CHECK(pna_transitions_set(f.t, &k, BAD));
     k = pna_transition_key("mlx5_0", 3, 0);
-    CHECK(!pna_transitions_set(t, &k, BAD)); /* not known */
-    pna_transitions_begin(t);
-    see(t, "mlx5_0", 1, GOOD);
-    see(t, "mlx5_0", 2, BAD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 0);
-    pna_transitions_free(t);
-    free(l.calls);
+    CHECK(!pna_transitions_set(f.t, &k, BAD)); /* not known */
+    CHECK_U64(POLL(&f, { "mlx5_0", 1, GOOD }, { "mlx5_0", 2, BAD }), 0);
+    teardown(&f);
 }
 
 static void test_gone(void)
 {
-    struct log l = { 0 };
-    struct pna_transitions *t = pna_transitions_new(&rule, sizeof(struct mydata), &l);
-    CHECK(t != NULL);
-    if (!t)
+    struct fixture f;
+    if (!setup(&f, &rule))
         return;
-    pna_transitions_begin(t);
-    see(t, "c", 0, GOOD);
-    see(t, "a", 0, BAD);
-    see(t, "b", 7, GOOD);
-    see(t, "b", 3, GOOD);
-    pna_transitions_end(t);
-    l.n = 0;
+    POLL(&f, { "c", 0, GOOD }, { "a", 0, BAD }, { "b", 7, GOOD }, { "b", 3, GOOD });
 
     /* all four go: one gone call each, in key order, with the last state */
-    pna_transitions_begin(t);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 4);
-    CHECK(call_is(&l, 0, GONE, "a", BAD, 0));
-    CHECK(call_is(&l, 1, GONE, "b", GOOD, 0) && l.calls[1].key.a == 3);
-    CHECK(call_is(&l, 2, GONE, "b", GOOD, 0) && l.calls[2].key.a == 7);
-    CHECK(call_is(&l, 3, GONE, "c", GOOD, 0));
-    CHECK_U64(pna_transitions_count(t), 0);
+    CHECK_U64(poll_keys(&f, NULL, 0), 4);
+    CHECK(call_is(&f, 0, GONE, "a", BAD, 0));
+    CHECK(call_is(&f, 1, GONE, "b", GOOD, 0) && f.l.calls[1].key.a == 3);
+    CHECK(call_is(&f, 2, GONE, "b", GOOD, 0) && f.l.calls[2].key.a == 7);
+    CHECK(call_is(&f, 3, GONE, "c", GOOD, 0));
+    CHECK_U64(pna_transitions_count(f.t), 0);
     /* forgotten: once, and a key that comes back is a first sighting */
-    l.n = 0;
-    pna_transitions_begin(t);
-    see(t, "a", 0, BAD);
-    see(t, "c", 0, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, FIRST, "a", 0, BAD));
+    CHECK_U64(POLL(&f, { "a", 0, BAD }, { "c", 0, GOOD }), 1);
+    CHECK(call_is(&f, 0, FIRST, "a", 0, BAD));
 
     /* the rule keeps a key whose absence is not news: asked at each poll it
      * is missing, and when it is back in the same state nothing fires again;
      * back in another state is a change */
-    l.n = 0;
-    l.keep_gone = true;
+    f.l.keep_gone = true;
     for (int i = 0; i < 2; i++) {
-        pna_transitions_begin(t);
-        see(t, "c", 0, GOOD);
-        pna_transitions_end(t);
+        CHECK_U64(POLL(&f, { "c", 0, GOOD }), 1);
+        CHECK(call_is(&f, 0, GONE, "a", BAD, 0));
     }
-    CHECK_U64(l.n, 2);
-    CHECK(call_is(&l, 0, GONE, "a", BAD, 0) && call_is(&l, 1, GONE, "a", BAD, 0));
-    CHECK_U64(pna_transitions_count(t), 2);
-    l.n = 0;
-    pna_transitions_begin(t);
-    see(t, "a", 0, BAD);
-    see(t, "c", 0, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 0);
-    pna_transitions_begin(t);
-    see(t, "c", 0, GOOD);
-    pna_transitions_end(t);
-    l.n = 0;
-    pna_transitions_begin(t);
-    see(t, "a", 0, GOOD);
-    see(t, "c", 0, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, CHANGED, "a", BAD, GOOD));
+    CHECK_U64(pna_transitions_count(f.t), 2);
+    CHECK_U64(POLL(&f, { "a", 0, BAD }, { "c", 0, GOOD }), 0);
+    POLL(&f, { "c", 0, GOOD });
+    CHECK_U64(POLL(&f, { "a", 0, GOOD }, { "c", 0, GOOD }), 1);
+    CHECK(call_is(&f, 0, CHANGED, "a", BAD, GOOD));
+    teardown(&f);
 
     /* no gone callback: forgotten quietly */
     static const struct pna_transition_rule quiet = { .bad = is_bad, .first_seen = on_first,
                                                       .changed = on_changed };
-    struct pna_transitions *q = pna_transitions_new(&quiet, sizeof(struct mydata), &l);
-    CHECK(q != NULL);
-    if (q) {
-        pna_transitions_begin(q);
-        see(q, "x", 0, GOOD);
-        pna_transitions_end(q);
-        l.n = 0;
-        pna_transitions_begin(q);
-        pna_transitions_end(q);
-        CHECK_U64(l.n, 0);
-        CHECK_U64(pna_transitions_count(q), 0);
-        pna_transitions_free(q);
-    }
-    pna_transitions_free(t);
-    free(l.calls);
+    if (!setup(&f, &quiet))
+        return;
+    POLL(&f, { "x", 0, GOOD });
+    CHECK_U64(poll_keys(&f, NULL, 0), 0);
+    CHECK_U64(pna_transitions_count(f.t), 0);
+    teardown(&f);
 }
 
 static void test_seen_twice(void)
 {
-    struct log l = { 0 };
-    struct pna_transitions *t = pna_transitions_new(&rule, sizeof(struct mydata), &l);
-    CHECK(t != NULL);
-    if (!t)
+    struct fixture f;
+    if (!setup(&f, &rule))
         return;
     /* new and twice in the first poll: one first sighting, the repeat's
      * other state ignored */
-    pna_transitions_begin(t);
-    see(t, "dup", 0, BAD);
-    see(t, "dup", 0, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, FIRST, "dup", 0, BAD));
-    /* known and twice in a later poll: one change, not two */
-    l.n = 0;
-    pna_transitions_begin(t);
-    see(t, "dup", 0, GOOD);
-    see(t, "dup", 0, WORSE);
-    see(t, "dup", 0, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, CHANGED, "dup", BAD, GOOD));
-    struct pna_transition_key k = pna_transition_key("dup", 0, 0);
+    CHECK_U64(POLL(&f, { "dup", 0, BAD }, { "dup", 0, GOOD }), 1);
+    CHECK(call_is(&f, 0, FIRST, "dup", 0, BAD));
+    /* known and seen three times in a later poll: one change, not two */
+    CHECK_U64(POLL(&f, { "dup", 0, GOOD }, { "dup", 0, WORSE }, { "dup", 0, GOOD }), 1);
+    CHECK(call_is(&f, 0, CHANGED, "dup", BAD, GOOD));
     int32_t state = 0;
-    struct mydata *d = pna_transitions_find(t, &k, &state);
+    struct mydata *d = known(&f, "dup", 0, &state);
     CHECK_INT(state, GOOD);
     CHECK(d && d->observed == 5); /* the same data for every observation */
-    pna_transitions_free(t);
-    free(l.calls);
+    teardown(&f);
 }
 
 static void test_appearing_is_change(void)
@@ -344,27 +288,15 @@ static void test_appearing_is_change(void)
     static const struct pna_transition_rule appear = { .appearing_is_change = true,
                                                        .changed = on_changed,
                                                        .gone = on_gone };
-    struct log l = { 0 };
-    struct pna_transitions *t = pna_transitions_new(&appear, sizeof(struct mydata), &l);
-    CHECK(t != NULL);
-    if (!t)
+    struct fixture f;
+    if (!setup(&f, &appear))
         return;
     /* the first poll takes every key as it is, bad ones too (no bad()) */
-    pna_transitions_begin(t);
-    see(t, "p1", 0, GOOD);
-    see(t, "p2", 0, BAD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 0);
+    CHECK_U64(POLL(&f, { "p1", 0, GOOD }, { "p2", 0, BAD }), 0);
     /* later, a key that appears is a change from 0 */
-    pna_transitions_begin(t);
-    see(t, "p1", 0, GOOD);
-    see(t, "p2", 0, BAD);
-    see(t, "p3", 0, GOOD);
-    pna_transitions_end(t);
-    CHECK_U64(l.n, 1);
-    CHECK(call_is(&l, 0, CHANGED, "p3", 0, GOOD));
-    pna_transitions_free(t);
-    free(l.calls);
+    CHECK_U64(POLL(&f, { "p1", 0, GOOD }, { "p2", 0, BAD }, { "p3", 0, GOOD }), 1);
+    CHECK(call_is(&f, 0, CHANGED, "p3", 0, GOOD));
+    teardown(&f);
 }
 
 /* ---- many keys ------------------------------------------------------------------ */
@@ -490,19 +422,15 @@ static void count_key(void *arg, const struct pna_transition_key *key, void *dat
 
 static void test_foreach_and_keys(void)
 {
-    struct log l = { 0 };
-    struct pna_transitions *t = pna_transitions_new(&rule, sizeof(struct mydata), &l);
-    CHECK(t != NULL);
-    if (!t)
+    struct fixture f;
+    if (!setup(&f, &rule))
         return;
-    pna_transitions_begin(t);
-    see(t, "x", 1, GOOD);
-    see(t, "x", 2, BAD);
-    see(t, "", 1, GOOD); /* numbers only: another key */
-    pna_transitions_end(t);
+    POLL(&f, { "x", 1, GOOD }, { "x", 2, BAD }, { "", 1, GOOD }); /* "": numbers only */
     int32_t sum = 0;
-    pna_transitions_foreach(t, count_key, &sum);
+    pna_transitions_foreach(f.t, count_key, &sum);
     CHECK_INT(sum, GOOD + BAD + GOOD);
+    CHECK_U64(pna_transitions_count(f.t), 3);
+    teardown(&f);
     /* a name longer than the key holds is cut, not overrun */
     char longname[100];
     memset(longname, 'n', sizeof longname - 1);
@@ -512,8 +440,7 @@ static void test_foreach_and_keys(void)
     k = pna_transition_key(NULL, 4, 5);
     CHECK_STR(k.name, "");
     CHECK(k.a == 4 && k.b == 5);
-    pna_transitions_free(t);
-    free(l.calls);
+    /* a rule without changed() is refused */
     CHECK(pna_transitions_new(&(struct pna_transition_rule){ .bad = is_bad }, 0, NULL) == NULL);
 }
 
