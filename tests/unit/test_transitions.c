@@ -361,8 +361,8 @@ static void test_many_keys(void)
         shuffled[j] = x;
     }
     struct log a = { 0 }, b = { 0 };
-    struct pna_transitions *ta = pna_transitions_new(&rule, 0, &a);
-    struct pna_transitions *tb = pna_transitions_new(&rule, 0, &b);
+    struct pna_transitions *ta = pna_transitions_new(&rule, sizeof(struct mydata), &a);
+    struct pna_transitions *tb = pna_transitions_new(&rule, sizeof(struct mydata), &b);
     CHECK(ta && tb);
     if (ta && tb) {
         /* the same observations, one set always in order, the other
