@@ -4,7 +4,11 @@
  *   PNA_EV_GPU_XID      from NVML's event API, on the XID listener thread;
  *   PNA_EV_GPU_THERMAL  once per crossing of the slowdown threshold;
  *   PNA_EV_GPU_LOST     when a GPU that was present disappears or NVML
- *                       answers GPU_IS_LOST for it.
+ *                       answers GPU_IS_LOST for it;
+ *   PNA_EV_GPU_LINK_*   when a link goes down or comes back;
+ *   PNA_EV_GPU_HEALTH   when the health verdict changes.
+ * All but the XIDs go through core/transitions.c: at start-up (and for a GPU
+ * that appears) only bad news is news.
  *
  * Thread ownership: init/collect/fini run on the poller thread; the XID
  * listener only reads its own copy of the GPU identities and posts events.
@@ -27,6 +31,7 @@
 #include "watchers/gpu_xid.h"
 #include "core/events.h"
 #include "core/log.h"
+#include "core/transitions.h"
 #include "model/containers.h"
 #include "util/fileio.h"
 
@@ -39,16 +44,26 @@
 
 #define MAX_XID_GPUS 64
 
-/* Per-GPU notification state, kept across polls. */
-struct gpu_alert {
-    uint32_t index;
+/* Per-GPU notification state, kept across polls: four kinds of state, each
+ * through core/transitions.c (the start-up policy, changes, GPUs that went
+ * away), keyed by the GPU's index (a link: index, link number). */
+enum { GPU_PRESENT = 1, GPU_LOST = 2 };
+enum { GPU_COOL = 1, GPU_HOT = 2 };
+enum { GPU_LINK_DOWN = 1, GPU_LINK_UP = 2 };
+
+/* What is kept of a present GPU: its names for the notification when it
+ * disappears, and which of its links were ever up. */
+struct gpu_seen {
     char pci_bus_id[24];
     char uuid[80];
-    bool hot;
-    bool lost_reported;
     uint32_t links_seen_up;  /* bit per link number that was up at some poll */
-    uint32_t links_up;       /* bit per link number up at the last poll */
-    int health;              /* the verdict last notified; 0 before the first poll */
+};
+
+struct gpu_alerts {
+    struct pna_transitions *presence; /* GPU_PRESENT / GPU_LOST, data struct gpu_seen */
+    struct pna_transitions *thermal;  /* GPU_COOL / GPU_HOT */
+    struct pna_transitions *links;    /* GPU_LINK_DOWN / GPU_LINK_UP */
+    struct pna_transitions *health;   /* the verdict notified (enum pna_gpu_verdict values) */
 };
 
 /* XIDs per GPU since the agent started (primusGpuXidErrors, primusGpuLastXid). */
@@ -76,8 +91,7 @@ struct gpu_state {
     bool use_amd;
     struct pna_rocm *rocm;
 
-    struct gpu_alert *alerts;
-    size_t nalerts;
+    struct gpu_alerts alerts;    /* made at the first poll */
 
     /* Written by the XID listener thread, read by collect(): xid_lock. */
     pthread_mutex_t xid_lock;
@@ -170,136 +184,281 @@ static void on_xid(const struct pna_nvml_xid *x, void *arg)
     pna_event_post(&ev);
 }
 
-static struct gpu_alert *alert_for(struct gpu_state *st, const struct pna_gpu *g)
+/* What a GPU's observations give the callbacks: the GPU, and per kind the
+ * thermal limit, the link, or the health reason. */
+struct gpu_obs {
+    const struct pna_gpu *g;
+    int32_t limit_c;
+    const struct pna_gpu_link *link;
+    const char *reason;
+};
+
+static bool is_lost(int32_t state)
 {
-    for (size_t i = 0; i < st->nalerts; i++)
-        if (st->alerts[i].index == g->index)
-            return &st->alerts[i];
-    return NULL;
+    return state == GPU_LOST;
 }
 
-static void check_thermal(struct gpu_state *st, const struct pna_gpu *g, struct gpu_alert *a)
+static void post_lost(const struct pna_gpu *g)
 {
-    int32_t limit = 0;
-    int hot = pna_gpu_thermal_state(g, st->temp_threshold_c, a->hot, &limit);
-    if (hot < 0) {
-        a->hot = false;
-        return;
-    }
-    if (hot && !a->hot) {
+    char text[256];
+    snprintf(text, sizeof text, "GPU %s %s is lost (NVML: GPU is lost)", g->pci_bus_id, g->uuid);
+    post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, g->index, g->pci_bus_id, g->uuid, text);
+}
+
+static void lost_first_seen(void *arg, const struct pna_transition_key *key, void *data,
+                            int32_t state, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)state;
+    post_lost(((const struct gpu_obs *)obs)->g);
+}
+
+/* Lost is news; found again is not (its rows say so). */
+static bool lost_changed(void *arg, const struct pna_transition_key *key, void *data,
+                         int32_t old_state, int32_t state, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)old_state;
+    if (state == GPU_LOST)
+        post_lost(((const struct gpu_obs *)obs)->g);
+    return true;
+}
+
+/* A GPU no longer enumerated: news unless it was reported lost already. */
+static bool gpu_gone(void *arg, const struct pna_transition_key *key, void *data, int32_t last)
+{
+    (void)arg;
+    const struct gpu_seen *seen = data;
+    if (last != GPU_LOST) {
         char text[256];
-        struct pna_event ev;
-        gpu_event_init(&ev, PNA_EV_GPU_THERMAL, PNA_SEV_WARNING, g->index, g->pci_bus_id,
-                       g->uuid);
-        if (st->temp_threshold_c > 0 || g->has_temp_slowdown)
-            snprintf(text, sizeof text, "GPU %s at %d C, threshold %d C", g->pci_bus_id,
-                     g->temp_c, limit);
-        else
-            snprintf(text, sizeof text, "GPU %s %d C below T.Limit, slowdown at %d C",
-                     g->pci_bus_id, g->temp_tlimit_c, limit);
-        pna_strlcpy(ev.text, text, sizeof ev.text);
-        ev.u.gpu.temperature_c = g->has_temp ? g->temp_c : 0;
-        ev.u.gpu.threshold_c = limit;
-        pna_event_post(&ev);
+        snprintf(text, sizeof text, "GPU %s %s disappeared", seen->pci_bus_id, seen->uuid);
+        post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, key->a, seen->pci_bus_id, seen->uuid,
+                       text);
     }
-    a->hot = hot != 0;
+    return true;
 }
 
-/* Links that went down or came back since the last poll; marks the links
- * that were up once and are not now (a link never up is not a fault: an
- * NVLink bridge that is not fitted). */
-static void check_links(struct pna_gpu *g, struct gpu_alert *a)
+static const struct pna_transition_rule presence_rule = {
+    .bad = is_lost, .first_seen = lost_first_seen, .changed = lost_changed, .gone = gpu_gone,
+};
+
+static bool is_hot(int32_t state)
+{
+    return state == GPU_HOT;
+}
+
+static void post_thermal(const struct gpu_state *st, const struct gpu_obs *o)
+{
+    const struct pna_gpu *g = o->g;
+    char text[256];
+    struct pna_event ev;
+    gpu_event_init(&ev, PNA_EV_GPU_THERMAL, PNA_SEV_WARNING, g->index, g->pci_bus_id, g->uuid);
+    if (st->temp_threshold_c > 0 || g->has_temp_slowdown)
+        snprintf(text, sizeof text, "GPU %s at %d C, threshold %d C", g->pci_bus_id, g->temp_c,
+                 o->limit_c);
+    else
+        snprintf(text, sizeof text, "GPU %s %d C below T.Limit, slowdown at %d C", g->pci_bus_id,
+                 g->temp_tlimit_c, o->limit_c);
+    pna_strlcpy(ev.text, text, sizeof ev.text);
+    ev.u.gpu.temperature_c = g->has_temp ? g->temp_c : 0;
+    ev.u.gpu.threshold_c = o->limit_c;
+    pna_event_post(&ev);
+}
+
+static void thermal_first_seen(void *arg, const struct pna_transition_key *key, void *data,
+                               int32_t state, const void *obs)
+{
+    (void)key;
+    (void)data;
+    (void)state;
+    post_thermal(arg, obs);
+}
+
+/* Once per crossing; cooling down is not news. */
+static bool thermal_changed(void *arg, const struct pna_transition_key *key, void *data,
+                            int32_t old_state, int32_t state, const void *obs)
+{
+    (void)key;
+    (void)data;
+    (void)old_state;
+    if (state == GPU_HOT)
+        post_thermal(arg, obs);
+    return true;
+}
+
+static const struct pna_transition_rule thermal_rule = {
+    .bad = is_hot, .first_seen = thermal_first_seen, .changed = thermal_changed,
+};
+
+/* A link is no news at first sight, down (never up: an NVLink bridge that
+ * is not fitted) or up; then each change is. */
+static bool link_changed(void *arg, const struct pna_transition_key *key, void *data,
+                         int32_t old_state, int32_t state, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)old_state;
+    const struct gpu_obs *o = obs;
+    const struct pna_gpu *g = o->g;
+    bool up = state == GPU_LINK_UP;
+    struct pna_event ev;
+    gpu_event_init(&ev, up ? PNA_EV_GPU_LINK_UP : PNA_EV_GPU_LINK_DOWN,
+                   up ? PNA_SEV_INFO : PNA_SEV_ERROR, g->index, g->pci_bus_id, g->uuid);
+    ev.u.gpu.link = o->link->number;
+    pna_strlcpy(ev.u.gpu.remote_bus_id, o->link->remote_bus_id, sizeof ev.u.gpu.remote_bus_id);
+    snprintf(ev.text, sizeof ev.text, "GPU %s link %u %s (remote %s)", g->pci_bus_id,
+             o->link->number, up ? "is up again" : "went down",
+             o->link->remote_bus_id[0] ? o->link->remote_bus_id : "unknown");
+    pna_event_post(&ev);
+    return true;
+}
+
+static const struct pna_transition_rule link_rule = { .changed = link_changed };
+
+/* A GPU that starts ok (or unknown) is not news. */
+static bool health_is_bad(int32_t verdict)
+{
+    return verdict == PNA_VERDICT_WARNING || verdict == PNA_VERDICT_CRITICAL;
+}
+
+static void post_health(const struct gpu_obs *o, int v)
+{
+    static const enum pna_severity sev[] = {
+        [PNA_VERDICT_OK] = PNA_SEV_INFO, [PNA_VERDICT_WARNING] = PNA_SEV_WARNING,
+        [PNA_VERDICT_CRITICAL] = PNA_SEV_CRITICAL, [PNA_VERDICT_UNKNOWN] = PNA_SEV_INFO,
+    };
+    const struct pna_gpu *g = o->g;
+    struct pna_event ev;
+    gpu_event_init(&ev, PNA_EV_GPU_HEALTH, sev[v], g->index, g->pci_bus_id, g->uuid);
+    ev.u.gpu.health = v;
+    pna_strlcpy(ev.u.gpu.reason, o->reason, sizeof ev.u.gpu.reason);
+    snprintf(ev.text, sizeof ev.text, "GPU %s is %s%s%s", g->pci_bus_id, pna_gpu_verdict_name(v),
+             o->reason[0] ? ": " : "", o->reason);
+    pna_event_post(&ev);
+}
+
+static void health_first_seen(void *arg, const struct pna_transition_key *key, void *data,
+                              int32_t verdict, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    post_health(obs, verdict);
+}
+
+/* Every change of verdict, with its reason. */
+static bool health_changed(void *arg, const struct pna_transition_key *key, void *data,
+                           int32_t old_verdict, int32_t verdict, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)old_verdict;
+    post_health(obs, verdict);
+    return true;
+}
+
+static const struct pna_transition_rule health_rule = {
+    .bad = health_is_bad, .first_seen = health_first_seen, .changed = health_changed,
+};
+
+static void alerts_free(struct gpu_alerts *a)
+{
+    pna_transitions_free(a->presence);
+    pna_transitions_free(a->thermal);
+    pna_transitions_free(a->links);
+    pna_transitions_free(a->health);
+    memset(a, 0, sizeof *a);
+}
+
+static int alerts_make(struct gpu_state *st)
+{
+    struct gpu_alerts *a = &st->alerts;
+    if (a->presence)
+        return 0;
+    a->presence = pna_transitions_new(&presence_rule, sizeof(struct gpu_seen), st);
+    a->thermal = pna_transitions_new(&thermal_rule, 0, st);
+    a->links = pna_transitions_new(&link_rule, 0, st);
+    a->health = pna_transitions_new(&health_rule, 0, st);
+    if (a->presence && a->thermal && a->links && a->health)
+        return 0;
+    alerts_free(a);
+    return -1;
+}
+
+static void check_thermal(struct gpu_state *st, const struct pna_gpu *g)
+{
+    struct pna_transition_key key = pna_transition_key(NULL, g->index, 0);
+    int32_t last = GPU_COOL;
+    pna_transitions_find(st->alerts.thermal, &key, &last);
+    struct gpu_obs o = { .g = g };
+    int hot = pna_gpu_thermal_state(g, st->temp_threshold_c, last == GPU_HOT, &o.limit_c);
+    pna_transitions_observe(st->alerts.thermal, &key, hot > 0 ? GPU_HOT : GPU_COOL, &o);
+}
+
+/* Each link's change since the last poll; marks the links that were up
+ * once and are not now (a link never up is not a fault). */
+static void check_links(struct gpu_state *st, struct pna_gpu *g, struct gpu_seen *seen)
 {
     uint32_t up_now = 0;
     for (uint32_t i = 0; i < g->link_count; i++) {
         struct pna_gpu_link *l = &g->links[i];
         uint32_t bit = 1u << (l->number & 31);
         bool up = l->has_state && l->up;
-        l->went_down = !up && (a->links_seen_up & bit);
+        l->went_down = !up && (seen->links_seen_up & bit);
         if (up)
             up_now |= bit;
-        if (up == ((a->links_up & bit) != 0) || (!up && !(a->links_seen_up & bit)))
-            continue;
-        struct pna_event ev;
-        gpu_event_init(&ev, up ? PNA_EV_GPU_LINK_UP : PNA_EV_GPU_LINK_DOWN,
-                       up ? PNA_SEV_INFO : PNA_SEV_ERROR, g->index, g->pci_bus_id, g->uuid);
-        ev.u.gpu.link = l->number;
-        pna_strlcpy(ev.u.gpu.remote_bus_id, l->remote_bus_id, sizeof ev.u.gpu.remote_bus_id);
-        snprintf(ev.text, sizeof ev.text, "GPU %s link %u %s (remote %s)", g->pci_bus_id,
-                 l->number, up ? "is up again" : "went down",
-                 l->remote_bus_id[0] ? l->remote_bus_id : "unknown");
-        pna_event_post(&ev);
+        struct pna_transition_key key = pna_transition_key(NULL, g->index, l->number);
+        struct gpu_obs o = { .g = g, .link = l };
+        pna_transitions_observe(st->alerts.links, &key, up ? GPU_LINK_UP : GPU_LINK_DOWN, &o);
     }
-    a->links_seen_up |= up_now;
-    a->links_up = up_now;
+    seen->links_seen_up |= up_now;
 }
 
-/* A change of verdict is notified with its reason; a GPU that starts ok (or
- * unknown) is not news. */
-static void check_health(const struct pna_gpu *g, struct gpu_alert *a)
+static void check_health(struct gpu_state *st, const struct pna_gpu *g)
 {
     char reason[PNA_GPU_HEALTH_REASON_MAX];
     int v = (int)pna_gpu_health(g, reason, sizeof reason);
-    bool quiet_start = a->health == 0 && (v == PNA_VERDICT_OK || v == PNA_VERDICT_UNKNOWN);
-    if (v != a->health && !quiet_start) {
-        static const enum pna_severity sev[] = {
-            [PNA_VERDICT_OK] = PNA_SEV_INFO, [PNA_VERDICT_WARNING] = PNA_SEV_WARNING,
-            [PNA_VERDICT_CRITICAL] = PNA_SEV_CRITICAL, [PNA_VERDICT_UNKNOWN] = PNA_SEV_INFO,
-        };
-        struct pna_event ev;
-        gpu_event_init(&ev, PNA_EV_GPU_HEALTH, sev[v], g->index, g->pci_bus_id, g->uuid);
-        ev.u.gpu.health = v;
-        pna_strlcpy(ev.u.gpu.reason, reason, sizeof ev.u.gpu.reason);
-        snprintf(ev.text, sizeof ev.text, "GPU %s is %s%s%s", g->pci_bus_id, pna_gpu_verdict_name(v),
-                 reason[0] ? ": " : "", reason);
-        pna_event_post(&ev);
-    }
-    a->health = v;
+    struct pna_transition_key key = pna_transition_key(NULL, g->index, 0);
+    struct gpu_obs o = { .g = g, .reason = reason };
+    pna_transitions_observe(st->alerts.health, &key, v, &o);
 }
 
-/* Compare this poll's GPUs with the last: post thermal, lost, link and
- * health events, mark links that went down, and rebuild the alert table
- * (GPUs no longer present drop out of it). */
+/* This poll's GPUs against the last: lost, thermal, link and health events,
+ * GPU by GPU, then the GPUs that disappeared; marks links that went down. */
 static void check_alerts(struct gpu_state *st, struct pna_gpu_list *list)
 {
-    struct gpu_alert *next = calloc(list->count ? list->count : 1, sizeof *next);
-    if (!next)
-        return;
+    if (alerts_make(st) != 0)
+        return; /* out of memory: no notifications until there is room */
+    struct gpu_alerts *a = &st->alerts;
+    pna_transitions_begin(a->presence);
+    pna_transitions_begin(a->thermal);
+    pna_transitions_begin(a->links);
+    pna_transitions_begin(a->health);
     for (size_t i = 0; i < list->count; i++) {
         struct pna_gpu *g = &list->gpus[i];
-        struct gpu_alert *old = alert_for(st, g);
-        struct gpu_alert *a = &next[i];
-        if (old)
-            *a = *old;
-        a->index = g->index;
-        pna_strlcpy(a->pci_bus_id, g->pci_bus_id, sizeof a->pci_bus_id);
+        struct pna_transition_key key = pna_transition_key(NULL, g->index, 0);
+        struct gpu_obs o = { .g = g };
+        struct gpu_seen *seen =
+            pna_transitions_observe(a->presence, &key, g->lost ? GPU_LOST : GPU_PRESENT, &o);
+        if (!seen)
+            continue; /* out of memory: this GPU goes unwatched until there is room */
+        pna_strlcpy(seen->pci_bus_id, g->pci_bus_id, sizeof seen->pci_bus_id);
         if (g->uuid[0])
-            pna_strlcpy(a->uuid, g->uuid, sizeof a->uuid);
-        if (g->lost && !a->lost_reported) {
-            char text[256];
-            snprintf(text, sizeof text, "GPU %s %s is lost (NVML: GPU is lost)", g->pci_bus_id,
-                     g->uuid);
-            post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, g->index, g->pci_bus_id, g->uuid,
-                           text);
-        }
-        a->lost_reported = g->lost;
-        check_thermal(st, g, a);
-        check_links(g, a);
-        check_health(g, a);
+            pna_strlcpy(seen->uuid, g->uuid, sizeof seen->uuid);
+        check_thermal(st, g);
+        check_links(st, g, seen);
+        check_health(st, g);
     }
-    for (size_t i = 0; i < st->nalerts; i++) {
-        const struct gpu_alert *a = &st->alerts[i];
-        bool present = pna_gpu_find(list->gpus, list->count, a->index) != NULL;
-        if (!present && !a->lost_reported) {
-            char text[256];
-            snprintf(text, sizeof text, "GPU %s %s disappeared", a->pci_bus_id, a->uuid);
-            post_gpu_event(PNA_EV_GPU_LOST, PNA_SEV_CRITICAL, a->index, a->pci_bus_id, a->uuid,
-                           text);
-        }
-    }
-    free(st->alerts);
-    st->alerts = next;
-    st->nalerts = list->count;
+    pna_transitions_end(a->presence);
+    pna_transitions_end(a->thermal);
+    pna_transitions_end(a->links);
+    pna_transitions_end(a->health);
 }
 
 /* --- XID listener upkeep ---------------------------------------------- */
@@ -534,7 +693,8 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
                        const struct pna_poller_inputs *in, struct pna_snap **out,
                        char *err, size_t errlen)
 {
-    (void)in; /* none declared: fill_holders() still takes the containers snapshot itself */
+    (void)in; /* reads no other domain: the containers holding a GPU are joined when an
+               * answer is built */
     (void)prev; /* notification state lives in STATE, across failed polls too */
     struct gpu_state *st = state;
     struct pna_gpu_snap *snap = calloc(1, sizeof *snap);
@@ -596,7 +756,7 @@ static void gpu_fini(void *state)
     pna_nvml_close(st->nvml);
     pna_rocm_close(st->rocm);
     pthread_mutex_destroy(&st->xid_lock);
-    free(st->alerts);
+    alerts_free(&st->alerts);
     free(st->xid_keys);
     free(st);
 }

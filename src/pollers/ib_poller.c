@@ -38,31 +38,32 @@
 #include "sources/rdma/ib_verbs.h"
 #include "core/events.h"
 #include "core/log.h"
+#include "core/transitions.h"
 #include "model/ib.h"
 #include "util/fileio.h"
 #include "core/event_loop.h"
 #include "watchers/link_watch.h"
 
-/* Last known state of one port.  A port whose state file could not be read in
- * one poll keeps its previous known state, so a passing read error is neither
- * a DOWN nor, one poll later, an UP. */
+/* A port's state as reported (event or poll), the transition's state of
+ * the key (device, port number); 0 before it was seen. */
+enum { PORT_ABSENT = 0, PORT_NOT_UP = 1, PORT_UP = 2 };
+/* Its netdev's carrier from events. */
+enum { CARRIER_UNKNOWN = 0, CARRIER_OFF = 1, CARRIER_ON = 2 };
+
+/* What is kept of a port besides whether it was reported up.  A port whose
+ * state file could not be read in one poll keeps its previous known state,
+ * so a passing read error is neither a DOWN nor, one poll later, an UP. */
 struct known_port {
-    char device[64];
-    uint32_t port;
-    int32_t state;
-    bool up;                    /* as last reported (event or poll) */
-    int8_t carrier;             /* its netdev's carrier from events: -1 unknown, 0, 1 */
+    int32_t state;              /* the port state number at the last poll */
+    uint8_t carrier;            /* CARRIER_* */
     bool event_this_collect;    /* an event moved it in this collect */
     uint32_t flaps;
     uint32_t last_change_s;
 };
 
-/* Last known PCIe verdict of one device's link; a poll that cannot judge it
- * (a link in low power) keeps the previous verdict. */
-struct known_link {
-    char device[64];
-    bool downtrained;
-};
+/* A device's PCIe verdict as reported, the transition's state of the key
+ * (device); a poll that cannot judge it (a link in low power) keeps it. */
+enum { PCIE_AT_MAX = 1, PCIE_DOWNTRAINED = 2 };
 
 struct ib_state {
     struct pna_roots roots;
@@ -70,11 +71,10 @@ struct ib_state {
      * widening continues from it even when the cache dropped the domain as
      * stale, so a widened Counter64 never falls back to the raw value. */
     struct pna_ib_snap *last;
-    struct known_port *known;   /* sorted by (device, port) */
-    size_t n_known;
-    bool polled_once;
-    struct known_link *links;   /* sorted by device */
-    size_t n_links;
+    /* The notifications' state (core/transitions.c), made at the first
+     * collect: ports (data struct known_port) and PCIe links. */
+    struct pna_transitions *ports;
+    struct pna_transitions *pcie;
     /* What sysfs lacks, from libibmad and libibverbs: NULL when not built,
      * or when the roots are not the host's own (see ib_mad.h).  SMP holds
      * each InfiniBand port's neighbour between its queries (ib_smp.h). */
@@ -197,27 +197,9 @@ static void ib_fini(void *state)
     pna_ib_verbs_free(st->verbs);
     pna_link_watch_free(st->watch);
     pna_loop_shared_release(st->loop);
-    free(st->known);
-    free(st->links);
+    pna_transitions_free(st->ports);
+    pna_transitions_free(st->pcie);
     free(st);
-}
-
-static int cmp_known(const void *a, const void *b)
-{
-    const struct known_port *x = a, *y = b;
-    int c = strcmp(x->device, y->device);
-    return c ? c : (x->port > y->port) - (x->port < y->port);
-}
-
-static struct known_port *find_known(const struct ib_state *st, const char *device,
-                                     uint32_t port)
-{
-    struct known_port key;
-    if (st->n_known == 0)
-        return NULL;
-    pna_strlcpy(key.device, device, sizeof key.device);
-    key.port = port;
-    return bsearch(&key, st->known, st->n_known, sizeof key, cmp_known);
 }
 
 static const char *state_label(int32_t state)
@@ -254,16 +236,17 @@ static void post_port_event(const char *device, uint32_t port, bool up, int32_t 
     pna_event_post(&ev);
 }
 
-/* The port K went up or down (from OLD_STATE to NEW_STATE) at WALL_MS (0:
- * now): the notification, and the flap count and time of the last change. */
-static void port_moved(struct known_port *k, bool up, int32_t old_state, int32_t new_state,
-                       const char *why, int64_t wall_ms)
+/* The port KEY (K its data) went up or down (from OLD_STATE to NEW_STATE)
+ * at WALL_MS (0: now): the notification, and the flap count and time of the
+ * last change.  WAS_UP: as reported before. */
+static void port_moved(const struct pna_transition_key *key, struct known_port *k, bool was_up,
+                       bool up, int32_t old_state, int32_t new_state, const char *why,
+                       int64_t wall_ms)
 {
     int64_t when_ms = wall_ms ? wall_ms : pna_now_ms();
-    post_port_event(k->device, k->port, up, old_state, new_state, why, wall_ms);
-    if (k->up && !up)
+    post_port_event(key->name, key->a, up, old_state, new_state, why, wall_ms);
+    if (was_up && !up)
         k->flaps++;
-    k->up = up;
     k->last_change_s = when_ms > 0 ? (uint32_t)(when_ms / 1000) : 0;
 }
 
@@ -272,13 +255,16 @@ static void port_moved(struct known_port *k, bool up, int32_t old_state, int32_t
  * repeated event) is no transition: nothing is counted twice. */
 static void apply_change(struct ib_state *st, const struct pna_link_change *c)
 {
-    struct known_port *k = find_known(st, c->device, c->port);
+    struct pna_transition_key key = pna_transition_key(c->device, c->port, 0);
+    int32_t reported;
+    struct known_port *k = pna_transitions_find(st->ports, &key, &reported);
     if (!k)
         return; /* a port the last poll did not list */
     bool netdev = c->source == PNA_LINK_FROM_NETDEV;
     if (netdev)
-        k->carrier = c->up ? 1 : 0;
-    if (k->up == c->up)
+        k->carrier = c->up ? CARRIER_ON : CARRIER_OFF;
+    bool was_up = reported == PORT_UP;
+    if (was_up == c->up)
         return;
     k->event_this_collect = true;
     char why[sizeof ((struct pna_event *)0)->text];
@@ -290,8 +276,27 @@ static void apply_change(struct ib_state *st, const struct pna_link_change *c)
                                         : "left ACTIVE (port error event)");
     /* The state file may not have followed yet (RoCE: it may never): the
      * notification says ACTIVE -> down or down -> ACTIVE, as the event does. */
-    port_moved(k, c->up, c->up ? PNA_IB_STATE_DOWN : PNA_IB_STATE_ACTIVE,
+    port_moved(&key, k, was_up, c->up, c->up ? PNA_IB_STATE_DOWN : PNA_IB_STATE_ACTIVE,
                c->up ? PNA_IB_STATE_ACTIVE : PNA_IB_STATE_DOWN, why, c->wall_ms);
+    pna_transitions_set(st->ports, &key, c->up ? PORT_UP : PORT_NOT_UP);
+}
+
+static void clear_event_mark(void *arg, const struct pna_transition_key *key, void *data,
+                             int32_t state)
+{
+    (void)arg;
+    (void)key;
+    (void)state;
+    ((struct known_port *)data)->event_this_collect = false;
+}
+
+static void forget_carrier(void *arg, const struct pna_transition_key *key, void *data,
+                           int32_t state)
+{
+    (void)arg;
+    (void)key;
+    (void)state;
+    ((struct known_port *)data)->carrier = CARRIER_UNKNOWN;
 }
 
 /* Consume every change recorded since the last collect, oldest first.  When
@@ -299,8 +304,7 @@ static void apply_change(struct ib_state *st, const struct pna_link_change *c)
  * alone decides until the next events. */
 static void consume_changes(struct ib_state *st)
 {
-    for (size_t i = 0; i < st->n_known; i++)
-        st->known[i].event_this_collect = false;
+    pna_transitions_foreach(st->ports, clear_event_mark, NULL);
     if (!st->watch)
         return;
     struct pna_link_change batch[32];
@@ -313,8 +317,8 @@ static void consume_changes(struct ib_state *st)
         if (n == 0)
             break;
     }
-    for (size_t i = 0; lost && i < st->n_known; i++)
-        st->known[i].carrier = -1;
+    if (lost)
+        pna_transitions_foreach(st->ports, forget_carrier, NULL);
 }
 
 /* The ports the link watcher is to follow: the model's, InfiniBand ones by
@@ -346,64 +350,77 @@ static void sync_watch(struct ib_state *st, const struct pna_ib_model *m)
 }
 
 /* Up as the poll sees it: ACTIVE, and the carrier an event reported not off. */
-static bool poll_up(const struct pna_ib_port *port, int32_t state, int8_t carrier)
+static bool poll_up(const struct pna_ib_port *port, int32_t state, uint8_t carrier)
 {
     bool infiniband = strcmp(port->link_layer, "InfiniBand") == 0;
-    return state == PNA_IB_STATE_ACTIVE && (infiniband || carrier != 0);
+    return state == PNA_IB_STATE_ACTIVE && (infiniband || carrier != CARRIER_OFF);
 }
 
-/* Compare every port with its last known state, post the transitions no
- * event covered and rebuild the known list (flap counts and change times
- * carried over, and copied into the model).  Ports that vanished while up
- * are reported down ("gone").  Nothing is posted on the first poll: there is
- * no transition to report. */
+/* What a port's observation gives the rule: its state number now. */
+struct port_obs {
+    int32_t new_state;
+};
+
+/* A change of up/not up the poll sees is news unless an event of this
+ * collect moved the port (the state file may lag behind the event: the next
+ * poll settles it).  A port that appears after the first poll is news when
+ * it is up ("was absent"), not when it is not. */
+static bool port_changed(void *arg, const struct pna_transition_key *key, void *data,
+                         int32_t old, int32_t now, const void *obs)
+{
+    (void)arg;
+    struct known_port *k = data;
+    int32_t new_state = ((const struct port_obs *)obs)->new_state;
+    if (k->event_this_collect)
+        return false;
+    bool up = now == PORT_UP;
+    if (old == PORT_ABSENT && !up)
+        return true;
+    port_moved(key, k, old == PORT_UP, up, k->state,
+               up || new_state != PNA_IB_STATE_ACTIVE ? new_state : PNA_IB_STATE_DOWN, NULL, 0);
+    return true;
+}
+
+/* A port that vanished while up is reported down ("gone"). */
+static bool port_gone(void *arg, const struct pna_transition_key *key, void *data, int32_t last)
+{
+    (void)arg;
+    const struct known_port *k = data;
+    if (last == PORT_UP)
+        post_port_event(key->name, key->a, false, k->state, 0, NULL, 0);
+    return true;
+}
+
+/* Nothing is posted on the first poll: there is no transition to report. */
+static const struct pna_transition_rule port_rule = {
+    .appearing_is_change = true,
+    .changed = port_changed,
+    .gone = port_gone,
+};
+
+/* Compare every port with its last reported state and post the transitions
+ * no event covered; the flap counts and change times go into the model. */
 static int track_port_states(struct ib_state *st, struct pna_ib_model *m)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < m->n_devices; i++)
-        n += m->devices[i].n_ports;
-    struct known_port *now = n ? calloc(n, sizeof *now) : NULL;
-    if (n && !now)
-        return -1;
-    size_t k = 0;
+    pna_transitions_begin(st->ports);
     for (size_t i = 0; i < m->n_devices; i++) {
         struct pna_ib_device *d = &m->devices[i];
         for (size_t p = 0; p < d->n_ports; p++) {
             struct pna_ib_port *port = &d->ports[p];
-            const struct known_port *before = find_known(st, d->name, port->num);
-            struct known_port *kp = &now[k++];
-            if (before)
-                *kp = *before;
-            else {
-                pna_strlcpy(kp->device, d->name, sizeof kp->device);
-                kp->port = port->num;
-                kp->carrier = -1;
-            }
-            int32_t new_state = port->state ? port->state : kp->state;
-            bool up = poll_up(port, new_state, kp->carrier);
-            if (st->polled_once && kp->up != up && (before || up) && !kp->event_this_collect)
-                port_moved(kp, up, kp->state,
-                           up || new_state != PNA_IB_STATE_ACTIVE ? new_state : PNA_IB_STATE_DOWN,
-                           NULL, 0);
-            else if (!st->polled_once || !before)
-                kp->up = up;
-            kp->state = new_state;
-            kp->event_this_collect = false;
-            port->flaps = kp->flaps;
-            port->last_change_s = kp->last_change_s;
+            struct pna_transition_key key = pna_transition_key(d->name, port->num, 0);
+            const struct known_port *before = pna_transitions_find(st->ports, &key, NULL);
+            struct port_obs o = { port->state ? port->state : before ? before->state : 0 };
+            bool up = poll_up(port, o.new_state, before ? before->carrier : CARRIER_UNKNOWN);
+            struct known_port *k =
+                pna_transitions_observe(st->ports, &key, up ? PORT_UP : PORT_NOT_UP, &o);
+            if (!k)
+                return -1;
+            k->state = o.new_state;
+            port->flaps = k->flaps;
+            port->last_change_s = k->last_change_s;
         }
     }
-    if (k > 1)
-        qsort(now, k, sizeof *now, cmp_known);
-    for (size_t i = 0; i < st->n_known; i++) {
-        const struct known_port *old = &st->known[i];
-        if (old->up && (k == 0 || !bsearch(old, now, k, sizeof *now, cmp_known)))
-            post_port_event(old->device, old->port, false, old->state, 0, NULL, 0);
-    }
-    free(st->known);
-    st->known = now;
-    st->n_known = k;
-    st->polled_once = true;
+    pna_transitions_end(st->ports);
     return 0;
 }
 
@@ -424,20 +441,6 @@ static void read_pcie(const struct pna_roots *roots, struct pna_ib_model *m)
             snprintf(m->problem, sizeof m->problem, "%.40s PCIe %.100s", d->name, d->pcie.error);
         m->problems += (uint32_t)problems;
     }
-}
-
-static int cmp_link(const void *a, const void *b)
-{
-    return strcmp(((const struct known_link *)a)->device, ((const struct known_link *)b)->device);
-}
-
-static const struct known_link *find_link(const struct ib_state *st, const char *device)
-{
-    struct known_link key;
-    if (st->n_links == 0)
-        return NULL;
-    pna_strlcpy(key.device, device, sizeof key.device);
-    return bsearch(&key, st->links, st->n_links, sizeof key, cmp_link);
 }
 
 static void post_pcie_event(const struct pna_ib_device *d, bool downtrained)
@@ -461,33 +464,70 @@ static void post_pcie_event(const struct pna_ib_device *d, bool downtrained)
     pna_event_post(&ev);
 }
 
-/* Compare each device's PCIe verdict with the last known one and post the
- * changes.  On the first poll only a downtrained link is reported; a device
- * that appears later downtrained is reported too.  A device that is gone is
+static bool is_downtrained(int32_t verdict)
+{
+    return verdict == PCIE_DOWNTRAINED;
+}
+
+/* OBS: the device. */
+static void pcie_first_seen(void *arg, const struct pna_transition_key *key, void *data,
+                            int32_t verdict, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)verdict;
+    post_pcie_event(obs, true);
+}
+
+static bool pcie_changed(void *arg, const struct pna_transition_key *key, void *data,
+                         int32_t old, int32_t verdict, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)old;
+    post_pcie_event(obs, verdict == PCIE_DOWNTRAINED);
+    return true;
+}
+
+/* On the first poll only a downtrained link is reported; a device that
+ * appears later downtrained is reported too.  A device that is gone is
  * forgotten without a word (its port events say it went). */
+static const struct pna_transition_rule pcie_rule = {
+    .bad = is_downtrained,
+    .first_seen = pcie_first_seen,
+    .changed = pcie_changed,
+};
+
+/* Compare each device's PCIe verdict with the last reported one and post
+ * the changes. */
 static int track_pcie_links(struct ib_state *st, const struct pna_ib_model *m)
 {
-    struct known_link *now = m->n_devices ? calloc(m->n_devices, sizeof *now) : NULL;
-    if (m->n_devices && !now)
-        return -1;
-    size_t k = 0;
+    pna_transitions_begin(st->pcie);
     for (size_t i = 0; i < m->n_devices; i++) {
         const struct pna_ib_device *d = &m->devices[i];
-        const struct known_link *before = find_link(st, d->name);
-        bool was = before && before->downtrained;
-        bool is = d->pcie.has_downtrained ? d->pcie.downtrained : was;
-        if (is != was)
-            post_pcie_event(d, is);
-        pna_strlcpy(now[k].device, d->name, sizeof now[k].device);
-        now[k].downtrained = is;
-        k++;
+        struct pna_transition_key key = pna_transition_key(d->name, 0, 0);
+        int32_t was = PCIE_AT_MAX;
+        pna_transitions_find(st->pcie, &key, &was);
+        int32_t is = was; /* not judged (a link in low power): as before */
+        if (d->pcie.has_downtrained)
+            is = d->pcie.downtrained ? PCIE_DOWNTRAINED : PCIE_AT_MAX;
+        if (!pna_transitions_observe(st->pcie, &key, is, d))
+            return -1;
     }
-    if (k > 1)
-        qsort(now, k, sizeof *now, cmp_link);
-    free(st->links);
-    st->links = now;
-    st->n_links = k;
+    pna_transitions_end(st->pcie);
     return 0;
+}
+
+/* The notifications' state, at the first collect. */
+static int make_trackers(struct ib_state *st)
+{
+    if (!st->ports)
+        st->ports = pna_transitions_new(&port_rule, sizeof(struct known_port), st);
+    if (!st->pcie)
+        st->pcie = pna_transitions_new(&pcie_rule, 0, st);
+    return st->ports && st->pcie ? 0 : -1;
 }
 
 static int ib_collect(void *state, const struct pna_snap *prev,
@@ -498,7 +538,8 @@ static int ib_collect(void *state, const struct pna_snap *prev,
     struct ib_state *st = state;
     const struct pna_ib_snap *before = st->last ? st->last : (const struct pna_ib_snap *)prev;
     struct pna_ib_snap *snap = calloc(1, sizeof *snap);
-    if (!snap) {
+    if (!snap || make_trackers(st) != 0) {
+        free(snap);
         snprintf(err, errlen, "out of memory");
         return -1;
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/events.h"
+#include "core/transitions.h"
 #include "model/lossless/lossless.h"
 #include "sources/pfc/dcb.h"
 #include "sources/pfc/ecn.h"
@@ -111,25 +112,83 @@ static void post(enum pna_event_type type, const char *ifname, uint8_t verdict, 
     pna_event_post(&ev);
 }
 
-/* A change is worth a notification; at the first poll only bad news is. */
-static bool changed(uint8_t now, bool had_before, uint8_t before)
+/* ---- notifications: the verdicts through core/transitions.c -------------- */
+
+/* The node's verdict is the key ("", 1); an interface's (ifname, 0). */
+static struct pna_transition_key verdict_key(const char *ifname)
 {
-    if (!had_before)
-        return now == PNA_LOSSLESS_NOT_READY;
-    return now != before;
+    return pna_transition_key(ifname, ifname[0] ? 0 : 1, 0);
 }
 
-void pna_pfc_lossless_events(const struct pna_pfc_model *cur, const struct pna_pfc_model *prev)
+static enum pna_event_type event_type(const struct pna_transition_key *key)
 {
+    return key->name[0] ? PNA_EV_ROCE_LOSSLESS : PNA_EV_ROCE_NODE_LOSSLESS;
+}
+
+/* At the first sighting only bad news is news. */
+static bool verdict_is_bad(int32_t verdict)
+{
+    return verdict == PNA_LOSSLESS_NOT_READY;
+}
+
+/* OBS: the verdict's reason. */
+static void verdict_first_seen(void *arg, const struct pna_transition_key *key, void *data,
+                               int32_t verdict, const void *obs)
+{
+    (void)arg;
+    (void)data;
+    post(event_type(key), key->name, (uint8_t)verdict, 0, obs);
+}
+
+/* Every change is news. */
+static bool verdict_changed(void *arg, const struct pna_transition_key *key, void *data,
+                            int32_t old, int32_t verdict, const void *obs)
+{
+    (void)arg;
+    (void)data;
+    post(event_type(key), key->name, (uint8_t)verdict, (uint8_t)old, obs);
+    return true;
+}
+
+/* An interface (or every one, taking the node's verdict along) no longer
+ * watched is forgotten quietly; one missing because there was no IB snapshot
+ * to list it is kept. */
+static bool verdict_gone(void *arg, const struct pna_transition_key *key, void *data, int32_t last)
+{
+    (void)key;
+    (void)data;
+    (void)last;
+    return ((const struct pna_lossless_notes *)arg)->roce_listed;
+}
+
+static const struct pna_transition_rule verdict_rule = {
+    .bad = verdict_is_bad,
+    .first_seen = verdict_first_seen,
+    .changed = verdict_changed,
+    .gone = verdict_gone,
+};
+
+void pna_pfc_lossless_notes_free(struct pna_lossless_notes *notes)
+{
+    pna_transitions_free(notes->verdicts);
+    notes->verdicts = NULL;
+}
+
+void pna_pfc_lossless_events(struct pna_lossless_notes *notes, const struct pna_pfc_model *cur,
+                             bool roce_listed)
+{
+    if (!notes->verdicts && !(notes->verdicts = pna_transitions_new(&verdict_rule, 0, notes)))
+        return; /* out of memory: no notifications until there is room */
+    notes->roce_listed = roce_listed;
+    pna_transitions_begin(notes->verdicts);
     for (size_t i = 0; i < cur->n_ifs; i++) {
         const struct pna_pfc_if *now = &cur->ifs[i];
-        const struct pna_pfc_if *then = prev ? pna_pfc_find_if(prev, now->ifname) : NULL;
-        uint8_t old = then ? then->lossless.verdict : 0;
-        if (changed(now->lossless.verdict, then != NULL, old))
-            post(PNA_EV_ROCE_LOSSLESS, now->ifname, now->lossless.verdict, old,
-                 now->lossless.reason);
+        struct pna_transition_key key = verdict_key(now->ifname);
+        pna_transitions_observe(notes->verdicts, &key, now->lossless.verdict, now->lossless.reason);
     }
-    uint8_t node_old = prev ? prev->lossless.verdict : 0;
-    if (cur->n_ifs && changed(cur->lossless.verdict, prev && prev->n_ifs, node_old))
-        post(PNA_EV_ROCE_NODE_LOSSLESS, "", cur->lossless.verdict, node_old, cur->lossless.reason);
+    if (cur->n_ifs) {
+        struct pna_transition_key key = verdict_key("");
+        pna_transitions_observe(notes->verdicts, &key, cur->lossless.verdict, cur->lossless.reason);
+    }
+    pna_transitions_end(notes->verdicts);
 }

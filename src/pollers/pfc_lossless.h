@@ -17,9 +17,25 @@ void pna_pfc_lossless_collect(const struct pna_roots *roots, const char *lldp_so
                               const struct pna_lossless_expect *expect,
                               const struct pna_ib_snap *ib, struct pna_pfc_model *m);
 
-/* Post the notifications for the verdicts of CUR that differ from PREV's
- * (PREV NULL: the first poll, which posts only interfaces and a node that are
- * not ready, so a restart does not repeat "ready" for every port). */
-void pna_pfc_lossless_events(const struct pna_pfc_model *cur, const struct pna_pfc_model *prev);
+/* What the lossless notifications remember: the verdict last reported for
+ * each interface and for the node (core/transitions.c).  It lives in the
+ * poller's own state (zeroed is empty), not in a snapshot, so a pfc snapshot
+ * the cache dropped as stale does not make the start-up rule fire again. */
+struct pna_transitions;
+struct pna_lossless_notes {
+    struct pna_transitions *verdicts;   /* made at the first poll */
+    bool roce_listed;                   /* the poll being judged had the IB snapshot */
+};
+void pna_pfc_lossless_notes_free(struct pna_lossless_notes *notes);
+
+/* Post the notifications for the verdicts of CUR that differ from those last
+ * reported.  A verdict seen for the first time (at start-up, an interface
+ * that appears) is posted only when not ready, so a restart does not repeat
+ * "ready" for every port.  ROCE_LISTED false: the poll had no IB snapshot
+ * (none yet, or the cache dropped it as stale), so the RoCE netdevs are
+ * missing from CUR without being gone: their verdicts are kept, and compared
+ * again when they are back. */
+void pna_pfc_lossless_events(struct pna_lossless_notes *notes, const struct pna_pfc_model *cur,
+                             bool roce_listed);
 
 #endif

@@ -50,6 +50,7 @@ struct pfc_state {
     char lldp_socket[512];      /* lldpSocket under rootfs, "" = no LLDP */
     struct pna_lossless_expect expect;  /* losslessPfcPriorities, losslessTrust */
     struct pna_pfc_snap *last;  /* one reference held: rates and storm edges */
+    struct pna_lossless_notes lossless_notes;  /* the verdicts last notified */
 };
 
 static void pfc_snap_destroy(struct pna_snap *snap)
@@ -65,6 +66,7 @@ static void pfc_fini(void *state)
     if (!st)
         return;
     pna_snap_release(st->last ? &st->last->base : NULL);
+    pna_pfc_lossless_notes_free(&st->lossless_notes);
     free(st->extra);
     free(st);
 }
@@ -245,7 +247,7 @@ static int pfc_collect(void *state, const struct pna_snap *prev,
         if (cur->storm && old && !old->storm)
             post_storm(cur, old, st->storm_pps);
     }
-    pna_pfc_lossless_events(&snap->m, before ? &before->m : NULL);
+    pna_pfc_lossless_events(&st->lossless_notes, &snap->m, ib != NULL);
     pna_snap_init(&snap->base, pfc_snap_destroy);
     pna_snap_retain(&snap->base); /* our own, see ib_poller.c */
     pna_snap_release(st->last ? &st->last->base : NULL);

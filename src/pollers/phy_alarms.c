@@ -1,4 +1,7 @@
-/* pollers/phy_alarms.c -- module threshold notifications (see phy_alarms.h). */
+/* pollers/phy_alarms.c -- module threshold notifications (see phy_alarms.h).
+ * Each value's level goes through core/transitions.c (the start-up policy,
+ * changes, values that went away); this file keeps the rule: which levels
+ * are bad, the hold-off, and the texts. */
 #include "pna_autoconf.h"
 #include "pollers/phy_alarms.h"
 
@@ -8,58 +11,25 @@
 #include <string.h>
 
 #include "core/events.h"
+#include "core/transitions.h"
 #include "util/fileio.h"
 
-/* One monitored value: what was last reported of it and what it is now. */
+/* What is kept of a monitored value besides the level last reported (the
+ * transition's state): when a notification about it was last sent, 0 never. */
 struct watched {
-    char ifname[32];
-    uint8_t quantity;            /* enum pna_module_quantity */
-    uint8_t lane;                /* 0: the module's own */
-    uint8_t reported, current;   /* enum pna_module_level */
-    bool seen;                   /* in this poll */
-    int64_t sent_ms;             /* when a notification about it was last sent, 0 never */
-    int64_t value, threshold;    /* the reading now, and the threshold of its level */
+    int64_t sent_ms;
 };
 
 struct pna_phy_alarms {
-    struct watched *v;
-    size_t n, cap;
-    bool primed;                 /* a first poll was taken as it is */
+    /* key: (ifname, quantity, lane; 0 for the module's own); state: enum
+     * pna_module_level, never UNKNOWN (such a value is not observed) */
+    struct pna_transitions *levels;
+    int64_t now_ms;              /* the sample time of the poll being judged */
 };
 
-struct pna_phy_alarms *pna_phy_alarms_new(void)
+static bool level_is_bad(int32_t level)
 {
-    return calloc(1, sizeof(struct pna_phy_alarms));
-}
-
-void pna_phy_alarms_free(struct pna_phy_alarms *a)
-{
-    if (!a)
-        return;
-    free(a->v);
-    free(a);
-}
-
-static struct watched *find_or_add(struct pna_phy_alarms *a, const char *ifname, int q,
-                                   uint32_t lane)
-{
-    for (size_t i = 0; i < a->n; i++)
-        if (a->v[i].quantity == q && a->v[i].lane == lane && strcmp(a->v[i].ifname, ifname) == 0)
-            return &a->v[i];
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 32;
-        struct watched *v = realloc(a->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        a->v = v;
-        a->cap = cap;
-    }
-    struct watched *w = &a->v[a->n++];
-    memset(w, 0, sizeof *w);
-    pna_strlcpy(w->ifname, ifname, sizeof w->ifname);
-    w->quantity = (uint8_t)q;
-    w->lane = (uint8_t)lane;
-    return w;
+    return level != PNA_MODULE_LEVEL_NORMAL;
 }
 
 /* The reading of quantity Q (lane LANE) and its thresholds. */
@@ -87,72 +57,112 @@ static int64_t threshold_of(const struct pna_module_thresholds *t, int level)
     return 0;
 }
 
-static void observe(struct pna_phy_alarms *a, const struct pna_phy_if *pif, int q, uint32_t lane)
-{
-    enum pna_module_level level = pna_module_level(&pif->module, (enum pna_module_quantity)q, lane);
-    if (level == PNA_MODULE_LEVEL_UNKNOWN)
-        return;
-    struct watched *w = find_or_add(a, pif->ifname, q, lane);
-    if (!w)
-        return;   /* out of memory: this value goes unwatched until there is room */
-    const struct pna_module_thresholds *thr;
-    w->value = reading(&pif->module, q, lane, &thr);
-    /* a clear names the threshold that was crossed */
-    w->threshold = threshold_of(thr, level != PNA_MODULE_LEVEL_NORMAL ? level : w->reported);
-    w->current = (uint8_t)level;
-    w->seen = true;
-}
-
 static bool is_alarm(int level)
 {
     return level == PNA_MODULE_LEVEL_HIGH_ALARM || level == PNA_MODULE_LEVEL_LOW_ALARM;
 }
 
-static void post(const struct watched *w)
+/* The notification that value KEY of MODULE is at LEVEL now, OLD_LEVEL
+ * before (0 at its first sighting). */
+static void post(const struct pna_transition_key *key, const struct pna_module *module, int level,
+                 int old_level)
 {
+    int q = (int)key->a;
+    uint32_t lane = key->b;
+    const struct pna_module_thresholds *thr;
+    int64_t value = reading(module, q, lane, &thr);
+    /* a clear names the threshold that was crossed */
+    int64_t threshold = threshold_of(thr, level != PNA_MODULE_LEVEL_NORMAL ? level : old_level);
     struct pna_event ev;
     memset(&ev, 0, sizeof ev);
-    bool clear = w->current == PNA_MODULE_LEVEL_NORMAL;
+    bool clear = level == PNA_MODULE_LEVEL_NORMAL;
     ev.type = clear ? PNA_EV_MODULE_THRESHOLD_CLEAR : PNA_EV_MODULE_THRESHOLD;
-    ev.severity = clear ? PNA_SEV_INFO : is_alarm(w->current) ? PNA_SEV_ERROR : PNA_SEV_WARNING;
-    const char *what = pna_module_quantity_names[w->quantity];
-    if (w->lane)
-        snprintf(ev.subject, sizeof ev.subject, "%s lane %u %s", w->ifname, w->lane, what);
+    ev.severity = clear ? PNA_SEV_INFO : is_alarm(level) ? PNA_SEV_ERROR : PNA_SEV_WARNING;
+    const char *what = pna_module_quantity_names[q];
+    if (lane)
+        snprintf(ev.subject, sizeof ev.subject, "%s lane %u %s", key->name, lane, what);
     else
-        snprintf(ev.subject, sizeof ev.subject, "%s module %s", w->ifname, what);
+        snprintf(ev.subject, sizeof ev.subject, "%s module %s", key->name, what);
     if (clear)
         snprintf(ev.text, sizeof ev.text,
                  "%s: back inside the module's thresholds (%" PRId64 ", was %s of %" PRId64 ")",
-                 ev.subject, w->value, pna_module_level_names[w->reported ? w->reported : 1],
-                 w->threshold);
+                 ev.subject, value, pna_module_level_names[old_level ? old_level : 1], threshold);
     else
         snprintf(ev.text, sizeof ev.text, "%s: %s (%" PRId64 ", threshold %" PRId64 ")",
-                 ev.subject, pna_module_level_names[w->current], w->value, w->threshold);
+                 ev.subject, pna_module_level_names[level], value, threshold);
     struct pna_event_module *m = &ev.u.module;
-    pna_strlcpy(m->ifname, w->ifname, sizeof m->ifname);
-    m->quantity = w->quantity + 1;
-    m->lane = w->lane;
-    m->level = w->current;
-    m->old_level = w->reported;
-    m->value = w->value;
-    m->threshold = w->threshold;
+    pna_strlcpy(m->ifname, key->name, sizeof m->ifname);
+    m->quantity = q + 1;
+    m->lane = lane;
+    m->level = level;
+    m->old_level = old_level;
+    m->value = value;
+    m->threshold = threshold;
     pna_event_post(&ev);
 }
 
-/* Drop the values not seen this poll (the module went away: its row says so). */
-static void forget_unseen(struct pna_phy_alarms *a)
+static void first_seen(void *arg, const struct pna_transition_key *key, void *data, int32_t level,
+                       const void *obs)
 {
-    size_t out = 0;
-    for (size_t i = 0; i < a->n; i++)
-        if (a->v[i].seen)
-            a->v[out++] = a->v[i];
-    a->n = out;
+    const struct pna_phy_alarms *a = arg;
+    post(key, obs, level, PNA_MODULE_LEVEL_UNKNOWN);
+    ((struct watched *)data)->sent_ms = a->now_ms;
+}
+
+/* Rate limit: one notification per value per hold-off; a change inside it
+ * is held back, and sent when it ends if the level still differs. */
+static bool changed(void *arg, const struct pna_transition_key *key, void *data, int32_t old_level,
+                    int32_t level, const void *obs)
+{
+    const struct pna_phy_alarms *a = arg;
+    struct watched *w = data;
+    if (w->sent_ms && a->now_ms - w->sent_ms < PNA_MODULE_ALARM_HOLDOFF_MS)
+        return false;
+    post(key, obs, level, old_level);
+    w->sent_ms = a->now_ms;
+    return true;
+}
+
+/* Start-up, or a module just plugged in: only bad news is news.  A value
+ * that went away is forgotten (the module's row says it is gone). */
+static const struct pna_transition_rule level_rule = {
+    .bad = level_is_bad,
+    .first_seen = first_seen,
+    .changed = changed,
+};
+
+struct pna_phy_alarms *pna_phy_alarms_new(void)
+{
+    struct pna_phy_alarms *a = calloc(1, sizeof *a);
+    if (a && !(a->levels = pna_transitions_new(&level_rule, sizeof(struct watched), a))) {
+        free(a);
+        a = NULL;
+    }
+    return a;
+}
+
+void pna_phy_alarms_free(struct pna_phy_alarms *a)
+{
+    if (!a)
+        return;
+    pna_transitions_free(a->levels);
+    free(a);
+}
+
+static void observe(struct pna_phy_alarms *a, const struct pna_phy_if *pif, int q, uint32_t lane)
+{
+    enum pna_module_level level = pna_module_level(&pif->module, (enum pna_module_quantity)q, lane);
+    if (level == PNA_MODULE_LEVEL_UNKNOWN)
+        return;
+    struct pna_transition_key key = pna_transition_key(pif->ifname, (uint32_t)q, lane);
+    /* NULL: out of memory, this value goes unwatched until there is room */
+    pna_transitions_observe(a->levels, &key, (int32_t)level, &pif->module);
 }
 
 void pna_phy_alarms_update(struct pna_phy_alarms *a, const struct pna_phy_model *m, int64_t now_ms)
 {
-    for (size_t i = 0; i < a->n; i++)
-        a->v[i].seen = false;
+    a->now_ms = now_ms;
+    pna_transitions_begin(a->levels);
     for (size_t i = 0; i < m->n_ifs; i++) {
         const struct pna_phy_if *pif = &m->ifs[i];
         if (!pif->module.present)
@@ -163,26 +173,5 @@ void pna_phy_alarms_update(struct pna_phy_alarms *a, const struct pna_phy_model 
             for (int q = PNA_MODQ_BIAS; q < PNA_MODQ_COUNT; q++)
                 observe(a, pif, q, lane);
     }
-    forget_unseen(a);
-    for (size_t i = 0; i < a->n; i++) {
-        struct watched *w = &a->v[i];
-        bool fresh = w->reported == PNA_MODULE_LEVEL_UNKNOWN;
-        if (fresh && (!a->primed || w->current == PNA_MODULE_LEVEL_NORMAL)) {
-            /* start-up, or a module just plugged in: only bad news is news */
-            if (w->current != PNA_MODULE_LEVEL_NORMAL) {
-                post(w);
-                w->sent_ms = now_ms;
-            }
-            w->reported = w->current;
-            continue;
-        }
-        if (w->current == w->reported)
-            continue;
-        if (w->sent_ms && now_ms - w->sent_ms < PNA_MODULE_ALARM_HOLDOFF_MS)
-            continue;   /* held back; sent when the hold-off ends, if still changed */
-        post(w);
-        w->reported = w->current;
-        w->sent_ms = now_ms;
-    }
-    a->primed = true;
+    pna_transitions_end(a->levels);
 }

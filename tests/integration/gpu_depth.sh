@@ -9,7 +9,8 @@
 #     warning from the start, XID 79 makes the A100 critical, a recovery
 #     action makes the RTX critical, each change trapped;
 #   - a link that was up going down (and back): primusGpuLinkDown/Up traps
-#     and the GPU's health warning; links never up raise nothing;
+#     and the GPU's health warning; links never up, and links up at start,
+#     raise nothing;
 #   - primusGpuProcTable from the XML's processes (an RTX with four, of which
 #     gpuProcessRows 3 keeps the three holding the most memory), names from
 #     /proc/PID/comm, utilisation samples from the control file;
@@ -164,6 +165,7 @@ want "$ENTRY.78.$I_T4" 2 "T4 health"
 want "$ENTRY.79.$I_T4" "PCIe link trained at x8 of x16" "T4 health reason"
 wait_until 10 grep -q "OID: $NOTIFY.12" "$WORK/traps.log" || fail "no primusGpuHealthChange for the T4"
 [ "$(grep -c "OID: $NOTIFY.12" "$WORK/traps.log")" = 1 ] || fail "healthy GPUs sent health traps at start"
+[ "$(grep -c "OID: $NOTIFY.11" "$WORK/traps.log")" = 0 ] || fail "links up at start sent primusGpuLinkUp traps"
 
 echo "xid $A100 79" >> "$PNA_FAKE_NVML_CTL"
 wait_until 10 sh -c "[ \"\$(snmpget $V2 -On -Oqv $TARGET $ENTRY.78.$I_A100)\" = 3 ]" ||
@@ -192,6 +194,7 @@ wait_until 10 grep -q "OID: $NOTIFY.11" "$WORK/traps.log" || fail "no primusGpuL
 wait_until 5 sh -c "[ \"\$(snmpget $V2 -On -Oqv $TARGET $ENTRY.78.$I_H100)\" = 1 ]" ||
     fail "the H100 did not return to ok"
 [ "$(grep -c "OID: $NOTIFY.10" "$WORK/traps.log")" = 1 ] || fail "link 7 (never up) sent a link-down trap"
+[ "$(grep -c "OID: $NOTIFY.11" "$WORK/traps.log")" = 1 ] || fail "more than link 1 sent a link-up trap"
 ok "link 1 down and up: one trap each, health warning then ok; link 7, never up, silent"
 
 # ---- the bridge agrees -------------------------------------------------------------------------

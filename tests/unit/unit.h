@@ -85,6 +85,15 @@ static inline void unit_put(const char *root, const char *rel, const char *conte
     fclose(f);
 }
 
+/* Remove the tree at PATH (a test's temp root, or part of it). */
+static inline void unit_rmtree(const char *path)
+{
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", path);
+}
+
 #define UNIT_END()                                                               \
     do {                                                                         \
         printf("%s: %d checks, %d failed\n", __FILE__, unit_checks, unit_failures); \
