@@ -525,7 +525,7 @@ static void refresh_xid_listener(struct gpu_state *st, const struct pna_gpu_list
 /* --- the poller ------------------------------------------------------- */
 
 /* nvidia-smi is only worth running where the NVIDIA kernel driver is loaded,
- * the check the seed's system-info exporter makes (/proc/driver/nvidia). */
+ * the check the system-info exporter makes (/proc/driver/nvidia). */
 static bool nvidia_smi_usable(const struct gpu_state *st)
 {
     char path[4096];

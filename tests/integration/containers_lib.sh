@@ -69,7 +69,7 @@ trainer_task() {
 # $WORK: the test NVML library answering from three recorded nvidia-smi files
 # (H100, Tesla T4, A100; exports PNA_FAKE_NVML_XML and an empty
 # PNA_FAKE_NVML_CTL), the InfiniBand/RoCE sysfs tree with mlx5_0 port 1 given
-# the seed write-up's congestion counters, and rdma_trainer_task's container.
+# the RDMA stats exporter's congestion counters, and rdma_trainer_task's container.
 # Sets R, S, P and D (the roots) and TASKS, ID, CG.
 fixture_node_trees() {
     local list="" x hwc

@@ -13,10 +13,10 @@
 #    container, a recorded kubelet), else documented in docs/metrics.md (for
 #    what needs hardware absent from the fixtures: PFC counters, GPU holders);
 #    snmp_exporter: a metric of etc/snmp_exporter/snmp.yml.
-# 3. Seeds: the seed systems' metric names keep their label sets in /metrics.
+# 3. The replaced exporters' metric names keep their label sets in /metrics.
 # 4. Live: a real Prometheus scrapes the agent's /metrics and, through Debian's
 #    snmp_exporter with the shipped snmp.yml, the same agent over SNMP, and
-#    loads both rule files.  Every dashboard query, variable query and seed
+#    loads both rule files.  Every dashboard query, variable query and replaced-exporter
 #    query evaluates without error; one without a comparison filter whose
 #    names are all served returns data; every rule evaluates with health ok
 #    and none is pending or firing on this healthy node.
@@ -241,7 +241,7 @@ check_names alerts_snmp_exporter.yml "$WORK/names-snmp.txt" < "$WORK/exprs.txt"
 ok "alerts_snmp_exporter.yml: $NAMES_CHECKED metric names, all in snmp.yml"
 ok "bridge names documented but not served on the fixtures (hardware state): $(sort -u "$WORK/doc-only.txt" | tr '\n' ' ')"
 
-# ---- 3. seed names and label sets ------------------------------------------------------
+# ---- 3. the replaced exporters' names and label sets ------------------------------------
 # NAME LABELS: a sample of NAME with exactly these label names, in this order.
 while read -r name labels; do
     re="^$name"
@@ -254,8 +254,8 @@ while read -r name labels; do
         done
         re="$re\\} "
     fi
-    grep -qE "$re" "$WORK/metrics.txt" || fail "seed metric $name{$labels} not in /metrics"
-done <<'SEEDS'
+    grep -qE "$re" "$WORK/metrics.txt" || fail "replaced exporter's metric $name{$labels} not in /metrics"
+done <<'REPLACED'
 gpu_utilization gpu_id
 node_k8s_gpu_allocation_rate -
 rdma_stat_rx_write_requests device,port
@@ -289,8 +289,8 @@ hw_gpu_utilization_percent node,gpu_index,gpu_name,gpu_uuid
 hw_gpu_temperature_celsius node,gpu_index,gpu_name,gpu_uuid
 hw_gpu_power_draw_watts node,gpu_index,gpu_name,gpu_uuid
 hw_gpu_power_limit_watts node,gpu_index,gpu_name,gpu_uuid
-SEEDS
-ok "seed metrics: 33 names served with the seeds' label sets"
+REPLACED
+ok "replaced exporters' metrics: 33 names served with their label sets"
 
 # ---- 4. live: Prometheus, snmp_exporter, every query -------------------------------------
 command -v prometheus >/dev/null || { ok "SKIP live queries: prometheus not installed (Debian: prometheus)"; echo "PASS: $TEST_NAME"; exit 0; }
@@ -406,8 +406,8 @@ for v in $VARIANTS; do
         live_check "${f#$GRAFANA/}" "$served" < "$WORK/exprs.txt"
     done
 done
-# The seed dashboards' kind of queries, on the seeds' names.
-live_check "seed queries" "$WORK/names-served.txt" <<'QUERIES'
+# The replaced exporters' dashboards' kind of queries, on their names.
+live_check "replaced exporters' queries" "$WORK/names-served.txt" <<'QUERIES'
 avg by (gpu_id) (gpu_utilization)
 node_k8s_gpu_allocation_rate
 sum by (device, port) (rate(rdma_stat_rx_write_requests[1m]))

@@ -5,7 +5,7 @@
 # trees.  For every row and every mapped column, the value snmpget/snmpwalk
 # returns equals the primus_* metric of the same row (in its base unit), a cell
 # absent from the table is absent from /metrics and the other way round; the
-# seeds' names (hw_gpu_*, gpu_utilization, rdma_stat_*) carry the same values;
+# replaced exporters' names (hw_gpu_*, gpu_utilization, rdma_stat_*) carry the same values;
 # /gpus and /rdma list the same devices; promtool finds the exposition clean.
 # The fixture sources do not change, so every cache generation serves the same
 # values.

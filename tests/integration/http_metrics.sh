@@ -1,6 +1,6 @@
 #!/bin/bash
 # The HTTP bridge's /metrics against a real snmpd: promtool finds the exposition
-# clean, the seed's hw_* names carry their exact label sets, and every value
+# clean, the system-info exporter's hw_* names carry their exact label sets, and every value
 # equals what snmpget returns for the same MIB object in the same cache
 # generation (poller runs and last success read before and after; a poll in
 # between means try again), and the independent reading of this machine.
@@ -75,9 +75,9 @@ expect() { # WHAT HTTP SNMP
 # hundredths (MIB) -> the exact decimal the bridge prints for a ratio/percent
 ratio() { awk -v v="$1" -v d="$2" 'BEGIN { s = sprintf("%.*f", d, v / 10^d); sub(/0+$/, "", s); sub(/\.$/, "", s); print s }'; }
 
-# The seed's label sets, exactly, in order.
+# The system-info exporter's label sets, exactly, in order.
 grep -Eq "^hw_node_info\{node=\"[^\"]*\",os=\"[^\"]*\",os_version=\"[^\"]*\",kernel=\"[^\"]*\",cpu_model=\"[^\"]*\"\} 1$" "$M" ||
-    fail "hw_node_info does not have the seed's labels node, os, os_version, kernel, cpu_model"
+    fail "hw_node_info does not have the system-info exporter's labels node, os, os_version, kernel, cpu_model"
 ok "hw_node_info{node,os,os_version,kernel,cpu_model}"
 for m in hw_cpu_cores hw_cpu_threads hw_cpu_usage_percent hw_memory_total_bytes hw_memory_used_bytes \
          hw_memory_available_bytes hw_memory_usage_percent hw_node_uptime_seconds; do

@@ -16,9 +16,9 @@
  * object's table, the sample the cell times that scale says, and no other; an
  * info series claims its table's text and enumeration columns as labels; the
  * family whose HELP ends in "(primusObject is their sum)." splits the cell by
- * a label; the seed exporters' names are listed here with the MIB object each
+ * a label; the replaced exporters' names are listed here with the MIB object each
  * mirrors; a JSON member is its descriptor's column times its JSON scale, and
- * the members the seeds' JSON names itself are checked one by one.  A renderer
+ * the members the replaced exporters' JSON names itself are checked one by one.  A renderer
  * that reads another counter than the SNMP table, drops or invents a row, or
  * applies another scale fails here; so does a fixture whose row holds the same
  * number twice (the comparison could then not tell two columns apart). */
@@ -1328,7 +1328,7 @@ static void compare_claims(struct exposition *e)
         int exp10;
         enum claim claim = help_claim(f->help, object, sizeof object, &mul, &exp10);
         if (claim == NO_CLAIM) {
-            printf("# no MIB claim (seed, join or bridge-only): %s\n", f->name);
+            printf("# no MIB claim (replaced exporter's name, join or bridge-only): %s\n", f->name);
             continue;
         }
         const struct pna_metric_table *t = table_named(object);
@@ -1468,26 +1468,26 @@ static void compare_poller_info(struct exposition *e)
     CHECK(rows > 0);
 }
 
-/* The GPU snapshot of the answers, for the seeds' GPU numbers. */
-static const struct pna_gpu_snap *seed_gpus;
+/* The GPU snapshot of the answers, for the replaced exporters' GPU numbers. */
+static const struct pna_gpu_snap *replaced_gpus;
 
-/* The seeds' "gpu" of CELL's row: the vendor's own numbers, or positions on a
+/* The replaced exporters' "gpu" of CELL's row: the vendor's own numbers, or positions on a
  * node with NVIDIA and AMD GPUs (pna_gpu_number). */
-static unsigned gpu_seed_number(const struct cell *cell)
+static unsigned gpu_replaced_number(const struct cell *cell)
 {
-    for (size_t i = 0; seed_gpus && i < seed_gpus->count; i++)
-        if (seed_gpus->gpus[i].index == cell->idx[0])
-            return pna_gpu_number(seed_gpus, i);
+    for (size_t i = 0; replaced_gpus && i < replaced_gpus->count; i++)
+        if (replaced_gpus->gpus[i].index == cell->idx[0])
+            return pna_gpu_number(replaced_gpus, i);
     return (unsigned)cell->u;
 }
 
-/* The seed exporters' names: the MIB object each one mirrors, the scale, and
+/* The replaced exporters' names: the MIB object each one mirrors, the scale, and
  * the label that names the row (KEY_LABEL = the row's KEY_OBJECT cell). */
 static const struct {
     const char *family, *object;
     int exp10;
     const char *key_label, *key_object;
-} seeds[] = {
+} replaced[] = {
     { "hw_node_uptime_seconds", "primusNodeUptime", 0, NULL, NULL },
     { "hw_cpu_cores", "primusCpuCores", 0, NULL, NULL },
     { "hw_cpu_threads", "primusCpuThreads", 0, NULL, NULL },
@@ -1517,33 +1517,33 @@ static const struct {
     { "node_k8s_gpu_allocation_rate", "primusK8sGpuAllocRate", -2, NULL, NULL },
 };
 
-static void compare_seeds(struct exposition *e)
+static void compare_replaced(struct exposition *e)
 {
-    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+    for (size_t i = 0; i < sizeof replaced / sizeof replaced[0]; i++) {
         const struct pna_metric_table *t = NULL;
         const struct pna_metric *m = NULL;
-        CHECK(descriptor_of(seeds[i].object, &t, &m));
+        CHECK(descriptor_of(replaced[i].object, &t, &m));
         size_t samples = 0;
         for (size_t j = 0; j < e->ns; j++)
-            samples += !strcmp(e->s[j].name, seeds[i].family);
+            samples += !strcmp(e->s[j].name, replaced[i].family);
         size_t rows = 0;
         for (size_t c = 0; c < n_cells; c++) {
             if (cells[c].t != t || cells[c].m != m)
                 continue;
             rows++;
             struct key k;
-            if (seeds[i].key_label && !seeds[i].key_object) {
+            if (replaced[i].key_label && !replaced[i].key_object) {
                 row_key(&cells[c], &k);            /* the table's own key (device, port) */
             } else {
                 memset(&k, 0, sizeof k);
-                if (seeds[i].key_label) {
-                    const struct cell *key = cell_in_row(&cells[c], seeds[i].key_object);
+                if (replaced[i].key_label) {
+                    const struct cell *key = cell_in_row(&cells[c], replaced[i].key_object);
                     k.n = 1;
-                    k.name[0] = seeds[i].key_label;
+                    k.name[0] = replaced[i].key_label;
                     if (!key)
                         k.value[0][0] = 0;
-                    else if (!strcmp(seeds[i].key_object, "primusGpuOrdinal"))
-                        snprintf(k.value[0], sizeof k.value[0], "%u", gpu_seed_number(key));
+                    else if (!strcmp(replaced[i].key_object, "primusGpuOrdinal"))
+                        snprintf(k.value[0], sizeof k.value[0], "%u", gpu_replaced_number(key));
                     else if (key->is_text)
                         snprintf(k.value[0], sizeof k.value[0], "%.150s", key->text);
                     else    /* an index: 0 is GPU 0, not "none" */
@@ -1552,23 +1552,23 @@ static void compare_seeds(struct exposition *e)
             }
             size_t found = 0;
             struct sample *s;
-            for (size_t at = 0; (s = next_sample(e, seeds[i].family, &k, &at)) != NULL;) {
+            for (size_t at = 0; (s = next_sample(e, replaced[i].family, &k, &at)) != NULL;) {
                 found++;
-                long double want = scaled(&cells[c], 1, seeds[i].exp10);
+                long double want = scaled(&cells[c], 1, replaced[i].exp10);
                 if (!numbers_equal(strtold(s->value, NULL), want))
-                    fprintf(stderr, "%s = %s, but %s = %llu\n", seeds[i].family, s->value,
-                            seeds[i].object, (unsigned long long)cells[c].u);
+                    fprintf(stderr, "%s = %s, but %s = %llu\n", replaced[i].family, s->value,
+                            replaced[i].object, (unsigned long long)cells[c].u);
                 CHECK(numbers_equal(strtold(s->value, NULL), want));
                 compared++;
             }
             if (found != 1)
-                fprintf(stderr, "%s: %zu samples for a row of %s\n", seeds[i].family, found,
-                        seeds[i].object);
+                fprintf(stderr, "%s: %zu samples for a row of %s\n", replaced[i].family, found,
+                        replaced[i].object);
             CHECK_INT(found, 1);
         }
         if (samples != rows)
-            fprintf(stderr, "%s: %zu samples, %zu rows of %s\n", seeds[i].family, samples, rows,
-                    seeds[i].object);
+            fprintf(stderr, "%s: %zu samples, %zu rows of %s\n", replaced[i].family, samples, rows,
+                    replaced[i].object);
         CHECK_INT(samples, rows);
         CHECK(rows > 0);
     }
@@ -1872,7 +1872,7 @@ static long double row_number(const struct cell *row, const char *object)
     return c ? cell_number(c) : 0;
 }
 
-/* "/dev/dri/card1" for "card1", "" for none: the seed's device paths. */
+/* "/dev/dri/card1" for "card1", "" for none: the node exporter's device paths. */
 static const char *dri_path(const struct cell *row, const char *object, char *buf, size_t cap)
 {
     const char *node = row_text(row, object);
@@ -1882,7 +1882,7 @@ static const char *dri_path(const struct cell *row, const char *object, char *bu
 
 /* The node exporter's GPU endpoints (/gpus, /cardMetrics, /driMapping,
  * /gpuDriverVersion): their own member names, the MIB's values. */
-static void compare_gpu_seed_json(const struct pna_http_view *v)
+static void compare_gpu_replaced_json(const struct pna_http_view *v)
 {
     json_t *replies[] = { json_reply(pna_json_gpus(v)), json_reply(pna_json_card_metrics(v)),
                           json_reply(pna_json_dri_mapping(v)),
@@ -1931,7 +1931,7 @@ static void compare_gpu_seed_json(const struct pna_http_view *v)
         if (total)
             json_number_is(c, "memory_use_percent",
                            (long double)((used * 10000 + total / 2) / total) / 100);
-        /* the AMD driver's version where there is one, as the seed's endpoint did */
+        /* the AMD driver's version where there is one, as the node exporter's endpoint did */
         bool amd = row_number(row, "primusGpuVendor") == PNA_GPU_VENDOR_AMD;
         if (rows == 1 || (amd && !amd_seen))
             want_version = row_text(row, "primusGpuDriverVersion");
@@ -2109,8 +2109,8 @@ int main(void)
     check_distinct();
     check_coverage();
     compare_claims(&e);
-    seed_gpus = pna_view_snap(&hv.base, PNA_DOM_GPU);
-    compare_seeds(&e);
+    replaced_gpus = pna_view_snap(&hv.base, PNA_DOM_GPU);
+    compare_replaced(&e);
     compare_holders(&e);
     check_pod_resource_ports();
     compare_saturated(&e);
@@ -2118,7 +2118,7 @@ int main(void)
     compare_rdma_stat(&e);
     compare_json(&hv);
     compare_roce_json(&hv);
-    compare_gpu_seed_json(&hv);
+    compare_gpu_replaced_json(&hv);
     compare_named_json(&hv);
     printf("# %zu values compared\n", compared);
 

@@ -107,7 +107,7 @@ static void test_families(void)
     pna_prom_family(&p, "empty_family", PNA_PROM_GAUGE, "never written");
     pna_prom_family(&p, "temp_celsius", PNA_PROM_GAUGE, "T");
     pna_prom_i64(&p, NULL, 0, -5);
-    pna_prom_family(&p, "hw_gpu_count", PNA_PROM_UNTYPED, "seed name");
+    pna_prom_family(&p, "hw_gpu_count", PNA_PROM_UNTYPED, "a replaced exporter's name");
     pna_prom_u64(&p, NULL, 0, 8);
 
     const char *t = pna_buf_cstr(&b);

@@ -1,7 +1,7 @@
 /* test_http_render.c -- what /metrics and the JSON endpoints say, rendered
  * from views built by hand and from the collectors' own readings of the fixture
  * trees (nvidia-smi XML, InfiniBand sysfs, mlx5 ethtool statistics), checked
- * against values the test reads from the same files; the seeds' metric names and
+ * against values the test reads from the same files; the replaced exporters' metric names and
  * label sets; the JSON shapes (parsed back with jansson); and, where promtool is
  * installed, a lint-clean exposition of every domain at once. */
 #include "pna_autoconf.h"
@@ -471,7 +471,7 @@ static void check_gpu_against_xml(const char *text, const struct pna_gpu *g, con
         snprintf(want, sizeof want, "0.%02ld", util);
     CHECK_STR(sample(text, "primus_gpu_utilization_ratio", labels), want);
 
-    /* The seeds' names and label sets. */
+    /* The replaced exporters' names and label sets. */
     char gpu_id[64], util_pct[32];
     snprintf(gpu_id, sizeof gpu_id, "gpu_id=\"%u\"", (unsigned)g->vendor_index);
     snprintf(util_pct, sizeof util_pct, util_known ? "%ld" : "(absent)", util);
@@ -620,7 +620,7 @@ static void test_rdma(void)
     CHECK_STR(sample(t, "primus_ib_port_transmit_data_bytes_total", "device=\"mlx5_0\",port=\"1\""), want);
     snprintf(want, sizeof want, "%" PRIu64, file_u64(ib, "counters/port_rcv_packets"));
     CHECK_STR(sample(t, "primus_ib_port_receive_packets_total", "device=\"mlx5_0\",port=\"1\""), want);
-    /* The node exporter seed's rdma_stat_<hw counter>{device,port}. */
+    /* The node exporter's rdma_stat_<hw counter>{device,port}. */
     snprintf(want, sizeof want, "%" PRIu64, file_u64(ib, "hw_counters/rx_write_requests"));
     CHECK_STR(sample(t, "rdma_stat_rx_write_requests", "device=\"mlx5_0\",port=\"1\""), want);
     CHECK_STR(sample(t, "rdma_rx_write_requests", "device=\"mlx5_0\",port=\"1\""), want);
@@ -896,7 +896,7 @@ static void test_containers_storage(void)
              (unsigned)g.list.gpus[0].vendor_index, g.list.gpus[0].pci_bus_id, g.list.gpus[0].uuid);
     CHECK(strcmp(sample(t, "primus_gpu_temperature_celsius", dev), "(absent)") != 0);
 
-    /* Storage: the kubelet's figures while fresh, and the seed names unchanged. */
+    /* Storage: the kubelet's figures while fresh, and the node exporter's names unchanged. */
     CHECK_STR(sample(t, "node_ephemeral_storage_usage_bytes", "node=\"k8s-node-7\""), "400000000000");
     CHECK_STR(sample(t, "node_ephemeral_storage_available_bytes", "node=\"k8s-node-7\""), "600000000000");
     CHECK_STR(sample(t, "node_ephemeral_storage_capacity_bytes", "node=\"k8s-node-7\""), "1000000000000");

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef HAVE_ROCM_SMI
 /* Whether a mapping of this process names a file containing NAME. */
 static bool mapped(const char *name)
 {
@@ -28,6 +29,7 @@ static bool mapped(const char *name)
     fclose(f);
     return found;
 }
+#endif
 
 int main(void)
 {

@@ -1,7 +1,7 @@
 /* sources/node/procfs.c -- the node collector: procfs (under --procfs) and
  * os-release (under --rootfs) into struct pna_node.
  *
- * Everything the seed system-info exporter reports: hostname, OS, kernel, CPU
+ * Everything the system-info exporter reports: hostname, OS, kernel, CPU
  * model, physical cores, threads, CPU usage over the last interval, memory
  * total/used/available/usage and uptime; plus load averages and swap. */
 #include "pna_autoconf.h"
@@ -64,7 +64,7 @@ static uint64_t cpu_total(const struct pna_cpu_times *t)
     return t->user + t->nice + t->system + t->idle + t->iowait + t->irq + t->softirq + t->steal;
 }
 
-/* Busy = everything but idle and iowait, as top and the seed exporter count it. */
+/* Busy = everything but idle and iowait, as top and the system-info exporter count it. */
 void pna_node_cpu_usage(const struct pna_cpu_times *prev, const struct pna_cpu_times *now,
                         uint32_t *busy_hundredths, uint32_t *iowait_hundredths)
 {
