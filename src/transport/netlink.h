@@ -101,7 +101,8 @@ enum pna_nla_kind {
     PNA_NLA_STRING,      /* NUL-terminated within its payload; max_len: the longest
                             string, the NUL not counted (0: no limit) */
     PNA_NLA_BINARY,      /* min_len to max_len octets (max_len 0: no limit) */
-    PNA_NLA_NESTED,      /* empty, or attributes that fit in it (each one's header) */
+    PNA_NLA_NESTED,      /* empty, or room for an attribute; its attributes are
+                            checked by pna_nla_parse_nested() */
     PNA_NLA_FLAG,        /* no payload */
     PNA_NLA_U64_ARRAY,   /* whole u64s, none or more */
 };
@@ -128,9 +129,8 @@ struct pna_nla_policy {
  *   "NAME twice in CONTAINER", "NAME is N octets" (a number or a flag of
  *   the wrong size), "NAME is N octets, expected MIN" / ", at most MAX"
  *   (binary), "NAME not terminated", "NAME is longer than MAX octets"
- *   (string), "NAME is N octets, not whole u64s", and a nest's "NAME is N
- *   octets, not a nest" or the first two reasons with its NAME for
- *   CONTAINER.  WHY is left alone on success. */
+ *   (string), "NAME is N octets, not whole u64s", "NAME is N octets, not a
+ *   nest".  WHY is left alone on success. */
 int pna_nla_parse(const struct pna_nla **tb, unsigned maxtype,
                   const struct pna_nla_policy *policy, const void *data, size_t len,
                   const char *container, char *why, size_t whylen);
@@ -142,9 +142,9 @@ int pna_nla_parse_nested(const struct pna_nla **tb, unsigned maxtype,
                          const char *container, char *why, size_t whylen);
 
 /* The attributes of a nest (or of LEN octets at DATA) one after the other,
- * in the kernel's order: how a type that may repeat is read.  The walk stops
- * at the first one that does not fit, which a parse of the same octets has
- * refused already. */
+ * in the kernel's order: how a type that may repeat is read, after a parse
+ * of the same octets.  The walk stops at the first one that does not fit
+ * (which that parse has refused). */
 struct pna_nla_iter {
     const uint8_t *p;
     size_t left;
