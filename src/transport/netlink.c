@@ -45,6 +45,17 @@ static size_t align4(size_t n)
     return (n + 3) & ~(size_t)3;
 }
 
+/* Step *P past an item of LEN octets and its padding, which the last item
+ * of the data may lack. */
+static void step_over(const uint8_t **p, size_t *left, size_t len)
+{
+    size_t step = align4(len);
+    if (step > *left)
+        step = *left;
+    *p += step;
+    *left -= step;
+}
+
 static int refuse(char *why, size_t whylen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -79,11 +90,7 @@ int pna_nl_msgs_next(struct pna_nl_msgs *it, struct pna_nl_msg *m, char *why, si
     *m = (struct pna_nl_msg){.type = rd16(p + 4), .flags = rd16(p + 6), .seq = rd32(p + 8),
                              .portid = rd32(p + 12), .start = p, .len = len,
                              .payload = p + NLMSG_HDRLEN, .payload_len = len - NLMSG_HDRLEN};
-    size_t step = align4(len);
-    if (step > it->left)
-        step = it->left;
-    it->p += step;
-    it->left -= step;
+    step_over(&it->p, &it->left, len);
     return 1;
 }
 
@@ -114,11 +121,7 @@ static int walk_next(struct walk *w, const uint8_t **a, const char *container, c
         return refuse(why, whylen, "attribute of %zu octets in %s runs past its end (%zu left)",
                       len, container, w->left);
     *a = w->p;
-    size_t step = align4(len);
-    if (step > w->left)
-        step = w->left;
-    w->p += step;
-    w->left -= step;
+    step_over(&w->p, &w->left, len);
     return 1;
 }
 
