@@ -3,8 +3,8 @@
  * kernel sends for DCB_CMD_IEEE_GET and DCB_CMD_GDCBX, as pna_dcb_read()
  * hands it over (seeds: tests/fixtures/dcb/, real and built).  Besides the
  * sanitizers, the harness checks the answer's own promises and aborts when
- * one is broken: 0 means read with no error line, -1 not read with one, and
- * the counts stay within the model's arrays.  In a build without libmnl the
+ * one is broken: 0 means read with no error line, a negative errno not read
+ * with one (nothing above 0), and the counts stay within the model's arrays.  In a build without libmnl the
  * parser refuses everything, which is checked the same way. */
 #include "pna_autoconf.h"
 #include "sources/pfc/dcb.h"
@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* not NUL-terminated */
     if (rc == 0 && (!d.read || error_len != 0))
         abort();
-    if (rc != 0 && (rc != -1 || d.read || error_len == 0 || d.has_pfc || d.has_ets || d.n_apps))
+    if (rc != 0 && (rc > 0 || d.read || error_len == 0 || d.has_pfc || d.has_ets || d.n_apps))
         abort();
     if (d.n_apps > PNA_DCB_MAX_APPS || d.n_trust > PNA_LOSSLESS_PRIOS)
         abort();

@@ -1,5 +1,5 @@
 /* fuzz_ethtool_nl.c -- libFuzzer harness for the ethtool netlink reply
- * parsers (sources/phy/ethtool_nl.c).  The first octet picks the parser
+ * parsers (sources/phy/ethtool_nl_*.c).  The first octet picks the parser
  * (modulo 5): 0 pna_ethnl_parse_linkstate, 1 _fec, 2 _stats, 3 _pause,
  * 4 pna_ethnl_parse_eeprom, whose requested length is the second octet
  * modulo 128, plus 1.  The rest is the byte stream the kernel sends for
@@ -7,10 +7,10 @@
  * tests/fixtures/ethtool-nl/, real and built).
  *
  * Besides the sanitizers, the harness aborts when an answer breaks its
- * promises: 0 with an error line or -1 without one; an error line or FEC
- * mode text not NUL-terminated; after -1, anything left of the request's
- * part; a counter of another request's part touched; EEPROM data written
- * when the read failed.  The parsers build without libmnl, so this harness
+ * promises: 0 with an error line, a negative errno without one, anything
+ * above 0; an error line or FEC mode text not NUL-terminated; after a
+ * failure, anything left of the request's part; a counter of another
+ * request's part touched; EEPROM data written when the read failed.  The parsers build without libmnl, so this harness
  * runs the same in both builds.
  *
  * Each phy input is parsed twice, over counters marked from two different
@@ -59,7 +59,7 @@ static void phy_once(unsigned which, const uint8_t *data, size_t size, uint32_t 
         abort();
     if (rc == 0 && elen != 0)
         abort();
-    if (rc != 0 && (rc != -1 || elen == 0))
+    if (rc != 0 && (rc > 0 || elen == 0))
         abort();
     if (strcmp(p.ifname, "eth0") != 0)
         abort();
@@ -102,7 +102,7 @@ static void eeprom(const uint8_t *data, size_t size)
     memset(err, 'x', sizeof err);
     int rc = pna_ethnl_parse_eeprom(data + 1, size - 1, page, length, err, sizeof err);
     size_t elen = strnlen(err, sizeof err);
-    if (elen == sizeof err || (rc == 0 && elen != 0) || (rc != 0 && (rc != -1 || elen == 0)))
+    if (elen == sizeof err || (rc == 0 && elen != 0) || (rc != 0 && (rc > 0 || elen == 0)))
         abort();
     if (page[length] != 0xa5)
         abort(); /* written past the length asked */

@@ -4,13 +4,14 @@
  * back, parsed one after the other as watchers/link_watch.c does (seeds: the
  * kernel's messages captured in tests/fixtures/rtnl/).  Besides the
  * sanitizers, the harness checks the parser's promises and aborts when one is
- * broken: a length that is -1 (with a reason, no interface) or within the
+ * broken: a length that is -EBADMSG (with a reason, no interface) or within the
  * data and past the header, a link message with an interface index above 0
  * and no reason, and a NUL-terminated interface name. */
 #include "pna_autoconf.h"
 #include "sources/rdma/rtnl_link.h"
 #include "fuzz.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (error_len == sizeof l.error || strnlen(l.ifname, sizeof l.ifname) == sizeof l.ifname)
             abort(); /* not NUL-terminated */
         if (used < 0) {
-            if (used != -1 || error_len == 0 || l.ifindex != 0)
+            if (used != -EBADMSG || error_len == 0 || l.ifindex != 0)
                 abort();
             break;
         }

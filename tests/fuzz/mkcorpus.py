@@ -559,6 +559,33 @@ def rtnl_link():
         rd("rtnl", "newlink-0-carrier0.bin") + rd("rtnl", "newlink-1-carrier1.bin"))
 
 
+def netlink():
+    # the attribute parser shared by those three readers (fuzz_netlink.c), on
+    # the same recorded and built replies and on the regression inputs of
+    # their corpora (less the octets that pick a parser there).  The first
+    # octet: the family header (low two bits: 0 a 4-octet genlmsghdr or
+    # dcbmsg, 1 the 16-octet ifinfomsg) and the policy's turn (the upper six
+    # bits), a different one for each seed so that the types meet every kind
+    seeds = []
+    for d, hdr in (("ethtool-nl", 0), ("dcb", 0), ("rtnl", 1)):
+        for p in sorted(glob.glob(os.path.join(FX, d, "*.bin"))):
+            seeds.append((d + "-" + os.path.basename(p)[:-len(".bin")], hdr,
+                          open(p, "rb").read()))
+    seeds.append(("rtnl-down-up-datagram", 1,
+                  rd("rtnl", "newlink-0-carrier0.bin") + rd("rtnl", "newlink-1-carrier1.bin")))
+    for corpus, hdr in (("ethtool_nl", 0), ("dcb", 0), ("rtnl_link", 1)):
+        for p in sorted(glob.glob(os.path.join(OUT, corpus, "*"))):
+            name = os.path.basename(p)
+            if name.startswith("seed-"):
+                continue
+            data = open(p, "rb").read()
+            if corpus == "ethtool_nl" and data:
+                data = data[2:] if data[0] % 5 == 4 else data[1:]
+            seeds.append(("corpus-%s-%s" % (corpus, name), hdr, data))
+    for i, (name, hdr, data) in enumerate(seeds):
+        put("netlink", name, bytes([((i * 4) & 0xfc) | hdr]) + data)
+
+
 def amd_gpu_metrics():
     # the recorded blobs, and MI300-style headers BUILT from the kernel's
     # struct sizes (v1.4 288 ... v1.8 3360 bytes): every other byte 0xff, the
@@ -583,7 +610,7 @@ def main():
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
-               ethtool_nl, rtnl_link, amd_gpu_metrics):
+               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics):
         fn()
 
 

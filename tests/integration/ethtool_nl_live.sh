@@ -105,7 +105,7 @@ esac
 ok "veth0: FEC, pause and link down counter absent, statistics without counters, EEPROM: $eeprom"
 
 probe pna-nosuch0
-[ "$(field pna-nosuch0 rc)" = -1 ] || fail "a missing interface was read"
+[ "$(field pna-nosuch0 rc)" = -ENODEV ] || fail "a missing interface was read (rc $(field pna-nosuch0 rc))"
 [ "$(field pna-nosuch0 error)" = "link state: no such interface (ENODEV): no device matches name" ] ||
     fail "a missing interface: '$(field pna-nosuch0 error)'"
 [ "$(field pna-nosuch0 link)" = unknown ] || fail "a missing interface has a link state"

@@ -6,7 +6,7 @@
  *
  * opens one socket and prints, for each interface, one field a line,
  * IFNAME.FIELD=VALUE:
- *   IF.rc=0|-1 IF.error= IF.ifindex= IF.link=yes|no|unknown IF.ext_state=
+ *   IF.rc=0|-ERRNO (-ENODEV, ...) IF.error= IF.ifindex= IF.link=yes|no|unknown IF.ext_state=
  *   IF.ext_substate= IF.down_events=N|absent IF.fec=read|absent
  *   IF.fec_active= IF.fec_configured= IF.stats=read|absent
  *   IF.counters=N (the counters present) IF.pause_tx=N|absent
@@ -15,6 +15,7 @@
  * usage, 77 in a build without libmnl. */
 #include "pna_autoconf.h"
 #include "sources/phy/ethtool_nl.h"
+#include "transport/netlink.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,7 +47,12 @@ int main(int argc, char **argv)
         snprintf(p.ifname, sizeof p.ifname, "%s", argv[i]);
         const char *n = argv[i];
         int rc = pna_ethnl_read_phy(nl, &p);
-        printf("%s.rc=%d\n%s.error=%s\n%s.ifindex=%d\n", n, rc, n, p.error, n, (int)p.ifindex);
+        const char *errno_name = rc < 0 ? pna_errno_name(-rc) : NULL;
+        if (errno_name)
+            printf("%s.rc=-%s\n", n, errno_name);
+        else
+            printf("%s.rc=%d\n", n, rc);
+        printf("%s.error=%s\n%s.ifindex=%d\n", n, p.error, n, (int)p.ifindex);
         printf("%s.link=%s\n", n, !p.link.has_link ? "unknown" : p.link.link ? "yes" : "no");
         printf("%s.ext_state=%u\n%s.ext_substate=%u\n", n, p.link.ext_state, n,
                p.link.ext_substate);

@@ -44,9 +44,9 @@ static int parse_fixture(const char *name, struct pna_dcb *out)
 }
 
 /* The answer is an error saying TEXT, and nothing else is set. */
-static void check_refused(const struct pna_dcb *d, int rc, const char *text)
+static void check_refused(const struct pna_dcb *d, int rc, int want, const char *text)
 {
-    CHECK_INT(rc, -1);
+    CHECK_INT(rc, want);
     CHECK(!d->read);
     CHECK_STR(d->error, text);
     CHECK(!d->has_pfc && !d->has_ets);
@@ -103,11 +103,11 @@ static void check_dscp_table(const struct pna_dcb *d, unsigned first)
 static void test_real_captures(void)
 {
     struct pna_dcb d;
-    check_refused(&d, parse_fixture("real-lo-ieee-get.bin", &d), EOPNOTSUPP_TEXT);
-    check_refused(&d, parse_fixture("real-veth0-ieee-get.bin", &d), EOPNOTSUPP_TEXT);
-    check_refused(&d, parse_fixture("real-missing-ieee-get.bin", &d), NODEV_TEXT);
+    check_refused(&d, parse_fixture("real-lo-ieee-get.bin", &d), -EOPNOTSUPP, EOPNOTSUPP_TEXT);
+    check_refused(&d, parse_fixture("real-veth0-ieee-get.bin", &d), -EOPNOTSUPP, EOPNOTSUPP_TEXT);
+    check_refused(&d, parse_fixture("real-missing-ieee-get.bin", &d), -ENODEV, NODEV_TEXT);
     /* The GDCBX refusal alone is no answer to the IEEE request. */
-    check_refused(&d, parse_fixture("real-lo-gdcbx.bin", &d),
+    check_refused(&d, parse_fixture("real-lo-gdcbx.bin", &d), -EBADMSG,
                   "malformed DCB reply: no answer to DCB_CMD_IEEE_GET");
 }
 
@@ -208,13 +208,13 @@ static void test_built_malformed(void)
 {
     struct pna_dcb d;
     int rc = parse_fixture("built-truncated.bin", &d);
-    CHECK_INT(rc, -1);
+    CHECK_INT(rc, -EBADMSG);
     CHECK(!d.read);
     CHECK(strncmp(d.error, "malformed DCB reply: message truncated", 38) == 0);
-    check_refused(&d, parse_fixture("built-short-pfc.bin", &d),
+    check_refused(&d, parse_fixture("built-short-pfc.bin", &d), -EBADMSG,
                   "malformed DCB reply: DCB_ATTR_IEEE_PFC is 4 octets, expected 136");
     rc = parse_fixture("built-short-app.bin", &d);
-    CHECK_INT(rc, -1);
+    CHECK_INT(rc, -EBADMSG);
     CHECK_STR(d.error, "malformed DCB reply: APP table entry is 2 octets, expected 4");
 }
 
@@ -271,16 +271,16 @@ static void put_u32(uint8_t *p, uint32_t v)
 static void test_edges(void)
 {
     struct pna_dcb d;
-    check_refused(&d, pna_dcb_parse("", 0, &d), "malformed DCB reply: empty");
+    check_refused(&d, pna_dcb_parse("", 0, &d), -EBADMSG, "malformed DCB reply: empty");
 
     size_t len;
     uint8_t *data = load("built-pfc-two-prios.bin", &len);
     /* A length of 2 GiB and more passes libmnl's int comparison. */
     put_u32(data, 0x80000010u);
-    CHECK_INT(pna_dcb_parse(data, len, &d), -1);
+    CHECK_INT(pna_dcb_parse(data, len, &d), -EBADMSG);
     CHECK(strncmp(d.error, "malformed DCB reply: message truncated", 38) == 0);
     put_u32(data, 0xfffffffdu); /* NLMSG_ALIGN of it wraps to 0 in 32 bits */
-    CHECK_INT(pna_dcb_parse(data, len, &d), -1);
+    CHECK_INT(pna_dcb_parse(data, len, &d), -EBADMSG);
     free(data);
 
     /* An acknowledgement (error 0) after the answer changes nothing; a
@@ -296,12 +296,12 @@ static void test_edges(void)
     check_ok(&d, pna_dcb_parse(more, len + sizeof ack, &d));
     CHECK_INT(d.pfc_en, 0x18);
     put_u32(more + len + 16, 5);
-    CHECK_INT(pna_dcb_parse(more, len + sizeof ack, &d), -1);
+    CHECK_INT(pna_dcb_parse(more, len + sizeof ack, &d), -EBADMSG);
     CHECK_STR(d.error, "malformed DCB reply: NLMSG_ERROR code 5");
     /* A refusal whose request copy was capped cannot be told from one of
      * DCB_CMD_IEEE_GET: it is the answer. */
     put_u32(more + len + 16, (uint32_t)-EPERM);
-    CHECK_INT(pna_dcb_parse(more, len + sizeof ack, &d), -1);
+    CHECK_INT(pna_dcb_parse(more, len + sizeof ack, &d), -EPERM);
     CHECK_STR(d.error, "netlink: Operation not permitted");
     free(more);
     free(data);
@@ -320,7 +320,7 @@ static void test_edges(void)
     data = load("built-trust-dscp.bin", &len);
     CHECK_INT(data[len - 12], 5); /* the trust nest's one entry, before DCB_ATTR_DCBX */
     put_u32(data + len - 16, 0x00010004u); /* its header: nla_len 4 (no payload), type 1 */
-    check_refused(&d, pna_dcb_parse(data, len, &d),
+    check_refused(&d, pna_dcb_parse(data, len, &d), -EBADMSG,
                   "malformed DCB reply: trust table entry is 0 octets, expected 1");
     free(data);
 }
@@ -332,14 +332,14 @@ static void test_live(void)
     struct pna_dcb rec, live;
     parse_fixture("real-lo-ieee-get.bin", &rec);
     int rc = pna_dcb_read("lo", &live);
-    CHECK_INT(rc, -1);
+    CHECK_INT(rc, -EOPNOTSUPP);
     CHECK(!live.read);
     CHECK_STR(live.error, rec.error);
 
     parse_fixture("real-missing-ieee-get.bin", &rec);
-    check_refused(&live, pna_dcb_read("pna-nosuch0", &live), rec.error);
-    check_refused(&live, pna_dcb_read("", &live), NODEV_TEXT);
-    check_refused(&live, pna_dcb_read("a-name-longer-than-ifnamsiz", &live), NODEV_TEXT);
+    check_refused(&live, pna_dcb_read("pna-nosuch0", &live), -ENODEV, rec.error);
+    check_refused(&live, pna_dcb_read("", &live), -ENODEV, NODEV_TEXT);
+    check_refused(&live, pna_dcb_read("a-name-longer-than-ifnamsiz", &live), -ENODEV, NODEV_TEXT);
 }
 
 #ifndef HAVE_LIBMNL
@@ -347,8 +347,8 @@ static void test_live(void)
 static int without_libmnl(void)
 {
     struct pna_dcb d;
-    check_refused(&d, pna_dcb_read("lo", &d), "built without libmnl");
-    check_refused(&d, pna_dcb_parse("x", 1, &d), "built without libmnl");
+    check_refused(&d, pna_dcb_read("lo", &d), -ENOSYS, "built without libmnl");
+    check_refused(&d, pna_dcb_parse("x", 1, &d), -ENOSYS, "built without libmnl");
     if (unit_failures)
         UNIT_END();
     printf("SKIP: built without libmnl\n");

@@ -17,6 +17,7 @@
 #include "pna_autoconf.h"
 #include "sources/phy/ethtool_nl.h"
 
+#include <errno.h>
 #include <linux/netlink.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -148,7 +149,7 @@ static void test_real_linkstate(void)
     CHECK_INT(p.ifindex, 1);
 
     p = fresh("nosuch0");
-    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "real-linkstate-missing.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "real-linkstate-missing.bin", &p), -ENODEV);
     CHECK_STR(p.error, NODEV_LINKSTATE);
     check_link_absent(&p);
     CHECK_INT(p.ifindex, 0);
@@ -157,35 +158,37 @@ static void test_real_linkstate(void)
 static void test_real_refusals(void)
 {
     struct pna_phy_if p = fresh("veth0");
-    CHECK_INT(parse_file(pna_ethnl_parse_fec, "real-fec-veth0.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_fec, "real-fec-veth0.bin", &p), -EOPNOTSUPP);
     CHECK_STR(p.error, EOPNOTSUPP_FEC);
     check_fec_absent(&p);
     /* the same refusal with the whole request copied after it */
-    CHECK_INT(parse_file(pna_ethnl_parse_fec, "real-fec-veth0-nocap.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_fec, "real-fec-veth0-nocap.bin", &p), -EOPNOTSUPP);
     CHECK_STR(p.error, EOPNOTSUPP_FEC);
 
-    CHECK_INT(parse_file(pna_ethnl_parse_pause, "real-pause-veth0.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_pause, "real-pause-veth0.bin", &p), -EOPNOTSUPP);
     CHECK_STR(p.error, "pause: not supported by the driver (EOPNOTSUPP)");
     CHECK_ABSENT(&p, PNA_PHY_PAUSE_TX_FRAMES);
 
-    CHECK_INT(parse_file(pna_ethnl_parse_stats, "real-stats-statsflag.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_stats, "real-stats-statsflag.bin", &p), -EINVAL);
     CHECK_STR(p.error, "statistics: request refused (EINVAL): reserved bit set");
     CHECK(!p.stats_read);
 
     char err[160];
     uint8_t data[128];
     memset(data, 0xa5, sizeof data);
-    CHECK_INT(parse_eeprom_file("real-eeprom-veth0.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("real-eeprom-veth0.bin", data, 128, err, sizeof err),
+              -EOPNOTSUPP);
     CHECK_STR(err, "module EEPROM: not supported by the driver (EOPNOTSUPP)");
-    CHECK_INT(parse_eeprom_file("real-eeprom-missing.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("real-eeprom-missing.bin", data, 128, err, sizeof err), -ENODEV);
     CHECK_STR(err, "module EEPROM: no such interface (ENODEV): no device matches name");
-    CHECK_INT(parse_eeprom_file("real-eeprom-veth0-unpriv.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("real-eeprom-veth0-unpriv.bin", data, 128, err, sizeof err),
+              -EPERM);
     CHECK_STR(err, "module EEPROM: not permitted without CAP_NET_ADMIN (EPERM)");
     CHECK_INT(data[0], 0xa5);  /* refused: the buffer is untouched */
     CHECK_INT(data[127], 0xa5);
 
     /* a refusal parsed as the wrong request names the request it was given */
-    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "real-fec-veth0.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "real-fec-veth0.bin", &p), -EOPNOTSUPP);
     CHECK_STR(p.error, "link state: not supported by the driver (EOPNOTSUPP)");
 }
 
@@ -242,7 +245,7 @@ static void test_built_linkstate(void)
 
     /* what a 6.1 kernel answers a LINKSTATE_GET carrying ETHTOOL_FLAG_STATS */
     p = fresh("enp65s0f0np0");
-    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "built-linkstate-einval-flags.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "built-linkstate-einval-flags.bin", &p), -EINVAL);
     CHECK_STR(p.error, "link state: request refused (EINVAL): reserved bit set");
     check_link_absent(&p);
 }
@@ -396,28 +399,30 @@ static void test_built_eeprom(void)
 
     /* a reply of another length than asked */
     memset(data, 0xa5, sizeof data);
-    CHECK_INT(parse_eeprom_file("built-eeprom-cmis-upper0.bin", data, 64, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-eeprom-cmis-upper0.bin", data, 64, err, sizeof err),
+              -EBADMSG);
     CHECK_STR(err, "module EEPROM: malformed reply: 128 octets of data for 64 asked");
     CHECK_INT(data[0], 0xa5);
-    CHECK_INT(parse_eeprom_file("built-eeprom-short.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-eeprom-short.bin", data, 128, err, sizeof err), -EBADMSG);
     CHECK_STR(err, "module EEPROM: malformed reply: 64 octets of data for 128 asked");
-    CHECK_INT(parse_eeprom_file("built-eeprom-nodata.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-eeprom-nodata.bin", data, 128, err, sizeof err), -EBADMSG);
     CHECK_STR(err, "module EEPROM: malformed reply: no ETHTOOL_A_MODULE_EEPROM_DATA");
     CHECK_INT(data[0], 0xa5);
-    CHECK_INT(parse_eeprom_file("built-eeprom-eio.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-eeprom-eio.bin", data, 128, err, sizeof err), -EIO);
     CHECK_STR(err, "module EEPROM: module not readable (EIO): Query module eeprom by page failed, "
                    "read 0 bytes, err -5");
-    CHECK_INT(parse_eeprom_file("built-eeprom-nomodule.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-eeprom-nomodule.bin", data, 128, err, sizeof err), -ENODEV);
     CHECK_STR(err, "module EEPROM: no module (ENODEV)");
-    CHECK_INT(parse_eeprom_file("built-eeprom-cmis-upper0.bin", data, 0, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-eeprom-cmis-upper0.bin", data, 0, err, sizeof err), -EINVAL);
     CHECK_STR(err, "module EEPROM: length 0, not 1 to 128");
-    CHECK_INT(parse_eeprom_file("built-eeprom-cmis-upper0.bin", data, 129, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-eeprom-cmis-upper0.bin", data, 129, err, sizeof err),
+              -EINVAL);
     CHECK_STR(err, "module EEPROM: length 129, not 1 to 128");
     /* an EEPROM reply given to a phy parser, and the other way round */
     struct pna_phy_if p = fresh("enp65s0f0np0");
-    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "built-eeprom-cmis-upper0.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_linkstate, "built-eeprom-cmis-upper0.bin", &p), -EBADMSG);
     CHECK_STR(p.error, "link state: malformed reply: answer to another request (command 32)");
-    CHECK_INT(parse_eeprom_file("built-fec-mlx5-rs.bin", data, 128, err, sizeof err), -1);
+    CHECK_INT(parse_eeprom_file("built-fec-mlx5-rs.bin", data, 128, err, sizeof err), -EBADMSG);
     CHECK_STR(err, "module EEPROM: malformed reply: answer to another request (command 30)");
 }
 
@@ -462,9 +467,9 @@ static void test_malformed(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct pna_phy_if p = fresh("enp65s0f0np0");
         int rc = parse_file(cases[i].fn, cases[i].file, &p);
-        if (rc != -1 || strcmp(p.error, cases[i].error) != 0)
+        if (rc != -EBADMSG || strcmp(p.error, cases[i].error) != 0)
             fprintf(stderr, "%s\n", cases[i].file);
-        CHECK_INT(rc, -1);
+        CHECK_INT(rc, -EBADMSG);
         CHECK_STR(p.error, cases[i].error);
         /* nothing of a malformed answer is kept */
         check_link_absent(&p);
@@ -491,7 +496,7 @@ static void test_parts(void)
     CHECK_INT(p.ifindex, 4);
 
     /* a refused FEC_GET clears FEC and nothing else */
-    CHECK_INT(parse_file(pna_ethnl_parse_fec, "real-fec-veth0.bin", &p), -1);
+    CHECK_INT(parse_file(pna_ethnl_parse_fec, "real-fec-veth0.bin", &p), -EOPNOTSUPP);
     check_fec_absent(&p);
     CHECK(p.link.read);
     CHECK_COUNTER(&p, PNA_PHY_LINK_DOWN_EVENTS, 3);
@@ -553,7 +558,7 @@ static void test_prefixes(void)
                 int rc = fns[i](copy, n, &p);
                 size_t elen = strnlen(p.error, sizeof p.error);
                 if (elen == sizeof p.error || (rc == 0 && elen != 0) ||
-                    (rc != 0 && (rc != -1 || elen == 0)))
+                    (rc != 0 && (rc > 0 || elen == 0)))
                     broken++;
             }
             char err[160];
@@ -571,23 +576,23 @@ static void test_prefixes(void)
 static void test_edges(void)
 {
     struct pna_phy_if p = fresh("x");
-    CHECK_INT(pna_ethnl_parse_linkstate(NULL, 0, &p), -1);
+    CHECK_INT(pna_ethnl_parse_linkstate(NULL, 0, &p), -EBADMSG);
     CHECK_STR(p.error, "link state: malformed reply: empty");
 
     /* message lengths that wrap NLMSG_ALIGN() or pass libmnl's int test */
     uint32_t msg[8] = {0xfffffff0u, 0, 1, 0};
-    CHECK_INT(pna_ethnl_parse_linkstate(msg, sizeof msg, &p), -1);
+    CHECK_INT(pna_ethnl_parse_linkstate(msg, sizeof msg, &p), -EBADMSG);
     CHECK_STR(p.error, "link state: malformed reply: message truncated (32 octets left)");
     msg[0] = 0x80000000u;
-    CHECK_INT(pna_ethnl_parse_fec(msg, sizeof msg, &p), -1);
+    CHECK_INT(pna_ethnl_parse_fec(msg, sizeof msg, &p), -EBADMSG);
     CHECK_STR(p.error, "FEC: malformed reply: message truncated (32 octets left)");
     msg[0] = 8; /* shorter than its own header */
-    CHECK_INT(pna_ethnl_parse_pause(msg, sizeof msg, &p), -1);
+    CHECK_INT(pna_ethnl_parse_pause(msg, sizeof msg, &p), -EBADMSG);
     CHECK_STR(p.error, "pause: malformed reply: message truncated (32 octets left)");
 
     /* no reply at all: only an acknowledgement, or NLMSG_DONE */
     uint32_t ackmsg[9] = {36, NLMSG_ERROR, 1, 0, 0, 0, 0, 0, 0};
-    CHECK_INT(pna_ethnl_parse_stats(ackmsg, sizeof ackmsg, &p), -1);
+    CHECK_INT(pna_ethnl_parse_stats(ackmsg, sizeof ackmsg, &p), -EBADMSG);
     CHECK_STR(p.error, "statistics: malformed reply: no answer to ETHTOOL_MSG_STATS_GET");
 
     /* an unaligned buffer parses the same */
@@ -609,34 +614,36 @@ static void test_edges(void)
     memset(err_msg + 16, 0, 20);
     int32_t code = -150;
     memcpy(err_msg + 16, &code, 4);
-    CHECK_INT(pna_ethnl_parse_linkstate(err_msg, sizeof err_msg, &p), -1);
+    CHECK_INT(pna_ethnl_parse_linkstate(err_msg, sizeof err_msg, &p), -150);
     CHECK_STR(p.error, "link state: refused (errno 150)");
     code = -5000;
     memcpy(err_msg + 16, &code, 4);
-    CHECK_INT(pna_ethnl_parse_linkstate(err_msg, sizeof err_msg, &p), -1);
+    CHECK_INT(pna_ethnl_parse_linkstate(err_msg, sizeof err_msg, &p), -EBADMSG);
     CHECK_STR(p.error, "link state: malformed reply: NLMSG_ERROR code -5000");
     code = 7;
     memcpy(err_msg + 16, &code, 4);
-    CHECK_INT(pna_ethnl_parse_linkstate(err_msg, sizeof err_msg, &p), -1);
+    CHECK_INT(pna_ethnl_parse_linkstate(err_msg, sizeof err_msg, &p), -EBADMSG);
     CHECK_STR(p.error, "link state: malformed reply: NLMSG_ERROR code 7");
 
     /* the EEPROM request's own limits, checked before any socket */
     static const struct {
         uint8_t i2c, page;
         uint32_t offset, length;
+        int rc;
         const char *error;
     } args[] = {
-        {0x50, 0, 0, 0, "module EEPROM: length 0, not 1 to 128"},
-        {0x50, 0, 0, 129, "module EEPROM: length 129, not 1 to 128"},
-        {0x50, 0, 100, 64, "module EEPROM: offset 100 + length 64 crosses offset 128"},
-        {0x50, 0, 200, 100, "module EEPROM: offset 200 + length 100 crosses offset 256"},
-        {0x50, 3, 0, 128, "module EEPROM: offset 0 is in the lower page, which has no page 3"},
-        {0x50, 0, 256, 1, "module EEPROM: offset 256 past 255"},
-        {0x80, 0, 0, 1, "module EEPROM: I2C address 0x80 above 0x7f"},
+        {0x50, 0, 0, 0, -EINVAL, "module EEPROM: length 0, not 1 to 128"},
+        {0x50, 0, 0, 129, -EINVAL, "module EEPROM: length 129, not 1 to 128"},
+        {0x50, 0, 100, 64, -EINVAL, "module EEPROM: offset 100 + length 64 crosses offset 128"},
+        {0x50, 0, 200, 100, -EINVAL, "module EEPROM: offset 200 + length 100 crosses offset 256"},
+        {0x50, 3, 0, 128, -EINVAL,
+         "module EEPROM: offset 0 is in the lower page, which has no page 3"},
+        {0x50, 0, 256, 1, -EINVAL, "module EEPROM: offset 256 past 255"},
+        {0x80, 0, 0, 1, -EINVAL, "module EEPROM: I2C address 0x80 above 0x7f"},
 #ifdef HAVE_LIBMNL
-        {0x50, 3, 128, 128, "ethtool netlink not open"},
+        {0x50, 3, 128, 128, -EBADF, "ethtool netlink not open"},
 #else
-        {0x50, 3, 128, 128, "built without libmnl"},
+        {0x50, 3, 128, 128, -ENOSYS, "built without libmnl"},
 #endif
     };
     char err[160];
@@ -644,7 +651,7 @@ static void test_edges(void)
     for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
         CHECK_INT(pna_ethnl_module_eeprom(NULL, "eth0", args[i].i2c, args[i].page, 0,
                                           args[i].offset, args[i].length, buf, err, sizeof err),
-                  -1);
+                  args[i].rc);
         CHECK_STR(err, args[i].error);
     }
 }
@@ -659,7 +666,7 @@ static void test_live(void)
     CHECK(nl == NULL);
     CHECK_STR(err, "built without libmnl");
     struct pna_phy_if p = fresh("lo");
-    CHECK_INT(pna_ethnl_read_phy(nl, &p), -1);
+    CHECK_INT(pna_ethnl_read_phy(nl, &p), -ENOSYS);
     CHECK_STR(p.error, "built without libmnl");
     pna_ethnl_close(nl);
     printf("live part skipped: built without libmnl\n");
@@ -685,30 +692,33 @@ static void test_live(void)
     struct pna_phy_if rec = fresh("nosuch0");
     parse_file(pna_ethnl_parse_linkstate, "real-linkstate-missing.bin", &rec);
     p = fresh("pna-nosuch0");
-    CHECK_INT(pna_ethnl_read_phy(nl, &p), -1);
+    CHECK_INT(pna_ethnl_read_phy(nl, &p), -ENODEV);
     CHECK_STR(p.error, rec.error);
     check_link_absent(&p);
     p = fresh("");
-    CHECK_INT(pna_ethnl_read_phy(nl, &p), -1);
+    CHECK_INT(pna_ethnl_read_phy(nl, &p), -ENODEV);
     CHECK_STR(p.error, "link state: no such interface");
-    CHECK_INT(pna_ethnl_read_phy(NULL, &p), -1);
+    CHECK_INT(pna_ethnl_read_phy(NULL, &p), -EBADF);
     CHECK_STR(p.error, "ethtool netlink not open");
 
     /* the module EEPROM of lo: not supported, or not permitted without
      * CAP_NET_ADMIN (MODULE_EEPROM_GET is GENL_UNS_ADMIN_PERM) */
     uint8_t buf[128];
-    CHECK_INT(pna_ethnl_module_eeprom(nl, "lo", 0x50, 0, 0, 0, 128, buf, err, sizeof err), -1);
-    CHECK(strcmp(err, "module EEPROM: not supported by the driver (EOPNOTSUPP)") == 0 ||
-          strcmp(err, "module EEPROM: not permitted without CAP_NET_ADMIN (EPERM)") == 0);
-    CHECK_INT(pna_ethnl_module_eeprom(nl, "pna-nosuch0", 0x50, 0, 0, 0, 128, buf, err, sizeof err),
-              -1);
-    CHECK(strcmp(err, "module EEPROM: no such interface (ENODEV): no device matches name") == 0 ||
-          strcmp(err, "module EEPROM: not permitted without CAP_NET_ADMIN (EPERM)") == 0);
+    int rc = pna_ethnl_module_eeprom(nl, "lo", 0x50, 0, 0, 0, 128, buf, err, sizeof err);
+    CHECK((rc == -EOPNOTSUPP &&
+           strcmp(err, "module EEPROM: not supported by the driver (EOPNOTSUPP)") == 0) ||
+          (rc == -EPERM &&
+           strcmp(err, "module EEPROM: not permitted without CAP_NET_ADMIN (EPERM)") == 0));
+    rc = pna_ethnl_module_eeprom(nl, "pna-nosuch0", 0x50, 0, 0, 0, 128, buf, err, sizeof err);
+    CHECK((rc == -ENODEV &&
+           strcmp(err, "module EEPROM: no such interface (ENODEV): no device matches name") == 0) ||
+          (rc == -EPERM &&
+           strcmp(err, "module EEPROM: not permitted without CAP_NET_ADMIN (EPERM)") == 0));
 
     /* many requests on one socket: the sequence numbers keep them apart */
     for (int i = 0; i < 50; i++) {
         p = fresh(i % 2 ? "lo" : "pna-nosuch0");
-        if (pna_ethnl_read_phy(nl, &p) != (i % 2 ? 0 : -1))
+        if (pna_ethnl_read_phy(nl, &p) != (i % 2 ? 0 : -ENODEV))
             CHECK(!"answer out of step");
     }
     pna_ethnl_close(nl);

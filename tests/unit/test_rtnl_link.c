@@ -10,6 +10,7 @@
 #include "pna_autoconf.h"
 #include "sources/rdma/rtnl_link.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <linux/if.h>
 #include <linux/if_link.h>
@@ -133,7 +134,7 @@ static void test_prefixes(void)
             memcpy(copy, data, n);
             struct pna_rtnl_link l;
             long rc = pna_rtnl_link_parse(copy, n, &l);
-            CHECK_INT(rc, -1);
+            CHECK_INT(rc, -EBADMSG);
             CHECK(l.error[0] != '\0');
             CHECK_INT(l.ifindex, 0);
             free(copy);
@@ -162,9 +163,9 @@ static void expect_malformed(const uint8_t *msg, size_t len, const char *what)
 {
     struct pna_rtnl_link l;
     long rc = pna_rtnl_link_parse(msg, len, &l);
-    if (rc != -1 || !l.error[0] || l.ifindex != 0)
+    if (rc != -EBADMSG || !l.error[0] || l.ifindex != 0)
         fprintf(stderr, "  %s: accepted (rc %ld)\n", what, rc);
-    CHECK_INT(rc, -1);
+    CHECK_INT(rc, -EBADMSG);
     CHECK(l.error[0] != '\0');
 }
 
@@ -245,7 +246,7 @@ static void test_other_types(void)
     CHECK_INT(pna_rtnl_link_parse(&msg, sizeof msg, &l), (long)NLMSG_ALIGN(sizeof msg));
     CHECK_INT(l.ifindex, 0);
     CHECK_STR(l.error, "");
-    CHECK_INT(pna_rtnl_link_parse(&msg, 0, &l), -1);
+    CHECK_INT(pna_rtnl_link_parse(&msg, 0, &l), -EBADMSG);
 }
 
 int main(void)

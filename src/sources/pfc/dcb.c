@@ -16,11 +16,14 @@
  * thread's network namespace, so a containerised agent sees the node's NICs
  * only with host networking.
  *
- * Every length is checked before a byte is copied: a message longer than the
- * data, an attribute longer than its container, or a struct attribute
- * shorter than its struct makes the reply malformed (-1 and the reason),
- * never a read past the buffer.  The replies are parsed by pna_dcb_parse()
- * alone, so recorded replies (tests/fixtures/dcb/) exercise the same code. */
+ * The replies are parsed by transport/netlink.c's policy parse: a message
+ * longer than the data, an attribute longer than its container, or a struct
+ * attribute shorter than its struct makes the reply malformed (-EBADMSG and
+ * the reason), never a read past the buffer.  A struct longer than this
+ * agent's keeps its known prefix: a newer kernel's may grow at the end.
+ * The replies are parsed by pna_dcb_parse() alone, so recorded replies
+ * (tests/fixtures/dcb/) exercise the same code.  Errors follow
+ * transport/netlink.h's convention: a negative errno and one line. */
 #include "pna_autoconf.h"
 #include "sources/pfc/dcb.h"
 
@@ -30,17 +33,18 @@
 #include <string.h>
 
 
-static int fail(struct pna_dcb *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct pna_dcb *out, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-/* Set OUT's error line; OUT->read stays false.  Returns -1. */
-static int fail(struct pna_dcb *out, const char *fmt, ...)
+/* Set OUT's error line; OUT->read stays false.  Returns RC (a negative errno). */
+static int fail(struct pna_dcb *out, int rc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(out->error, sizeof out->error, fmt, ap);
     va_end(ap);
     out->read = false;
-    return -1;
+    return rc;
 }
 
 #ifndef HAVE_LIBMNL
@@ -49,7 +53,7 @@ int pna_dcb_read(const char *ifname, struct pna_dcb *out)
 {
     (void)ifname;
     memset(out, 0, sizeof *out);
-    return fail(out, "built without libmnl");
+    return fail(out, -ENOSYS, "built without libmnl");
 }
 
 int pna_dcb_parse(const void *buf, size_t len, struct pna_dcb *out)
@@ -57,7 +61,7 @@ int pna_dcb_parse(const void *buf, size_t len, struct pna_dcb *out)
     (void)buf;
     (void)len;
     memset(out, 0, sizeof *out);
-    return fail(out, "built without libmnl");
+    return fail(out, -ENOSYS, "built without libmnl");
 }
 
 #else
@@ -72,6 +76,8 @@ int pna_dcb_parse(const void *buf, size_t len, struct pna_dcb *out)
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include "transport/netlink.h"
+
 /* Linux 6.3 added these to include/uapi/linux/dcbnl.h (enum ieee_attrs:
  * DCB_ATTR_DCB_APP_TRUST_TABLE = 11; enum ieee_attrs_app: DCB_ATTR_DCB_APP
  * = 2, the attribute type of a DCB_APP_SEL_PCP entry); Debian 12's headers
@@ -85,6 +91,47 @@ _Static_assert(PNA_LOSSLESS_PRIOS == IEEE_8021QAZ_MAX_TCS, "one model slot per 8
 
 #define REPLY_MAX 16384     /* the kernel's answers fit its 8 KiB message */
 #define REPLY_TIMEOUT_S 1
+#define WHY_MAX 96
+
+/* ---- the policies ------------------------------------------------------------ */
+
+/* An RTM_GETDCB answer's attributes (after its struct dcbmsg).  The
+ * interface's name is not read: it is the one asked for. */
+static const struct pna_nla_policy DCB_POLICY[DCB_ATTR_DCBX + 1] = {
+    [DCB_ATTR_IEEE] = {.kind = PNA_NLA_NESTED, .name = "DCB_ATTR_IEEE"},
+    [DCB_ATTR_DCBX] = {.kind = PNA_NLA_BINARY, .min_len = 1, .name = "DCB_ATTR_DCBX"},
+};
+
+/* DCB_ATTR_IEEE.  Not part of the model, so not read: the peer's ETS, PFC
+ * and APP, MAXRATE, QCN, the buffer split, and the rewrite table (12, above
+ * the policy). */
+static const struct pna_nla_policy IEEE_POLICY[PNA_DCB_ATTR_APP_TRUST_TABLE + 1] = {
+    [DCB_ATTR_IEEE_ETS] = {.kind = PNA_NLA_BINARY, .min_len = sizeof(struct ieee_ets),
+                           .name = "DCB_ATTR_IEEE_ETS"},
+    [DCB_ATTR_IEEE_PFC] = {.kind = PNA_NLA_BINARY, .min_len = sizeof(struct ieee_pfc),
+                           .name = "DCB_ATTR_IEEE_PFC"},
+    [DCB_ATTR_IEEE_APP_TABLE] = {.kind = PNA_NLA_NESTED, .name = "DCB_ATTR_IEEE_APP_TABLE"},
+    [PNA_DCB_ATTR_APP_TRUST_TABLE] = {.kind = PNA_NLA_NESTED,
+                                      .name = "DCB_ATTR_DCB_APP_TRUST_TABLE"},
+};
+
+/* The entries of the APP table (a struct dcb_app each) and of the trust
+ * table (one u8 selector each): DCB_ATTR_IEEE_APP for the IEEE selectors,
+ * DCB_ATTR_DCB_APP for the kernel's PCP selector (6.3+).  Other types are
+ * skipped, as the kernel skips them. */
+static const struct pna_nla_policy APP_POLICY[PNA_DCB_ATTR_DCB_APP + 1] = {
+    [DCB_ATTR_IEEE_APP] = {.kind = PNA_NLA_BINARY, .multi = true,
+                           .min_len = sizeof(struct dcb_app), .name = "APP table entry"},
+    [PNA_DCB_ATTR_DCB_APP] = {.kind = PNA_NLA_BINARY, .multi = true,
+                              .min_len = sizeof(struct dcb_app), .name = "APP table entry"},
+};
+
+static const struct pna_nla_policy TRUST_POLICY[PNA_DCB_ATTR_DCB_APP + 1] = {
+    [DCB_ATTR_IEEE_APP] = {.kind = PNA_NLA_BINARY, .multi = true, .min_len = 1,
+                           .name = "trust table entry"},
+    [PNA_DCB_ATTR_DCB_APP] = {.kind = PNA_NLA_BINARY, .multi = true, .min_len = 1,
+                              .name = "trust table entry"},
+};
 
 /* ---- parsing --------------------------------------------------------------- */
 
@@ -97,286 +144,221 @@ static int malformed(struct parse *ps, const char *fmt, ...) __attribute__((form
 
 static int malformed(struct parse *ps, const char *fmt, ...)
 {
-    char what[96];
+    char what[WHY_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return fail(ps->out, "malformed DCB reply: %s", what);
+    return fail(ps->out, -EBADMSG, "malformed DCB reply: %s", what);
 }
 
-/* An attribute loop stopped at ATTR short of END: four octets or more left
- * are an attribute whose length runs past its container (fewer: padding). */
-static bool attr_overruns(const struct nlattr *attr, const void *end)
+/* NEST's attributes into TB[0..MAXTYPE] by POLICY, or a malformed reply. */
+static int parse_nest(struct parse *ps, const struct pna_nla **tb, unsigned maxtype,
+                      const struct pna_nla_policy *policy, const struct pna_nla *nest,
+                      const char *name)
 {
-    return (const char *)end - (const char *)attr >= (long)sizeof(struct nlattr);
-}
-
-/* The end of nest A's payload. */
-static const void *nest_end(const struct nlattr *a)
-{
-    return (const char *)mnl_attr_get_payload(a) + mnl_attr_get_payload_len(a);
-}
-
-/* Copy the first SIZE octets of A's payload into DST.  A shorter payload is
- * malformed; a longer one keeps its known prefix (a newer kernel's struct
- * may grow at the end). */
-static int copy_payload(struct parse *ps, const struct nlattr *a, const char *what, void *dst,
-                        size_t size)
-{
-    uint16_t have = mnl_attr_get_payload_len(a);
-    if (have < size)
-        return malformed(ps, "%s is %u octets, expected %zu", what, have, size);
-    memcpy(dst, mnl_attr_get_payload(a), size);
+    char why[WHY_MAX];
+    if (pna_nla_parse_nested(tb, maxtype, policy, nest, name, why, sizeof why) != 0)
+        return malformed(ps, "%s", why);
     return 0;
 }
 
-static int parse_ets(struct parse *ps, const struct nlattr *a)
+/* The known prefix of a struct attribute (the policy checked its size). */
+static void copy_struct(const struct pna_nla *a, void *dst, size_t size)
 {
-    struct ieee_ets ets = {0};
-    if (copy_payload(ps, a, "DCB_ATTR_IEEE_ETS", &ets, sizeof ets) != 0)
-        return -1;
-    struct pna_dcb *d = ps->out;
+    memcpy(dst, pna_nla_data(a), size);
+}
+
+static void take_ets(struct pna_dcb *d, const struct pna_nla *a)
+{
+    struct ieee_ets ets;
+    copy_struct(a, &ets, sizeof ets);
     d->has_ets = true;
     d->ets_cap = ets.ets_cap;
     d->ets_willing = ets.willing;
     memcpy(d->prio_tc, ets.prio_tc, sizeof d->prio_tc);
     memcpy(d->tc_tx_bw, ets.tc_tx_bw, sizeof d->tc_tx_bw);
     memcpy(d->tc_tsa, ets.tc_tsa, sizeof d->tc_tsa);
-    return 0;
 }
 
-static int parse_pfc(struct parse *ps, const struct nlattr *a)
+static void take_pfc(struct pna_dcb *d, const struct pna_nla *a)
 {
-    struct ieee_pfc pfc = {0};
-    if (copy_payload(ps, a, "DCB_ATTR_IEEE_PFC", &pfc, sizeof pfc) != 0)
-        return -1;
-    struct pna_dcb *d = ps->out;
+    struct ieee_pfc pfc;
+    copy_struct(a, &pfc, sizeof pfc);
     d->has_pfc = true;
     d->pfc_cap = pfc.pfc_cap;
     d->pfc_en = pfc.pfc_en;
     d->pfc_mbc = pfc.mbc;
     d->pfc_delay = pfc.delay;
-    return 0;
 }
 
-/* An entry of the APP or trust table: DCB_ATTR_IEEE_APP for the IEEE
- * selectors, DCB_ATTR_DCB_APP for the kernel's PCP selector (6.3+).  Other
- * types are skipped, as the kernel skips them. */
-static bool app_entry_type(const struct nlattr *e)
+static bool app_entry_type(const struct pna_nla *e)
 {
-    uint16_t t = mnl_attr_get_type(e);
+    uint16_t t = pna_nla_type(e);
     return t == DCB_ATTR_IEEE_APP || t == PNA_DCB_ATTR_DCB_APP;
 }
 
-/* DCB_ATTR_IEEE_APP_TABLE: struct dcb_app entries in the kernel's order (its
- * APP list is kept newest first).  Entries past PNA_DCB_MAX_APPS are still
- * checked, then counted as truncated. */
-static int parse_app_table(struct parse *ps, const struct nlattr *table)
+/* DCB_ATTR_IEEE_APP_TABLE: its entries in the kernel's order (its APP list
+ * is kept newest first).  Entries past PNA_DCB_MAX_APPS are still checked,
+ * then counted as truncated. */
+static int parse_app_table(struct parse *ps, const struct pna_nla *table)
 {
+    const struct pna_nla *tb[PNA_DCB_ATTR_DCB_APP + 1];
+    if (parse_nest(ps, tb, PNA_DCB_ATTR_DCB_APP, APP_POLICY, table, "DCB_ATTR_IEEE_APP_TABLE") != 0)
+        return -EBADMSG;
     struct pna_dcb *d = ps->out;
-    const struct nlattr *e;
     d->n_apps = 0;
     d->apps_truncated = false;
-    mnl_attr_for_each_nested(e, table) {
+    struct pna_nla_iter it;
+    const struct pna_nla *e;
+    pna_nla_for_each(e, it, table) {
         if (!app_entry_type(e))
             continue;
-        struct dcb_app app = {0};
-        if (copy_payload(ps, e, "APP table entry", &app, sizeof app) != 0)
-            return -1;
         if (d->n_apps == PNA_DCB_MAX_APPS) {
             d->apps_truncated = true;
             continue;
         }
+        struct dcb_app app;
+        copy_struct(e, &app, sizeof app);
         d->apps[d->n_apps++] = (struct pna_dcb_app){
             .selector = app.selector, .priority = app.priority, .protocol = app.protocol};
     }
-    if (attr_overruns(e, nest_end(table)))
-        return malformed(ps, "APP table entry longer than the table");
     return 0;
 }
 
-/* DCB_ATTR_DCB_APP_TRUST_TABLE: one u8 selector per entry, highest
- * precedence first.  Only six selectors exist, so entries past the model's
- * eight can only be repeats and are dropped. */
-static int parse_trust_table(struct parse *ps, const struct nlattr *table)
+/* DCB_ATTR_DCB_APP_TRUST_TABLE: one selector per entry, highest precedence
+ * first.  Only six selectors exist, so entries past the model's eight can
+ * only be repeats and are dropped. */
+static int parse_trust_table(struct parse *ps, const struct pna_nla *table)
 {
+    const struct pna_nla *tb[PNA_DCB_ATTR_DCB_APP + 1];
+    if (parse_nest(ps, tb, PNA_DCB_ATTR_DCB_APP, TRUST_POLICY, table,
+                   "DCB_ATTR_DCB_APP_TRUST_TABLE") != 0)
+        return -EBADMSG;
     struct pna_dcb *d = ps->out;
-    const struct nlattr *e;
     d->n_trust = 0;
-    mnl_attr_for_each_nested(e, table) {
-        if (!app_entry_type(e))
-            continue;
-        uint8_t selector = 0;
-        if (copy_payload(ps, e, "trust table entry", &selector, sizeof selector) != 0)
-            return -1;
-        if (d->n_trust < PNA_LOSSLESS_PRIOS)
-            d->trust[d->n_trust++] = selector;
+    struct pna_nla_iter it;
+    const struct pna_nla *e;
+    pna_nla_for_each(e, it, table) {
+        if (app_entry_type(e) && d->n_trust < PNA_LOSSLESS_PRIOS)
+            d->trust[d->n_trust++] = pna_nla_data(e)[0];
     }
-    if (attr_overruns(e, nest_end(table)))
-        return malformed(ps, "trust table entry longer than the table");
     return 0;
 }
 
-/* DCB_ATTR_IEEE.  Not part of the model, so skipped: MAXRATE, QCN, the
- * buffer split, the rewrite table, the peer's ETS/PFC/APP. */
-static int parse_ieee(struct parse *ps, const struct nlattr *ieee)
+static int parse_ieee(struct parse *ps, const struct pna_nla *ieee)
 {
-    const struct nlattr *a;
-    mnl_attr_for_each_nested(a, ieee) {
-        int rc = 0;
-        switch (mnl_attr_get_type(a)) {
-        case DCB_ATTR_IEEE_ETS:
-            rc = parse_ets(ps, a);
-            break;
-        case DCB_ATTR_IEEE_PFC:
-            rc = parse_pfc(ps, a);
-            break;
-        case DCB_ATTR_IEEE_APP_TABLE:
-            rc = parse_app_table(ps, a);
-            break;
-        case PNA_DCB_ATTR_APP_TRUST_TABLE:
-            rc = parse_trust_table(ps, a);
-            break;
-        default:
-            break;
-        }
-        if (rc != 0)
-            return rc;
-    }
-    if (attr_overruns(a, nest_end(ieee)))
-        return malformed(ps, "attribute longer than DCB_ATTR_IEEE");
+    const struct pna_nla *tb[PNA_DCB_ATTR_APP_TRUST_TABLE + 1];
+    if (parse_nest(ps, tb, PNA_DCB_ATTR_APP_TRUST_TABLE, IEEE_POLICY, ieee, "DCB_ATTR_IEEE") != 0)
+        return -EBADMSG;
+    if (tb[DCB_ATTR_IEEE_ETS])
+        take_ets(ps->out, tb[DCB_ATTR_IEEE_ETS]);
+    if (tb[DCB_ATTR_IEEE_PFC])
+        take_pfc(ps->out, tb[DCB_ATTR_IEEE_PFC]);
+    if (tb[DCB_ATTR_IEEE_APP_TABLE] && parse_app_table(ps, tb[DCB_ATTR_IEEE_APP_TABLE]) != 0)
+        return -EBADMSG;
+    if (tb[PNA_DCB_ATTR_APP_TRUST_TABLE] &&
+        parse_trust_table(ps, tb[PNA_DCB_ATTR_APP_TRUST_TABLE]) != 0)
+        return -EBADMSG;
     return 0;
 }
 
 /* An RTM_GETDCB answer: to DCB_CMD_IEEE_GET (must hold DCB_ATTR_IEEE) or to
  * DCB_CMD_GDCBX; either may carry DCB_ATTR_DCBX.  Other commands: skipped. */
-static int parse_dcb_message(struct parse *ps, const struct nlmsghdr *nlh)
+static int parse_dcb_message(struct parse *ps, const struct pna_nl_msg *m)
 {
-    if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct dcbmsg))
-        return malformed(ps, "RTM_GETDCB message of %u octets", (unsigned)nlh->nlmsg_len);
-    const struct dcbmsg *dm = mnl_nlmsg_get_payload(nlh);
-    bool ieee_get = dm->cmd == DCB_CMD_IEEE_GET;
-    if (!ieee_get && dm->cmd != DCB_CMD_GDCBX)
+    struct dcbmsg dm;
+    if (m->payload_len < sizeof dm)
+        return malformed(ps, "RTM_GETDCB message of %zu octets", m->len);
+    memcpy(&dm, m->payload, sizeof dm);
+    bool ieee_get = dm.cmd == DCB_CMD_IEEE_GET;
+    if (!ieee_get && dm.cmd != DCB_CMD_GDCBX)
         return 0;
-    bool have_ieee = false;
-    const struct nlattr *a;
-    mnl_attr_for_each(a, nlh, sizeof(struct dcbmsg)) {
-        uint16_t type = mnl_attr_get_type(a);
-        if (type == DCB_ATTR_IEEE && ieee_get) {
-            have_ieee = true;
-            if (parse_ieee(ps, a) != 0)
-                return -1;
-        } else if (type == DCB_ATTR_DCBX) {
-            if (copy_payload(ps, a, "DCB_ATTR_DCBX", &ps->out->dcbx, sizeof ps->out->dcbx) != 0)
-                return -1;
-        }
-    }
-    if (attr_overruns(a, mnl_nlmsg_get_payload_tail(nlh)))
-        return malformed(ps, "attribute longer than its message");
-    if (ieee_get && !have_ieee)
+    const struct pna_nla *tb[DCB_ATTR_DCBX + 1];
+    char why[WHY_MAX];
+    if (pna_nla_parse(tb, DCB_ATTR_DCBX, DCB_POLICY, m->payload + NLMSG_ALIGN(sizeof dm),
+                      m->payload_len - NLMSG_ALIGN(sizeof dm), "the message", why,
+                      sizeof why) != 0)
+        return malformed(ps, "%s", why);
+    if (ieee_get && !tb[DCB_ATTR_IEEE])
         return malformed(ps, "DCB_CMD_IEEE_GET answer without DCB_ATTR_IEEE");
+    if (ieee_get && parse_ieee(ps, tb[DCB_ATTR_IEEE]) != 0)
+        return -EBADMSG;
+    if (tb[DCB_ATTR_DCBX])
+        ps->out->dcbx = pna_nla_data(tb[DCB_ATTR_DCBX])[0];
     ps->got_ieee |= ieee_get;
     return 0;
 }
 
-/* The DCB command an NLMSG_ERROR answers, from the copy of the request the
- * kernel puts after the error code; -1 when the copy was capped. */
-static int refused_command(const struct nlmsghdr *nlh)
+/* The DCB command a refusal answers, from the kernel's copy of the request;
+ * -1 when the copy was capped. */
+static int refused_command(const struct pna_nl_error *e)
 {
-    struct nlmsgerr e;
+    struct nlmsghdr req;
     struct dcbmsg dm;
-    if (mnl_nlmsg_get_payload_len(nlh) < sizeof e + sizeof dm)
+    if (e->request_len < NLMSG_HDRLEN + sizeof dm)
         return -1;
-    memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof e);
-    if (e.msg.nlmsg_len < NLMSG_HDRLEN + sizeof dm || e.msg.nlmsg_type != RTM_GETDCB)
+    memcpy(&req, e->request, sizeof req);
+    if (req.nlmsg_type != RTM_GETDCB)
         return -1;
-    memcpy(&dm, (const char *)mnl_nlmsg_get_payload(nlh) + sizeof e, sizeof dm);
+    memcpy(&dm, e->request + NLMSG_HDRLEN, sizeof dm);
     return dm.cmd;
 }
 
-static int refused(struct parse *ps, int err)
+static int refused(struct parse *ps, const struct pna_nl_error *e)
 {
-    switch (err) {
+    const char *sep = e->extack[0] ? ": " : "";
+    switch (e->errnum) {
     case EOPNOTSUPP:
-        return fail(ps->out, "no DCB support in the driver (EOPNOTSUPP)");
+        return fail(ps->out, -EOPNOTSUPP, "no DCB support in the driver (EOPNOTSUPP)%s%s", sep,
+                    e->extack);
     case ENODEV:
-        return fail(ps->out, "no such interface");
+        return fail(ps->out, -ENODEV, "no such interface%s%s", sep, e->extack);
     default:
-        return fail(ps->out, "netlink: %s", strerror(err));
+        return fail(ps->out, -e->errnum, "netlink: %s%s%s", strerror(e->errnum), sep, e->extack);
     }
 }
 
 /* NLMSG_ERROR: 0 is an acknowledgement; a refused DCB_CMD_GDCBX (a driver
  * without getdcbx) leaves the DCBX mode unknown; any other refusal is the
  * answer. */
-static int parse_error_message(struct parse *ps, const struct nlmsghdr *nlh)
+static int parse_error_message(struct parse *ps, const struct pna_nl_msg *m)
 {
-    struct nlmsgerr e;
-    if (mnl_nlmsg_get_payload_len(nlh) < sizeof e)
-        return malformed(ps, "NLMSG_ERROR of %u octets", (unsigned)nlh->nlmsg_len);
-    memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof e);
-    if (e.error == 0)
+    struct pna_nl_error e;
+    char why[WHY_MAX];
+    if (pna_nl_error_parse(m, &e, why, sizeof why) != 0)
+        return malformed(ps, "%s", why);
+    if (e.errnum == 0 || refused_command(&e) == DCB_CMD_GDCBX)
         return 0;
-    if (e.error > 0 || e.error < -4095)
-        return malformed(ps, "NLMSG_ERROR code %d", e.error);
-    if (refused_command(nlh) == DCB_CMD_GDCBX)
-        return 0;
-    return refused(ps, -e.error);
+    return refused(ps, &e);
 }
 
-/* A message's length with its padding, in size_t: NLMSG_ALIGN() masks with
- * an unsigned int, which wraps a length near 4 GiB to 0. */
-static size_t padded_len(uint32_t len)
+static int parse_messages(struct parse *ps, const void *buf, size_t len)
 {
-    return ((size_t)len + 3) & ~(size_t)3;
-}
-
-/* The message at NLH fits in the LEFT octets, its padding included.  (libmnl's
- * mnl_nlmsg_ok() compares the length as an int: one of 2 GiB or more passes
- * it, and its attribute loops read up to the padded end.) */
-static bool message_fits(const struct nlmsghdr *nlh, size_t left)
-{
-    return left >= sizeof *nlh && nlh->nlmsg_len >= sizeof *nlh &&
-           padded_len(nlh->nlmsg_len) <= left;
-}
-
-static int parse_messages(struct parse *ps, const char *p, size_t len)
-{
-    while (len > 0) {
-        const struct nlmsghdr *nlh = (const struct nlmsghdr *)p;
-        if (!message_fits(nlh, len))
-            return malformed(ps, "message truncated (%zu octets left)", len);
+    struct pna_nl_msgs it;
+    struct pna_nl_msg m;
+    char why[WHY_MAX];
+    int more;
+    pna_nl_msgs_init(&it, buf, len);
+    while ((more = pna_nl_msgs_next(&it, &m, why, sizeof why)) == 1) {
         int rc = 0;
-        if (nlh->nlmsg_type == NLMSG_ERROR)
-            rc = parse_error_message(ps, nlh);
-        else if (nlh->nlmsg_type == RTM_GETDCB)
-            rc = parse_dcb_message(ps, nlh);
+        if (m.type == NLMSG_ERROR)
+            rc = parse_error_message(ps, &m);
+        else if (m.type == RTM_GETDCB)
+            rc = parse_dcb_message(ps, &m);
         if (rc != 0)
             return rc;
-        size_t step = padded_len(nlh->nlmsg_len);
-        p += step;
-        len -= step;
     }
-    return 0;
+    return more < 0 ? malformed(ps, "%s", why) : 0;
 }
 
 int pna_dcb_parse(const void *buf, size_t len, struct pna_dcb *out)
 {
     memset(out, 0, sizeof *out);
     struct parse ps = {.out = out};
-    if (len == 0)
+    if (!buf || len == 0)
         return malformed(&ps, "empty");
-    /* The netlink structs are read in place: they need 4-octet alignment,
-     * which the kernel's data has and a caller's buffer may not. */
-    void *copy = NULL;
-    if ((uintptr_t)buf % 4 != 0) {
-        if (!(copy = malloc(len)))
-            return fail(out, "out of memory");
-        buf = memcpy(copy, buf, len);
-    }
     int rc = parse_messages(&ps, buf, len);
-    free(copy);
     if (rc == 0 && !ps.got_ieee)
         rc = malformed(&ps, "no answer to DCB_CMD_IEEE_GET");
     if (rc != 0) {
@@ -385,7 +367,7 @@ int pna_dcb_parse(const void *buf, size_t len, struct pna_dcb *out)
         memcpy(why, out->error, sizeof why);
         memset(out, 0, sizeof *out);
         memcpy(out->error, why, sizeof why);
-        return -1;
+        return rc;
     }
     out->read = true;
     return 0;
@@ -393,21 +375,33 @@ int pna_dcb_parse(const void *buf, size_t len, struct pna_dcb *out)
 
 /* ---- the requests ---------------------------------------------------------- */
 
-static struct mnl_socket *open_socket(struct pna_dcb *out)
+static int system_error(struct pna_dcb *out)
+{
+    int e = errno;
+    return fail(out, -e, "netlink: %s", strerror(e));
+}
+
+/* A bound NETLINK_ROUTE socket, or NULL with *RC and OUT's error line. */
+static struct mnl_socket *open_socket(struct pna_dcb *out, int *rc)
 {
     struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
     if (!nl) {
-        fail(out, "netlink: %s", strerror(errno));
+        *rc = system_error(out);
         return NULL;
     }
     /* The deadline: a kernel that never answers costs a second, not the poll. */
     struct timeval tv = {.tv_sec = REPLY_TIMEOUT_S};
     if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
         mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) != 0) {
-        fail(out, "netlink: %s", strerror(errno));
+        *rc = system_error(out);
         mnl_socket_close(nl);
         return NULL;
     }
+    /* The kernel's extended ACK messages: a hint, a kernel without them
+     * still answers.  (No NETLINK_CAP_ACK: a refusal's copy of the request
+     * tells which command it refuses.) */
+    int on = 1;
+    mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &on, sizeof on);
     return nl;
 }
 
@@ -434,25 +428,25 @@ static int receive_answer(struct mnl_socket *nl, uint32_t seq, char *buf, size_t
     for (int attempt = 0; attempt < 4; attempt++) {
         ssize_t got = mnl_socket_recvfrom(nl, buf, cap);
         if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return fail(out, "netlink: no answer within %d s", REPLY_TIMEOUT_S);
+            return fail(out, -ETIMEDOUT, "netlink: no answer within %d s", REPLY_TIMEOUT_S);
         if (got < 0 && errno == ENOSPC)
-            return fail(out, "netlink: answer larger than %zu octets", cap);
+            return fail(out, -EMSGSIZE, "netlink: answer larger than %zu octets", cap);
         if (got < 0)
-            return fail(out, "netlink: %s", strerror(errno));
+            return system_error(out);
         const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
         if ((size_t)got >= sizeof *nlh && nlh->nlmsg_seq != seq)
             continue;
         *n = (size_t)got;
         return 0;
     }
-    return fail(out, "netlink: no answer to request %u", (unsigned)seq);
+    return fail(out, -ENOMSG, "netlink: no answer to request %u", (unsigned)seq);
 }
 
 static int ask(struct mnl_socket *nl, const char *ifname, uint8_t cmd, uint32_t seq, char *buf,
                size_t cap, size_t *n, struct pna_dcb *out)
 {
     if (send_request(nl, ifname, cmd, seq) != 0)
-        return fail(out, "netlink: %s", strerror(errno));
+        return system_error(out);
     return receive_answer(nl, seq, buf, cap, n, out);
 }
 
@@ -460,14 +454,14 @@ int pna_dcb_read(const char *ifname, struct pna_dcb *out)
 {
     memset(out, 0, sizeof *out);
     if (!ifname || !ifname[0] || strlen(ifname) >= IFNAMSIZ)
-        return fail(out, "no such interface");
+        return fail(out, -ENODEV, "no such interface");
     char *buf = malloc(2 * REPLY_MAX);
     if (!buf)
-        return fail(out, "out of memory");
-    struct mnl_socket *nl = open_socket(out);
-    int rc = -1;
+        return fail(out, -ENOMEM, "out of memory");
+    int rc;
     size_t ieee_len = 0, dcbx_len = 0;
-    if (nl && ask(nl, ifname, DCB_CMD_IEEE_GET, 1, buf, REPLY_MAX, &ieee_len, out) == 0 &&
+    struct mnl_socket *nl = open_socket(out, &rc);
+    if (nl && (rc = ask(nl, ifname, DCB_CMD_IEEE_GET, 1, buf, REPLY_MAX, &ieee_len, out)) == 0 &&
         (rc = pna_dcb_parse(buf, ieee_len, out)) == 0) {
         /* The DCBX mode, parsed after the first answer as a recording of
          * both would be.  Without it (no answer in time, a malformed one)

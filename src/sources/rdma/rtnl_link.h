@@ -5,7 +5,7 @@
  * Pure: bytes in, a struct out.  The link watcher (watchers/link_watch.c)
  * hands it what its socket received; the unit tests hand it messages captured
  * from the kernel (tests/fixtures/rtnl/), the fuzzer anything.  Needs only the
- * kernel's uapi headers, not libmnl. */
+ * kernel's uapi headers and transport/netlink.c, not libmnl. */
 #ifndef PNA_SOURCES_RTNL_LINK_H
 #define PNA_SOURCES_RTNL_LINK_H
 
@@ -30,9 +30,10 @@ struct pna_rtnl_link {
  * be followed by others).  Returns the message's length padded to
  * NLMSG_ALIGNTO, capped at LEN (where the next one starts), with OUT filled
  * and OUT->ifindex > 0 when it is a link message, or OUT->ifindex 0 when it
- * is another sound message (NLMSG_DONE, another rtnetlink type); -1 with
- * OUT->error set when the bytes are malformed (the rest of BUF cannot be
- * trusted either), including LEN 0.  Never reads outside BUF. */
+ * is another sound message (NLMSG_DONE, another rtnetlink type); -EBADMSG
+ * (transport/netlink.h's convention) with OUT->error set when the bytes are
+ * malformed (the rest of BUF cannot be trusted either), including LEN 0.
+ * Never reads outside BUF. */
 long pna_rtnl_link_parse(const void *buf, size_t len, struct pna_rtnl_link *out);
 
 /* The interface is usable: administratively up and with carrier. */
