@@ -202,7 +202,7 @@ struct pna_ib_model {
 /* The IB domain's snapshot in the cache (PNA_DOM_IB). */
 struct pna_ib_snap {
     struct pna_snap base;         /* first: the cache handles it as a struct pna_snap */
-    struct pna_ib_model m;
+    struct pna_ib_model model;    /* what the poll found */
 };
 
 /* src/model/ib.c */

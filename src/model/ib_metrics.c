@@ -18,7 +18,7 @@
 static const struct pna_ib_model *ib_model(const struct pna_view *v)
 {
     const struct pna_ib_snap *s = pna_view_snap(v, PNA_DOM_IB);
-    return s ? &s->m : NULL;
+    return s ? &s->model : NULL;
 }
 
 #define C64 PNA_SYNTAX_COUNTER64

@@ -114,7 +114,7 @@ struct pna_pfc_model {
 /* The PFC domain's snapshot in the cache (PNA_DOM_PFC). */
 struct pna_pfc_snap {
     struct pna_snap base;           /* first */
-    struct pna_pfc_model m;
+    struct pna_pfc_model model;     /* what the poll found */
 };
 
 /* src/model/pfc.c */

@@ -25,7 +25,7 @@
 static const struct pna_pfc_model *pfc_model(const struct pna_view *v)
 {
     const struct pna_pfc_snap *s = pna_view_snap(v, PNA_DOM_PFC);
-    return s ? &s->m : NULL;
+    return s ? &s->model : NULL;
 }
 
 /* primusPfcIfName is SIZE (1..15): a longer name cannot index a row. */
@@ -71,7 +71,7 @@ static bool rdma_port_of(const struct pna_view *v, const char *ifname,
                          const struct pna_ib_device **d, const struct pna_ib_port **p)
 {
     const struct pna_ib_snap *ib = pna_view_snap(v, PNA_DOM_IB);
-    return ib && pna_ib_find_netdev(&ib->m, ifname, d, p);
+    return ib && pna_ib_find_netdev(&ib->model, ifname, d, p);
 }
 
 void pna_netdev_rdma_device(const struct pna_view *v, const char *ifname, struct pna_value *out)

@@ -131,7 +131,7 @@ void pna_ib_poller_set_link_ops(const struct pna_rtnl_ops *rtnl,
 static void ib_snap_destroy(struct pna_snap *snap)
 {
     struct pna_ib_snap *ib = (struct pna_ib_snap *)snap;
-    pna_ib_model_free(&ib->m);
+    pna_ib_model_free(&ib->model);
     free(ib);
 }
 
@@ -546,24 +546,24 @@ static int ib_collect(void *state, const struct pna_snap *prev,
     /* the changes recorded since the last collect, in order, before the
      * poll reads where the ports are now */
     consume_changes(st);
-    if (pna_ib_sysfs_read(&st->roots, &snap->m, err, errlen) != 0) {
+    if (pna_ib_sysfs_read(&st->roots, &snap->model, err, errlen) != 0) {
         free(snap);
         return -1;
     }
-    read_pcie(&st->roots, &snap->m);
+    read_pcie(&st->roots, &snap->model);
     /* 64-bit PMA counters and port attributes first: rates use them */
-    pna_ib_mad_apply(st->mad, &snap->m);
-    pna_ib_verbs_apply(st->verbs, &snap->m);
+    pna_ib_mad_apply(st->mad, &snap->model);
+    pna_ib_verbs_apply(st->verbs, &snap->model);
     /* the neighbours: asked at link-up and every few minutes, else kept */
-    pna_ib_smp_apply(st->smp, &snap->m);
-    pna_ib_derive(&snap->m, before ? &before->m : NULL);
-    if (track_port_states(st, &snap->m) != 0 || track_pcie_links(st, &snap->m) != 0) {
-        pna_ib_model_free(&snap->m);
+    pna_ib_smp_apply(st->smp, &snap->model);
+    pna_ib_derive(&snap->model, before ? &before->model : NULL);
+    if (track_port_states(st, &snap->model) != 0 || track_pcie_links(st, &snap->model) != 0) {
+        pna_ib_model_free(&snap->model);
         free(snap);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    sync_watch(st, &snap->m);
+    sync_watch(st, &snap->model);
     pna_snap_init(&snap->base, ib_snap_destroy);
     /* A reference of our own besides the one the core publishes. */
     pna_snap_retain(&snap->base);
@@ -571,9 +571,9 @@ static int ib_collect(void *state, const struct pna_snap *prev,
     st->last = snap;
     *out = &snap->base;
     /* Files skipped this poll: the rest is served, the problem is shown. */
-    if (snap->m.problems)
-        snprintf(err, errlen, "%u file(s) unreadable, first: %s", snap->m.problems,
-                 snap->m.problem);
+    if (snap->model.problems)
+        snprintf(err, errlen, "%u file(s) unreadable, first: %s", snap->model.problems,
+                 snap->model.problem);
     return 0;
 }
 

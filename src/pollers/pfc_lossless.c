@@ -41,7 +41,7 @@ static int16_t roce_tos_of(const struct pna_roots *roots, const struct pna_ib_sn
 {
     const struct pna_ib_device *d;
     const struct pna_ib_port *p;
-    if (!ib || !pna_ib_find_netdev(&ib->m, ifname, &d, &p))
+    if (!ib || !pna_ib_find_netdev(&ib->model, ifname, &d, &p))
         return -1;
     return pna_roce_tos_read(roots, d->name, p->num);
 }

@@ -56,7 +56,7 @@ struct pfc_state {
 static void pfc_snap_destroy(struct pna_snap *snap)
 {
     struct pna_pfc_snap *s = (struct pna_pfc_snap *)snap;
-    pna_pfc_model_free(&s->m);
+    pna_pfc_model_free(&s->model);
     free(s);
 }
 
@@ -116,7 +116,7 @@ static size_t list_interfaces(const struct pfc_state *st, const struct pna_ib_sn
                               struct pna_pfc_if *ifs)
 {
     size_t n = 0;
-    const struct pna_ib_model *ib = ib_snap ? &ib_snap->m : NULL;
+    const struct pna_ib_model *ib = ib_snap ? &ib_snap->model : NULL;
     for (size_t i = 0; ib && i < ib->n_devices; i++) {
         const struct pna_ib_device *d = &ib->devices[i];
         for (size_t p = 0; p < d->n_ports && n < MAX_IFS; p++) {
@@ -220,34 +220,34 @@ static int pfc_collect(void *state, const struct pna_snap *prev,
     struct pna_pfc_if *ifs = calloc(MAX_IFS, sizeof *ifs);
     if (!snap || !ifs)
         goto nomem;
-    snap->m.sample_mono_ms = pna_mono_ms();
+    snap->model.sample_mono_ms = pna_mono_ms();
     const struct pna_ib_snap *ib = (const struct pna_ib_snap *)pna_poller_input(in, PNA_DOM_IB);
-    snap->m.n_ifs = list_interfaces(st, ib, ifs);
-    if (snap->m.n_ifs == 0) {
+    snap->model.n_ifs = list_interfaces(st, ib, ifs);
+    if (snap->model.n_ifs == 0) {
         free(ifs);
         ifs = NULL;
     } else {
         /* give back the unused room: the snapshot may live for a while */
-        struct pna_pfc_if *fit = realloc(ifs, snap->m.n_ifs * sizeof *ifs);
+        struct pna_pfc_if *fit = realloc(ifs, snap->model.n_ifs * sizeof *ifs);
         if (fit)
             ifs = fit;
     }
-    snap->m.ifs = ifs;
-    for (size_t i = 0; i < snap->m.n_ifs; i++)
+    snap->model.ifs = ifs;
+    for (size_t i = 0; i < snap->model.n_ifs; i++)
         if (read_interface(st, &ifs[i]) != 0)
             goto nomem;
-    pna_pfc_model_index(&snap->m);
-    pna_pfc_lossless_collect(&st->roots, st->lldp_socket, &st->expect, ib, &snap->m);
-    log_lldp_change(&snap->m, before ? &before->m : NULL);
-    int64_t interval_ms = before ? snap->m.sample_mono_ms - before->m.sample_mono_ms : 0;
-    for (size_t i = 0; i < snap->m.n_ifs; i++) {
+    pna_pfc_model_index(&snap->model);
+    pna_pfc_lossless_collect(&st->roots, st->lldp_socket, &st->expect, ib, &snap->model);
+    log_lldp_change(&snap->model, before ? &before->model : NULL);
+    int64_t interval_ms = before ? snap->model.sample_mono_ms - before->model.sample_mono_ms : 0;
+    for (size_t i = 0; i < snap->model.n_ifs; i++) {
         struct pna_pfc_if *cur = &ifs[i];
-        const struct pna_pfc_if *old = before ? pna_pfc_find_if(&before->m, cur->ifname) : NULL;
+        const struct pna_pfc_if *old = before ? pna_pfc_find_if(&before->model, cur->ifname) : NULL;
         pna_pfc_derive(cur, old, interval_ms, st->storm_pps);
         if (cur->storm && old && !old->storm)
             post_storm(cur, old, st->storm_pps);
     }
-    pna_pfc_lossless_events(&st->lossless_notes, &snap->m, ib != NULL);
+    pna_pfc_lossless_events(&st->lossless_notes, &snap->model, ib != NULL);
     pna_snap_init(&snap->base, pfc_snap_destroy);
     pna_snap_retain(&snap->base); /* our own, see ib_poller.c */
     pna_snap_release(st->last ? &st->last->base : NULL);
@@ -256,7 +256,7 @@ static int pfc_collect(void *state, const struct pna_snap *prev,
     return 0;
 nomem:
     if (snap)
-        pna_pfc_model_free(&snap->m);
+        pna_pfc_model_free(&snap->model);
     else
         free(ifs);
     free(snap);

@@ -53,7 +53,7 @@ struct phy_state {
 static void phy_snap_destroy(struct pna_snap *snap)
 {
     struct pna_phy_snap *s = (struct pna_phy_snap *)snap;
-    pna_phy_model_free(&s->m);
+    pna_phy_model_free(&s->model);
     free(s);
 }
 
@@ -220,7 +220,7 @@ static int phy_collect(void *state, const struct pna_snap *prev,
     struct phy_state *st = state;
     const struct pna_phy_snap *before = st->last ? st->last : (const struct pna_phy_snap *)prev;
     const struct pna_pfc_snap *pfc = (const struct pna_pfc_snap *)pna_poller_input(in, PNA_DOM_PFC);
-    size_t n = pfc ? pfc->m.n_ifs : 0;
+    size_t n = pfc ? pfc->model.n_ifs : 0;
     struct pna_phy_snap *snap = calloc(1, sizeof *snap);
     struct pna_phy_if *ifs = n ? calloc(n, sizeof *ifs) : NULL;
     if (!snap || (n && !ifs)) {
@@ -229,24 +229,24 @@ static int phy_collect(void *state, const struct pna_snap *prev,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    snap->m.sample_mono_ms = pna_mono_ms();
-    snap->m.ifs = ifs;
-    snap->m.n_ifs = n;
+    snap->model.sample_mono_ms = pna_mono_ms();
+    snap->model.ifs = ifs;
+    snap->model.n_ifs = n;
     unsigned unreadable = 0, module_budget = MODULE_READS_PER_POLL;
     for (size_t i = 0; i < n; i++) {
-        const struct pna_pfc_if *pfc_if = &pfc->m.ifs[i];   /* sorted by name: so are we */
+        const struct pna_pfc_if *pfc_if = &pfc->model.ifs[i];   /* sorted by name: so are we */
         struct pna_phy_if *pif = &ifs[i];
         pna_strlcpy(pif->ifname, pfc_if->ifname, sizeof pif->ifname);
         pif->ifindex = pfc_if->ifindex;
-        const struct pna_phy_if *old = before ? pna_phy_find_if(&before->m, pif->ifname) : NULL;
+        const struct pna_phy_if *old = before ? pna_phy_find_if(&before->model, pif->ifname) : NULL;
         read_interface(st, pif);
         widen_counters(pif, old);
         if (pif->error[0])
             unreadable++;
-        update_ber(pif, pfc_if, pfc->m.sample_mono_ms, old);
-        update_module(st, pif, old, snap->m.sample_mono_ms, &module_budget);
+        update_ber(pif, pfc_if, pfc->model.sample_mono_ms, old);
+        update_module(st, pif, old, snap->model.sample_mono_ms, &module_budget);
     }
-    pna_phy_alarms_update(st->alarms, &snap->m, snap->m.sample_mono_ms);
+    pna_phy_alarms_update(st->alarms, &snap->model, snap->model.sample_mono_ms);
     pna_snap_init(&snap->base, phy_snap_destroy);
     pna_snap_retain(&snap->base); /* our own, see ib_poller.c */
     pna_snap_release(st->last ? &st->last->base : NULL);
@@ -254,7 +254,7 @@ static int phy_collect(void *state, const struct pna_snap *prev,
     *out = &snap->base;
     if (unreadable)
         snprintf(err, errlen, "%u interface(s) unreadable, first: %s", unreadable,
-                 pna_phy_first_error(&snap->m));
+                 pna_phy_first_error(&snap->model));
     return 0;
 }
 

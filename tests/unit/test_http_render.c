@@ -600,9 +600,9 @@ static void test_rdma(void)
     struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
     struct pna_ib_snap snap;
     memset(&snap, 0, sizeof snap);
-    CHECK_INT(pna_ib_sysfs_read(&roots, &snap.m, err, sizeof err), 0);
-    pna_ib_derive(&snap.m, NULL);
-    CHECK(snap.m.n_devices >= 2);
+    CHECK_INT(pna_ib_sysfs_read(&roots, &snap.model, err, sizeof err), 0);
+    pna_ib_derive(&snap.model, NULL);
+    CHECK(snap.model.n_devices >= 2);
 
     struct pna_http_view v;
     base_view(&v);
@@ -639,7 +639,7 @@ static void test_rdma(void)
     CHECK_STR(sample(t, "primus_ib_port_rate_bytes_per_second", "device=\"mlx5_0\",port=\"1\""),
               "3125000000");
     char devs[16];
-    snprintf(devs, sizeof devs, "%zu", snap.m.n_devices);
+    snprintf(devs, sizeof devs, "%zu", snap.model.n_devices);
     CHECK_STR(sample(t, "primus_rdma_devices", ""), devs);
     /* first poll: no rates yet */
     CHECK(!has_family(t, "primus_ib_port_receive_bytes_per_second"));
@@ -650,7 +650,7 @@ static void test_rdma(void)
     char *s = dump(pna_json_rdma(&v), &status);
     json_t *j = json_loads(s, 0, NULL);
     json_t *data = json_object_get(j, "data");
-    CHECK_INT(json_array_size(data), snap.m.n_devices);
+    CHECK_INT(json_array_size(data), snap.model.n_devices);
     for (size_t i = 0; i < json_array_size(data); i++) {
         json_t *e = json_array_get(data, i);
         if (strcmp(json_string_value(json_object_get(e, "if_name")), "mlx5_0") != 0)
@@ -664,7 +664,7 @@ static void test_rdma(void)
     }
     json_decref(j);
     free(s);
-    pna_ib_model_free(&snap.m);
+    pna_ib_model_free(&snap.model);
 }
 
 /* ---- PFC from recorded mlx5 ethtool statistics ---------------------------------------- */
@@ -693,15 +693,15 @@ static bool load_pfc(struct pna_pfc_snap *snap)
     n++;
     free(text);
     memset(snap, 0, sizeof *snap);
-    snap->m.ifs = calloc(1, sizeof *snap->m.ifs);
-    snap->m.n_ifs = 1;
-    struct pna_pfc_if *pif = &snap->m.ifs[0];
+    snap->model.ifs = calloc(1, sizeof *snap->model.ifs);
+    snap->model.n_ifs = 1;
+    struct pna_pfc_if *pif = &snap->model.ifs[0];
     snprintf(pif->ifname, sizeof pif->ifname, "ens1f0np0");
     snprintf(pif->driver, sizeof pif->driver, "mlx5_core");
     pif->ifindex = 4;
     int rc = pna_pfc_fill(pif, stats, n);
     free(stats);
-    pna_pfc_model_index(&snap->m);
+    pna_pfc_model_index(&snap->model);
     return rc == 0;
 }
 
@@ -731,8 +731,8 @@ static void test_pfc(void)
     port.num = 1;
     dev.ports = &port;
     dev.n_ports = 1;
-    ib.m.devices = &dev;
-    ib.m.n_devices = 1;
+    ib.model.devices = &dev;
+    ib.model.n_devices = 1;
     attach(&v, PNA_DOM_IB, &ib.base);
     free(t);
     t = render(&v, &errors);
@@ -752,7 +752,7 @@ static void test_pfc(void)
     CHECK_STR(sample(t, "primus_ethtool_statistic_total",
                      "interface=\"ens1f0np0\",statistic=\"rx_pause_ctrl_phy\""), "(absent)");
     free(t);
-    pna_pfc_model_free(&snap.m);
+    pna_pfc_model_free(&snap.model);
 }
 
 /* ---- containers, pods, storage ---------------------------------------------------------- */
@@ -855,7 +855,7 @@ static void test_containers_storage(void)
     struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
     struct pna_ib_snap ib;
     memset(&ib, 0, sizeof ib);
-    CHECK_INT(pna_ib_sysfs_read(&roots, &ib.m, err, sizeof err), 0);
+    CHECK_INT(pna_ib_sysfs_read(&roots, &ib.model, err, sizeof err), 0);
 
     struct pna_http_view v;
     base_view(&v);
@@ -951,7 +951,7 @@ static void test_containers_storage(void)
     CHECK_STR(json_string_value(json_object_get(i0, "uuid")), "0a:7f:bc:12:45:ef:d2:3b");
     json_decref(j);
     free(s);
-    pna_ib_model_free(&ib.m);
+    pna_ib_model_free(&ib.model);
     pna_gpu_list_free(&g.list);
 }
 
@@ -974,8 +974,8 @@ static void test_all_domains_promtool(void)
     struct pna_roots roots = { sysfs, "/nonexistent", "/nonexistent", "/nonexistent" };
     struct pna_ib_snap ib;
     memset(&ib, 0, sizeof ib);
-    CHECK_INT(pna_ib_sysfs_read(&roots, &ib.m, err, sizeof err), 0);
-    pna_ib_derive(&ib.m, NULL);
+    CHECK_INT(pna_ib_sysfs_read(&roots, &ib.model, err, sizeof err), 0);
+    pna_ib_derive(&ib.model, NULL);
     struct pna_poller_info pl[2];
     fill_poller(&pl[0], 1, "node", PNA_POLLER_OK, NOW_MS - 1500);
     fill_poller(&pl[1], 2, "gpu", PNA_POLLER_TIMED_OUT, NOW_MS - 4000);
@@ -1023,8 +1023,8 @@ static void test_all_domains_promtool(void)
         printf("promtool not installed: lint check skipped\n");
     }
     pna_buf_free(&b);
-    pna_pfc_model_free(&pfc.m);
-    pna_ib_model_free(&ib.m);
+    pna_pfc_model_free(&pfc.model);
+    pna_ib_model_free(&ib.model);
     pna_gpu_list_free(&g.list);
 }
 

@@ -592,7 +592,7 @@ static void test_poller(void)
     s->ext.rcv_words += 250000000; /* 1 GB more */
     const struct pna_ib_snap *snap = poll_ib(state);
     const struct pna_ib_port *p =
-        snap ? pna_ib_find_port(pna_ib_find_device(&snap->m, "mlx4_9"), 1) : NULL;
+        snap ? pna_ib_find_port(pna_ib_find_device(&snap->model, "mlx4_9"), 1) : NULL;
     CHECK(p && p->rates.valid);
     if (p && p->rates.valid && p->rates.interval_ms > 0)
         CHECK_U64(p->rates.rx_bytes_per_s,

@@ -90,10 +90,10 @@ static void test_ib_poller(const struct pna_config *cfg)
     const struct pna_ib_snap *s = poll_once(&pna_ib_poller, state);
     drain();
     CHECK_U64(n_seen, 0); /* first poll: no transition to report */
-    CHECK(s && s->m.n_devices == 1);
-    if (!s || s->m.n_devices != 1)
+    CHECK(s && s->model.n_devices == 1);
+    if (!s || s->model.n_devices != 1)
         return;
-    CHECK(!s->m.devices[0].ports[0].rates.valid);
+    CHECK(!s->model.devices[0].ports[0].rates.valid);
 
     /* traffic, a wrap of a 32-bit Q counter, an error, and the link going down */
     sleep_ms(120);
@@ -115,7 +115,7 @@ static void test_ib_poller(const struct pna_config *cfg)
     }
     if (!s)
         return;
-    const struct pna_ib_port *p = &s->m.devices[0].ports[0];
+    const struct pna_ib_port *p = &s->model.devices[0].ports[0];
     CHECK_STR(p->netdev, "pna-nodev0");
     CHECK_INT(p->ifindex, 42);
     const struct pna_hw_counter *h = pna_ib_find_hw(p->hw, p->n_hw, "out_of_sequence");
@@ -165,7 +165,7 @@ static void test_ib_poller(const struct pna_config *cfg)
     pna_cache_drop(PNA_DOM_IB);
     s = poll_once(&pna_ib_poller, state);
     if (s) {
-        p = &s->m.devices[0].ports[0];
+        p = &s->model.devices[0].ports[0];
         h = pna_ib_find_hw(p->hw, p->n_hw, "out_of_sequence");
         CHECK(h && h->value == UINT64_C(4294967301));
     }
@@ -207,19 +207,19 @@ static void test_pfc_poller(struct pna_config *cfg)
     pfc_set->interfaces.count = 2;
     CHECK_INT(pna_pfc_poller.init(&state, cfg, pfc_set, err, sizeof err), 0);
     const struct pna_pfc_snap *s = poll_once(&pna_pfc_poller, state);
-    CHECK(s && s->m.n_ifs == 2);
-    if (s && s->m.n_ifs == 2) {
-        const struct pna_pfc_if *a = &s->m.ifs[0], *b = &s->m.ifs[1];
+    CHECK(s && s->model.n_ifs == 2);
+    if (s && s->model.n_ifs == 2) {
+        const struct pna_pfc_if *a = &s->model.ifs[0], *b = &s->model.ifs[1];
         /* which RDMA port each is: joined from the IB snapshot when served */
         const struct pna_ib_device *d = NULL;
         const struct pna_ib_port *p = NULL;
         CHECK_STR(a->ifname, "pna-nodev0");
-        CHECK(ib && pna_ib_find_netdev(&ib->m, a->ifname, &d, &p));
+        CHECK(ib && pna_ib_find_netdev(&ib->model, a->ifname, &d, &p));
         CHECK(d && strcmp(d->name, "mlx5_0") == 0 && p && p->num == 1);
         CHECK_INT(a->ifindex, 42);
         CHECK(strstr(a->error, "no such interface") != NULL);
         CHECK_STR(b->ifname, "pna-nodev1");
-        CHECK(!ib || !pna_ib_find_netdev(&ib->m, b->ifname, &d, &p));
+        CHECK(!ib || !pna_ib_find_netdev(&ib->model, b->ifname, &d, &p));
         CHECK(b->error[0] != '\0');
         CHECK(!a->f[PNA_PFC_RX_PAUSE].present);
     }

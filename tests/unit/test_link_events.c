@@ -200,7 +200,7 @@ static const struct pna_ib_snap *poll_once(void *state)
 
 static const struct pna_ib_port *port_in(const struct pna_ib_snap *s, const char *device)
 {
-    const struct pna_ib_device *d = s ? pna_ib_find_device(&s->m, device) : NULL;
+    const struct pna_ib_device *d = s ? pna_ib_find_device(&s->model, device) : NULL;
     return d ? pna_ib_find_port(d, 1) : NULL;
 }
 
@@ -405,7 +405,7 @@ int main(void)
     CHECK_INT(rtnl_opens, 1);
     const struct pna_ib_snap *s = poll_once(state);
     CHECK_U64(n_seen, 0);
-    CHECK(s && s->m.n_devices == 2);
+    CHECK(s && s->model.n_devices == 2);
     const struct pna_ib_port *p = port_in(s, "mlx5_0");
     CHECK(p && p->flaps == 0 && p->last_change_s == 0);
     wait_for(&rtnl_dumps, 1); /* the baseline: rv0 has its carrier */

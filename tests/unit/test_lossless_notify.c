@@ -120,7 +120,7 @@ static void test_stale_drops(void *ib, void *pfc)
     pna_cache_drop(PNA_DOM_IB);
     CHECK_U64(poll_pfc(pfc), 0);
     const struct pna_pfc_snap *s = (const struct pna_pfc_snap *)pna_cache_acquire(PNA_DOM_PFC);
-    CHECK(s && s->m.n_ifs == 1);
+    CHECK(s && s->model.n_ifs == 1);
     pna_snap_release((struct pna_snap *)s);
     poll_once(&pna_ib_poller, ib);
     CHECK_U64(poll_pfc(pfc), 0);

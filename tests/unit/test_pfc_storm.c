@@ -147,9 +147,9 @@ static void test_storms(void *state)
     /* first poll: counters only, no interval yet */
     pfc_rx(123456);
     CHECK_U64(poll_storms(state, &snap), 0);
-    CHECK(snap && snap->m.n_ifs == 1);
-    if (snap && snap->m.n_ifs == 1) {
-        const struct pna_pfc_if *pif = &snap->m.ifs[0];
+    CHECK(snap && snap->model.n_ifs == 1);
+    if (snap && snap->model.n_ifs == 1) {
+        const struct pna_pfc_if *pif = &snap->model.ifs[0];
         CHECK_STR(pif->driver, "mlx5_core");
         CHECK(pif->prio[3][PNA_PFCP_RX_PAUSE].present);
         CHECK_U64(pif->prio[3][PNA_PFCP_RX_PAUSE].value, 123456);
@@ -169,10 +169,10 @@ static void test_storms(void *state)
         CHECK_INT(seen[0].severity, PNA_SEV_WARNING);
         CHECK(seen[0].u.pfc.pause_per_s > THRESHOLD_PPS);
         CHECK(strstr(seen[0].text, "threshold 1000") != NULL);
-        if (snap && snap->m.n_ifs == 1)
-            CHECK_U64(seen[0].u.pfc.pause_per_s, snap->m.ifs[0].rx_pause_per_s);
+        if (snap && snap->model.n_ifs == 1)
+            CHECK_U64(seen[0].u.pfc.pause_per_s, snap->model.ifs[0].rx_pause_per_s);
     }
-    CHECK(snap && snap->m.n_ifs == 1 && snap->m.ifs[0].storm);
+    CHECK(snap && snap->model.n_ifs == 1 && snap->model.ifs[0].storm);
 
     /* it goes on for three more polls: no flood */
     for (int i = 0; i < 3; i++) {
@@ -182,11 +182,11 @@ static void test_storms(void *state)
 
     /* quiet: over, no event */
     CHECK_U64(poll_storms(state, &snap), 0);
-    CHECK(snap && snap->m.n_ifs == 1 && !snap->m.ifs[0].storm);
+    CHECK(snap && snap->model.n_ifs == 1 && !snap->model.ifs[0].storm);
     /* a trickle below the threshold (at most 20 frames in >= 60 ms): no storm */
     pfc_rx(20);
     CHECK_U64(poll_storms(state, &snap), 0);
-    CHECK(snap && snap->m.n_ifs == 1 && !snap->m.ifs[0].storm);
+    CHECK(snap && snap->model.n_ifs == 1 && !snap->model.ifs[0].storm);
 
     /* a second storm, sent this time (tx): a second event */
     moving[TX_PRIO3] += 80000;
@@ -228,10 +228,10 @@ static void test_storms(void *state)
     reader_fails = true;
     pfc_rx(50000);
     CHECK_U64(poll_storms(state, &snap), 0);
-    if (snap && snap->m.n_ifs == 1) {
-        CHECK(!snap->m.ifs[0].storm);
-        CHECK(!snap->m.ifs[0].f[PNA_PFC_RX_PAUSE_CTRL_PHY].present);
-        CHECK(strstr(snap->m.ifs[0].error, "No such device") != NULL);
+    if (snap && snap->model.n_ifs == 1) {
+        CHECK(!snap->model.ifs[0].storm);
+        CHECK(!snap->model.ifs[0].f[PNA_PFC_RX_PAUSE_CTRL_PHY].present);
+        CHECK(strstr(snap->model.ifs[0].error, "No such device") != NULL);
     }
     reader_fails = false;
     pfc_rx(50000);
@@ -250,9 +250,9 @@ static void test_storms(void *state)
         CHECK(seen[0].u.pfc.pause_per_s > THRESHOLD_PPS);
         CHECK(strstr(seen[0].text, "on priority 5") != NULL);
     }
-    if (snap && snap->m.n_ifs == 1) {
-        CHECK(snap->m.ifs[0].storm);
-        CHECK_U64(snap->m.ifs[0].rx_pause_per_s, 0);
+    if (snap && snap->model.n_ifs == 1) {
+        CHECK(snap->model.ifs[0].storm);
+        CHECK_U64(snap->model.ifs[0].rx_pause_per_s, 0);
     }
 }
 

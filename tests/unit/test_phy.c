@@ -233,7 +233,7 @@ static int read_module(const char *ifname, struct pna_module *out, char *err, si
 static void destroy_pfc(struct pna_snap *snap)
 {
     struct pna_pfc_snap *s = (struct pna_pfc_snap *)snap;
-    pna_pfc_model_free(&s->m);
+    pna_pfc_model_free(&s->model);
     free(s);
 }
 
@@ -242,11 +242,11 @@ static void destroy_pfc(struct pna_snap *snap)
 static void publish_pfc(int64_t sample_ms, uint64_t bits, uint64_t corrected)
 {
     struct pna_pfc_snap *s = calloc(1, sizeof *s);
-    s->m.n_ifs = 2;
-    s->m.ifs = calloc(2, sizeof *s->m.ifs);
-    s->m.sample_mono_ms = sample_ms;
-    pna_strlcpy(s->m.ifs[0].ifname, "enp132s0", sizeof s->m.ifs[0].ifname);
-    struct pna_pfc_if *mlx = &s->m.ifs[1];
+    s->model.n_ifs = 2;
+    s->model.ifs = calloc(2, sizeof *s->model.ifs);
+    s->model.sample_mono_ms = sample_ms;
+    pna_strlcpy(s->model.ifs[0].ifname, "enp132s0", sizeof s->model.ifs[0].ifname);
+    struct pna_pfc_if *mlx = &s->model.ifs[1];
     pna_strlcpy(mlx->ifname, "ens1f0np0", sizeof mlx->ifname);
     mlx->ifindex = 7;
     mlx->stats = calloc(2, sizeof *mlx->stats);
@@ -269,8 +269,8 @@ static const struct pna_phy_if *poll(void *state)
         return NULL;
     pna_cache_publish(PNA_DOM_PHY, out);
     const struct pna_phy_snap *s = (const struct pna_phy_snap *)out;
-    CHECK_U64(s->m.n_ifs, 2);
-    return pna_phy_find_if(&s->m, "ens1f0np0");
+    CHECK_U64(s->model.n_ifs, 2);
+    return pna_phy_find_if(&s->model, "ens1f0np0");
 }
 
 static void test_poller(void)
@@ -346,10 +346,10 @@ static void test_module_budget(void)
     char err[160] = "";
     CHECK_INT(pna_phy_poller.init(&state, &cfg, &phy_set, err, sizeof err), 0);
     struct pna_pfc_snap *s = calloc(1, sizeof *s);
-    s->m.n_ifs = 6;
-    s->m.ifs = calloc(6, sizeof *s->m.ifs);
+    s->model.n_ifs = 6;
+    s->model.ifs = calloc(6, sizeof *s->model.ifs);
     for (int i = 0; i < 6; i++)
-        snprintf(s->m.ifs[i].ifname, sizeof s->m.ifs[i].ifname, "eth%d", i);
+        snprintf(s->model.ifs[i].ifname, sizeof s->model.ifs[i].ifname, "eth%d", i);
     pna_snap_init(&s->base, destroy_pfc);
     pna_cache_publish(PNA_DOM_PFC, &s->base);
 
@@ -360,8 +360,8 @@ static void test_module_budget(void)
     pna_cache_publish(PNA_DOM_PHY, out);
     CHECK_U64(module_reads, 4);
     const struct pna_phy_snap *p = (const struct pna_phy_snap *)out;
-    CHECK(p->m.ifs[3].module_read_mono_ms != 0 && p->m.ifs[4].module_read_mono_ms == 0);
-    CHECK(p->m.ifs[4].module_due && p->m.ifs[5].module_due);
+    CHECK(p->model.ifs[3].module_read_mono_ms != 0 && p->model.ifs[4].module_read_mono_ms == 0);
+    CHECK(p->model.ifs[4].module_due && p->model.ifs[5].module_due);
     CHECK_INT(pna_poller_collect(&pna_phy_poller, state, &out, err, sizeof err), 0);
     pna_cache_publish(PNA_DOM_PHY, out);
     CHECK_U64(module_reads, 6);

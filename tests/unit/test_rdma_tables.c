@@ -21,13 +21,13 @@
 
 static void free_ib(struct pna_snap *s)
 {
-    pna_ib_model_free(&((struct pna_ib_snap *)s)->m);
+    pna_ib_model_free(&((struct pna_ib_snap *)s)->model);
     free(s);
 }
 
 static void free_pfc(struct pna_snap *s)
 {
-    pna_pfc_model_free(&((struct pna_pfc_snap *)s)->m);
+    pna_pfc_model_free(&((struct pna_pfc_snap *)s)->model);
     free(s);
 }
 
@@ -38,11 +38,11 @@ static bool publish_ib_tree(const char *rel)
     snprintf(root, sizeof root, "%s/%s", unit_fixtures(), rel);
     roots.sysfs = root;
     struct pna_ib_snap *s = calloc(1, sizeof *s);
-    if (!s || pna_ib_sysfs_read(&roots, &s->m, err, sizeof err) != 0) {
+    if (!s || pna_ib_sysfs_read(&roots, &s->model, err, sizeof err) != 0) {
         free(s);
         return false;
     }
-    pna_ib_derive(&s->m, NULL);
+    pna_ib_derive(&s->model, NULL);
     pna_snap_init(&s->base, free_ib);
     pna_cache_publish(PNA_DOM_IB, &s->base);
     return true;
@@ -145,7 +145,7 @@ static void test_ib_tables_procfs(void)
 {
     CHECK(publish_ib_tree("ib-sysfs/procfs/sys"));
     struct pna_snap *s = pna_cache_acquire(PNA_DOM_IB);
-    const struct pna_ib_model *m = &((const struct pna_ib_snap *)s)->m;
+    const struct pna_ib_model *m = &((const struct pna_ib_snap *)s)->model;
 
     /* devices: 3 rows in index order (length first: hfi1_0, mlx4_0, mlx5_0) */
     CHECK_U64(walk_column(&pna_rdma_device_metrics, mib_column("primusRdmaFirmware"), NULL), 3);
@@ -257,19 +257,19 @@ static size_t load_stats(const char *rel, struct pna_eth_stat **out)
 static void test_pfc_tables(void)
 {
     struct pna_pfc_snap *s = calloc(1, sizeof *s);
-    s->m.ifs = calloc(2, sizeof *s->m.ifs);
-    s->m.n_ifs = 2;
+    s->model.ifs = calloc(2, sizeof *s->model.ifs);
+    s->model.n_ifs = 2;
     struct pna_eth_stat *v;
     size_t n_mlx5 = load_stats("ethtool/ethq-mlx5_core-connectx4lx.txt", &v);
-    pna_strlcpy(s->m.ifs[0].ifname, "enp1s0f0", sizeof s->m.ifs[0].ifname);
-    pna_strlcpy(s->m.ifs[0].driver, "mlx5_core", sizeof s->m.ifs[0].driver);
-    CHECK_INT(pna_pfc_fill(&s->m.ifs[0], v, n_mlx5), 0);
+    pna_strlcpy(s->model.ifs[0].ifname, "enp1s0f0", sizeof s->model.ifs[0].ifname);
+    pna_strlcpy(s->model.ifs[0].driver, "mlx5_core", sizeof s->model.ifs[0].driver);
+    CHECK_INT(pna_pfc_fill(&s->model.ifs[0], v, n_mlx5), 0);
     free(v);
     size_t n_ionic = load_stats("ethtool/amd-ainic-ionic/ethtool_S_enp68s0.txt", &v);
-    pna_strlcpy(s->m.ifs[1].ifname, "enp68s0", sizeof s->m.ifs[1].ifname);
-    CHECK_INT(pna_pfc_fill(&s->m.ifs[1], v, n_ionic), 0);
+    pna_strlcpy(s->model.ifs[1].ifname, "enp68s0", sizeof s->model.ifs[1].ifname);
+    CHECK_INT(pna_pfc_fill(&s->model.ifs[1], v, n_ionic), 0);
     free(v);
-    pna_pfc_model_index(&s->m);
+    pna_pfc_model_index(&s->model);
     pna_snap_init(&s->base, free_pfc);
     pna_cache_publish(PNA_DOM_PFC, &s->base);
 

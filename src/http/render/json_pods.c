@@ -67,7 +67,7 @@ static json_t *rdma_device(const struct pna_http_view *v, const struct pna_conta
 {
     char guid[32] = "";
     const struct pna_ib_snap *ib = pna_view_snap(&v->base, PNA_DOM_IB);
-    const struct pna_ib_device *dev = ib && d->rdma_dev[0] ? pna_ib_find_device(&ib->m, d->rdma_dev)
+    const struct pna_ib_device *dev = ib && d->rdma_dev[0] ? pna_ib_find_device(&ib->model, d->rdma_dev)
                                                            : NULL;
     if (dev && dev->has_node_guid)
         pna_http_guid_text(dev->node_guid, guid, sizeof guid);

@@ -137,8 +137,8 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v)
     json_t *list = json_array();
     size_t first_row = 0;
     const struct pna_ib_snap *ib = pna_view_snap(&v->base, PNA_DOM_IB);
-    for (size_t i = 0; ib && i < ib->m.n_devices; i++) {
-        const struct pna_ib_device *d = &ib->m.devices[i];
+    for (size_t i = 0; ib && i < ib->model.n_devices; i++) {
+        const struct pna_ib_device *d = &ib->model.devices[i];
         const struct pna_ib_port *port = d->n_ports ? &d->ports[0] : NULL;
         json_t *o = json_object();
         json_object_set_new(o, "if_index", json_integer((json_int_t)i));

@@ -103,11 +103,11 @@ static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
         return;
     const struct pna_ib_device *dev;
     const struct pna_ib_port *port;
-    if (pna_ib_find_netdev(&is->m, p->id, &dev, &port) && strcmp(dev->name, p->rdma_dev) == 0) {
+    if (pna_ib_find_netdev(&is->model, p->id, &dev, &port) && strcmp(dev->name, p->rdma_dev) == 0) {
         pna_value_u64(out, port->num);
         return;
     }
-    dev = pna_ib_find_device(&is->m, p->rdma_dev);
+    dev = pna_ib_find_device(&is->model, p->rdma_dev);
     if (dev && dev->n_ports == 1)
         pna_value_u64(out, dev->ports[0].num);
 }

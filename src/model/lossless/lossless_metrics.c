@@ -13,7 +13,7 @@
 static const struct pna_pfc_model *pfc_model(const struct pna_view *v)
 {
     const struct pna_pfc_snap *s = pna_view_snap(v, PNA_DOM_PFC);
-    return s ? &s->m : NULL;
+    return s ? &s->model : NULL;
 }
 
 static const struct pna_pfc_if *pfc_if(const struct pna_row *r)

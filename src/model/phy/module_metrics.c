@@ -106,7 +106,7 @@ static void get_worst_level(const struct pna_row *r, struct pna_value *out)
 static void get_age(const struct pna_row *r, struct pna_value *out)
 {
     const struct pna_phy_snap *s = pna_view_snap(r->view, PNA_DOM_PHY);
-    int64_t age_ms = s ? s->m.sample_mono_ms - pif_of(r)->module_read_mono_ms : 0;
+    int64_t age_ms = s ? s->model.sample_mono_ms - pif_of(r)->module_read_mono_ms : 0;
     pna_value_u64(out, age_ms > 0 ? (uint64_t)age_ms / 1000 : 0);
 }
 

@@ -196,7 +196,7 @@ struct pna_phy_model {
 /* The phy domain's snapshot in the cache (PNA_DOM_PHY). */
 struct pna_phy_snap {
     struct pna_snap base;          /* first */
-    struct pna_phy_model m;
+    struct pna_phy_model model;    /* what the poll found */
 };
 
 /* src/model/phy/phy.c */

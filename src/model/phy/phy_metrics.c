@@ -18,7 +18,7 @@
 const struct pna_phy_model *pna_phy_view_model(const struct pna_view *v)
 {
     const struct pna_phy_snap *s = pna_view_snap(v, PNA_DOM_PHY);
-    return s ? &s->m : NULL;
+    return s ? &s->model : NULL;
 }
 
 bool pna_phy_ifname_ok(const char *name)
