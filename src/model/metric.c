@@ -226,7 +226,7 @@ const char *pna_metric_label_text(const struct pna_metric *m, const struct pna_v
         return "";
     if (v->is_text)
         return v->text;
-    if (m->enums)
+    if (m && m->enums)
         return pna_metric_enum_name(m, v);
     if (v->is_signed)
         snprintf(buf, cap, "%" PRId64, v->i);

@@ -346,8 +346,9 @@ const struct pna_metric *pna_metric_by_name(const struct pna_metric_table *t, co
 /* The enumeration label of V under M ("" when M has none for it). */
 const char *pna_metric_enum_name(const struct pna_metric *m, const struct pna_value *v);
 
-/* V as label text: text as it is, an enumeration's label, a number in
- * decimal; "" when absent or none.  Returns BUF or the value's own text. */
+/* V as label text: text as it is, an enumeration's label (M's; M may be
+ * NULL: a key part, which has none), a number in decimal; "" when absent or
+ * none.  Returns BUF or the value's own text. */
 const char *pna_metric_label_text(const struct pna_metric *m, const struct pna_value *v,
                                   char *buf, size_t cap);
 
@@ -365,8 +366,5 @@ void pna_scale_text(struct pna_scale s, char *buf, size_t cap);
 /* Every table of served values, NULL-terminated (model/metric_tables.c): what
  * both front ends serve, the catalogue and the tests walk. */
 extern const struct pna_metric_table *const pna_metric_tables[];
-
-/* The table of MIB object OBJECT ("primusGpuTable", "primusCpu"), or NULL. */
-const struct pna_metric_table *pna_metric_table_by_object(const char *object);
 
 #endif

@@ -5,7 +5,6 @@
 #include "model/metric_tables.h"
 
 #include <stdio.h>
-#include <string.h>
 
 const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_system_metrics,
@@ -42,14 +41,6 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_podres_metrics,
     NULL,
 };
-
-const struct pna_metric_table *pna_metric_table_by_object(const char *object)
-{
-    for (size_t i = 0; pna_metric_tables[i]; i++)
-        if (strcmp(pna_metric_tables[i]->object, object) == 0)
-            return pna_metric_tables[i];
-    return NULL;
-}
 
 static const char *syntax_name(uint8_t s)
 {

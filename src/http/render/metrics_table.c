@@ -15,24 +15,37 @@
 #include <stdio.h>
 #include <string.h>
 
+/* V's label text (pna_metric_label_text(); M NULL for a key part) that
+ * outlives V: a value's own text lives in V, so it is copied into BUF (CAP
+ * bytes); text in a snapshot or static text is used where it is. */
+static const char *lasting_label_text(const struct pna_metric *m, const struct pna_value *v,
+                                      char *buf, size_t cap)
+{
+    const char *text = pna_metric_label_text(m, v, buf, cap);
+    if (text == v->buf) {
+        snprintf(buf, cap, "%s", v->buf);
+        text = buf;
+    }
+    return text;
+}
+
 /* ---- a row's labels, from its table's key ---------------------------------- */
 
-void pna_row_labels_add(struct pna_row_labels *out, const char *name, const struct pna_value *v)
+/* Label NAME with the text of V appended to OUT: numbers and a value's own
+ * text are written into OUT's text room ("" when that is full). */
+static void add_key_label(struct pna_row_labels *out, const char *name, const struct pna_value *v)
 {
     if (out->n == PNA_ROW_LABELS_MAX)
         return;
-    const char *text = "";
-    if (v->state == PNA_PRESENT && v->is_text && v->text != v->buf) {
-        text = v->text;                /* in a snapshot or static: lives on */
-    } else if (v->state == PNA_PRESENT && out->ntext < PNA_ROW_LABEL_TEXTS) {
-        char *t = out->text[out->ntext++];
-        if (v->is_text)
-            snprintf(t, sizeof out->text[0], "%s", v->text);
-        else if (v->is_signed)
-            snprintf(t, sizeof out->text[0], "%" PRId64, v->i);
+    char spare[sizeof out->text[0]];
+    bool room = out->ntext < PNA_ROW_LABEL_TEXTS;
+    char *buf = room ? out->text[out->ntext] : spare;
+    const char *text = lasting_label_text(NULL, v, buf, sizeof spare);
+    if (text == buf) {
+        if (room)
+            out->ntext++;
         else
-            snprintf(t, sizeof out->text[0], "%" PRIu64, v->u);
-        text = t;
+            text = "";
     }
     out->l[out->n++] = (struct pna_prom_label){ name, text };
 }
@@ -49,7 +62,7 @@ static void key_labels(const struct pna_metric_table *t, const struct pna_row *r
             continue;
         struct pna_value v;
         pna_key_read(part, row, &v);
-        pna_row_labels_add(out, part->label, &v);
+        add_key_label(out, part->label, &v);
     }
     if (!with_join || !key->join)
         return;
@@ -103,12 +116,7 @@ static size_t with_descriptor_labels(struct sample_labels *s, const struct pna_m
             continue;
         struct pna_value val;
         pna_metric_value(t, m, row, &val);
-        /* a value's own text lives in VAL: copy it before VAL goes */
-        const char *lt = pna_metric_label_text(m, &val, text[k], sizeof text[k]);
-        if (lt == val.buf) {
-            snprintf(text[k], sizeof text[k], "%s", val.buf);
-            lt = text[k];
-        }
+        const char *lt = lasting_label_text(m, &val, text[k], sizeof text[k]);
         k++;
         s->all[n++] = (struct pna_prom_label){ m->label, lt };
     }

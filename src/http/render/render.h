@@ -85,9 +85,6 @@ void pna_prom_key_labels(const struct pna_http_view *v, const struct pna_metric_
 /* The same without the join's: the row's own identity. */
 void pna_prom_identity_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
                               const struct pna_row *row, struct pna_row_labels *out);
-/* Append label NAME = the text of V to OUT (copied into OUT when V's own
- * buffer holds it, or when it is a number). */
-void pna_row_labels_add(struct pna_row_labels *out, const char *name, const struct pna_value *v);
 
 /* Every family of table T: its info series and one family per descriptor
  * with a family name, each sample labelled by the row's key. */
