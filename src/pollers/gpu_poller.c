@@ -32,7 +32,6 @@
 #include "core/events.h"
 #include "core/log.h"
 #include "core/transitions.h"
-#include "model/containers.h"
 #include "util/fileio.h"
 
 #include <pthread.h>
@@ -91,7 +90,7 @@ struct gpu_state {
     bool use_amd;
     struct pna_rocm *rocm;
 
-    struct gpu_alerts alerts;    /* made at the first poll */
+    struct gpu_alerts alerts;
 
     /* Written by the XID listener thread, read by collect(): xid_lock. */
     pthread_mutex_t xid_lock;
@@ -379,8 +378,6 @@ static void alerts_free(struct gpu_alerts *a)
 static int alerts_make(struct gpu_state *st)
 {
     struct gpu_alerts *a = &st->alerts;
-    if (a->presence)
-        return 0;
     a->presence = pna_transitions_new(&presence_rule, sizeof(struct gpu_seen), st);
     a->thermal = pna_transitions_new(&thermal_rule, 0, st);
     a->links = pna_transitions_new(&link_rule, 0, st);
@@ -433,8 +430,6 @@ static void check_health(struct gpu_state *st, const struct pna_gpu *g)
  * GPU by GPU, then the GPUs that disappeared; marks links that went down. */
 static void check_alerts(struct gpu_state *st, struct pna_gpu_list *list)
 {
-    if (alerts_make(st) != 0)
-        return; /* out of memory: no notifications until there is room */
     struct gpu_alerts *a = &st->alerts;
     pna_transitions_begin(a->presence);
     pna_transitions_begin(a->thermal);
@@ -558,7 +553,8 @@ static int gpu_init(void **state, const struct pna_config *cfg, const void *sett
 {
     const struct pna_gpu_settings *set = settings;
     struct gpu_state *st = calloc(1, sizeof *st);
-    if (!st) {
+    if (!st || alerts_make(st) != 0) {
+        free(st);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -596,6 +592,7 @@ static int gpu_init(void **state, const struct pna_config *cfg, const void *sett
         snprintf(err, errlen, "no GPU source: %s; no nvidia-smi with a loaded NVIDIA driver; "
                  "no amdgpu card", why[0] ? why : "NVML absent");
         pthread_mutex_destroy(&st->xid_lock);
+        alerts_free(&st->alerts);
         free(st);
         return PNA_POLLER_ABSENT;
     }

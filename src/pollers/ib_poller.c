@@ -135,73 +135,6 @@ static void ib_snap_destroy(struct pna_snap *snap)
     free(ib);
 }
 
-/* rtnetlink describes the agent's own network namespace, whatever sysfs tree
- * is read (a fixture's RoCE netdev may be a real interface); verbs events,
- * like the other libraries, only the host's own devices. */
-static void start_link_watch(struct ib_state *st)
-{
-    const struct pna_ib_async_ops *async =
-        ext_any_roots || pna_ib_host_roots(&st->roots) ? async_ops : NULL;
-    if (!rtnl_ops && !async)
-        return;
-    char why[160];
-    st->loop = pna_loop_shared_acquire(why, sizeof why);
-    st->watch = st->loop ? pna_link_watch_new(st->loop, rtnl_ops, async, why, sizeof why) : NULL;
-    if (!st->watch) {
-        pna_loop_shared_release(st->loop);
-        st->loop = NULL;
-    }
-    if (!st->watch)
-        pna_log(LOG_WARNING, "ib: no link events (%s): port changes are seen by the poll only",
-                why);
-}
-
-static int ib_init(void **state, const struct pna_config *cfg, const void *settings, char *err,
-                   size_t errlen)
-{
-    const struct pna_ib_settings *set = settings;
-    struct ib_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    st->roots = cfg->roots;
-    /* The libraries read the process's own /sys and /dev: on any other tree
-     * (a fixture, a host mounted elsewhere) their answers would describe
-     * other devices than the ones read from sysfs, so they are not used. */
-    if (ext_any_roots || pna_ib_host_roots(&st->roots)) {
-        if ((mad_ops && !(st->mad = pna_ib_mad_new(mad_ops, &st->roots))) ||
-            (smp_ops && !(st->smp = pna_ib_smp_new(smp_ops, &st->roots))) ||
-            (verbs_ops && !(st->verbs = pna_ib_verbs_new(verbs_ops, &st->roots)))) {
-            pna_ib_mad_free(st->mad);
-            pna_ib_smp_free(st->smp);
-            free(st);
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-    }
-    if (set->link_events)
-        start_link_watch(st);
-    *state = st;
-    return 0;
-}
-
-static void ib_fini(void *state)
-{
-    struct ib_state *st = state;
-    if (!st)
-        return;
-    pna_snap_release(st->last ? &st->last->base : NULL);
-    pna_ib_mad_free(st->mad);
-    pna_ib_smp_free(st->smp);
-    pna_ib_verbs_free(st->verbs);
-    pna_link_watch_free(st->watch);
-    pna_loop_shared_release(st->loop);
-    pna_transitions_free(st->ports);
-    pna_transitions_free(st->pcie);
-    free(st);
-}
-
 static const char *state_label(int32_t state)
 {
     const char *s = pna_ib_state_name(state);
@@ -520,14 +453,84 @@ static int track_pcie_links(struct ib_state *st, const struct pna_ib_model *m)
     return 0;
 }
 
-/* The notifications' state, at the first collect. */
+/* The notifications' state (freed by ib_fini() on failure). */
 static int make_trackers(struct ib_state *st)
 {
-    if (!st->ports)
-        st->ports = pna_transitions_new(&port_rule, sizeof(struct known_port), st);
-    if (!st->pcie)
-        st->pcie = pna_transitions_new(&pcie_rule, 0, st);
+    st->ports = pna_transitions_new(&port_rule, sizeof(struct known_port), st);
+    st->pcie = pna_transitions_new(&pcie_rule, 0, st);
     return st->ports && st->pcie ? 0 : -1;
+}
+
+/* The libraries read the process's own /sys and /dev: on any other tree (a
+ * fixture, a host mounted elsewhere) their answers would describe other
+ * devices than the ones read from sysfs, so they are not used there. */
+static bool libraries_apply(const struct ib_state *st)
+{
+    return ext_any_roots || pna_ib_host_roots(&st->roots);
+}
+
+/* rtnetlink describes the agent's own network namespace, whatever sysfs tree
+ * is read (a fixture's RoCE netdev may be a real interface); verbs events,
+ * like the other libraries, only the host's own devices. */
+static void start_link_watch(struct ib_state *st)
+{
+    const struct pna_ib_async_ops *async = libraries_apply(st) ? async_ops : NULL;
+    if (!rtnl_ops && !async)
+        return;
+    char why[160];
+    st->loop = pna_loop_shared_acquire(why, sizeof why);
+    st->watch = st->loop ? pna_link_watch_new(st->loop, rtnl_ops, async, why, sizeof why) : NULL;
+    if (!st->watch) {
+        pna_loop_shared_release(st->loop);
+        st->loop = NULL;
+        pna_log(LOG_WARNING, "ib: no link events (%s): port changes are seen by the poll only",
+                why);
+    }
+}
+
+static int open_libraries(struct ib_state *st)
+{
+    if (!libraries_apply(st))
+        return 0;
+    if ((mad_ops && !(st->mad = pna_ib_mad_new(mad_ops, &st->roots))) ||
+        (smp_ops && !(st->smp = pna_ib_smp_new(smp_ops, &st->roots))) ||
+        (verbs_ops && !(st->verbs = pna_ib_verbs_new(verbs_ops, &st->roots))))
+        return -1;
+    return 0;
+}
+
+static void ib_fini(void *state)
+{
+    struct ib_state *st = state;
+    if (!st)
+        return;
+    pna_snap_release(st->last ? &st->last->base : NULL);
+    pna_ib_mad_free(st->mad);
+    pna_ib_smp_free(st->smp);
+    pna_ib_verbs_free(st->verbs);
+    pna_link_watch_free(st->watch);
+    pna_loop_shared_release(st->loop);
+    pna_transitions_free(st->ports);
+    pna_transitions_free(st->pcie);
+    free(st);
+}
+
+static int ib_init(void **state, const struct pna_config *cfg, const void *settings, char *err,
+                   size_t errlen)
+{
+    const struct pna_ib_settings *set = settings;
+    struct ib_state *st = calloc(1, sizeof *st);
+    if (st)
+        st->roots = cfg->roots;
+    if (!st || make_trackers(st) != 0 || open_libraries(st) != 0) {
+        ib_fini(st);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (set->link_events)
+        start_link_watch(st);
+    *state = st;
+    return 0;
 }
 
 static int ib_collect(void *state, const struct pna_snap *prev,
@@ -538,8 +541,7 @@ static int ib_collect(void *state, const struct pna_snap *prev,
     struct ib_state *st = state;
     const struct pna_ib_snap *before = st->last ? st->last : (const struct pna_ib_snap *)prev;
     struct pna_ib_snap *snap = calloc(1, sizeof *snap);
-    if (!snap || make_trackers(st) != 0) {
-        free(snap);
+    if (!snap) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
