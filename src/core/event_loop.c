@@ -94,13 +94,19 @@ static uint32_t epoll_mask(unsigned interest)
     return (interest & PNA_LOOP_READ ? EPOLLIN : 0) | (interest & PNA_LOOP_WRITE ? EPOLLOUT : 0);
 }
 
+/* Whether the caller is the thread running the loop. */
+static bool is_runner(struct pna_loop *l)
+{
+    pthread_mutex_lock(&l->lock);
+    bool runner = l->running && pthread_equal(l->runner, pthread_self());
+    pthread_mutex_unlock(&l->lock);
+    return runner;
+}
+
 /* Whether the caller is the loop's thread, inside a turn's callbacks. */
 static bool in_callback(struct pna_loop *l)
 {
-    pthread_mutex_lock(&l->lock);
-    bool on = l->running && pthread_equal(l->runner, pthread_self());
-    pthread_mutex_unlock(&l->lock);
-    return on && l->dispatching;
+    return is_runner(l) && l->dispatching;
 }
 
 struct pna_loop *pna_loop_new(char *err, size_t errlen)
@@ -140,10 +146,7 @@ void pna_loop_wake(struct pna_loop *l)
  * in may be for the old state. */
 static void wake_unless_runner(struct pna_loop *l)
 {
-    pthread_mutex_lock(&l->lock);
-    bool runner = l->running && pthread_equal(l->runner, pthread_self());
-    pthread_mutex_unlock(&l->lock);
-    if (!runner)
+    if (!is_runner(l))
         pna_loop_wake(l);
 }
 
