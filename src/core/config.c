@@ -183,12 +183,6 @@ static const struct pna_config_key agent_keys[] = {
 };
 #undef OFF
 
-/* The agent's tokens that are not simple keys (parsed in apply_line()). */
-static const char *const agent_tokens[] = {
-    "poller", "pollInterval", "pollTimeout", "prometheusCompat", "agentXSocket",
-    "agentXPingInterval",
-};
-
 /* Write KEY's default into BASE (its owner's settings). */
 static void key_default(const struct pna_config_key *key, char *base)
 {
@@ -227,6 +221,8 @@ void pna_config_poller_defaults(const struct pna_poller_ops *ops, void *settings
 }
 
 static bool is_netsnmp_token(const char *token);
+struct agent_token;
+static const struct agent_token *agent_token(const char *token);
 
 static const struct pna_config_key *key_in(const struct pna_config_key *keys, const char *token)
 {
@@ -240,11 +236,8 @@ static const struct pna_config_key *key_in(const struct pna_config_key *keys, co
  * "the agent", "net-snmp", a poller's name, or NULL. */
 static const char *owner_of(const struct pna_config *cfg, const char *token)
 {
-    if (key_in(agent_keys, token))
+    if (key_in(agent_keys, token) || agent_token(token))
         return "the agent";
-    for (size_t i = 0; i < sizeof agent_tokens / sizeof agent_tokens[0]; i++)
-        if (strcasecmp(agent_tokens[i], token) == 0)
-            return "the agent";
     if (is_netsnmp_token(token))
         return "net-snmp";
     for (size_t i = 0; i < cfg->n_pollers; i++)
@@ -449,8 +442,9 @@ static int apply_compat_token(struct parse *ps, const char *token, char *rest)
     return 0;
 }
 
-static int apply_agentx_socket(struct parse *ps, char *rest)
+static int apply_agentx_socket(struct parse *ps, const char *token, char *rest)
 {
+    (void)token;
     char *w = next_word(&rest);
     int rc = 0;
     if (!w || next_word(&rest))
@@ -461,8 +455,9 @@ static int apply_agentx_socket(struct parse *ps, char *rest)
     return rc;
 }
 
-static int apply_ping_interval(struct parse *ps, char *rest)
+static int apply_ping_interval(struct parse *ps, const char *token, char *rest)
 {
+    (void)token;
     uint64_t v;
     char *w = next_word(&rest);
     if (!w || next_word(&rest))
@@ -471,6 +466,29 @@ static int apply_ping_interval(struct parse *ps, char *rest)
         return -1;
     ps->cfg->agentx_ping_s = (unsigned)v;
     return 0;
+}
+
+/* The agent's tokens that are not simple keys, each with its parser. */
+struct agent_token {
+    const char *token;
+    int (*apply)(struct parse *ps, const char *token, char *rest);
+};
+
+static const struct agent_token agent_tokens[] = {
+    { "poller", apply_poller_token },
+    { "pollInterval", apply_poller_token },
+    { "pollTimeout", apply_poller_token },
+    { "prometheusCompat", apply_compat_token },
+    { "agentXSocket", apply_agentx_socket },
+    { "agentXPingInterval", apply_ping_interval },
+};
+
+static const struct agent_token *agent_token(const char *token)
+{
+    for (size_t i = 0; i < sizeof agent_tokens / sizeof agent_tokens[0]; i++)
+        if (strcasecmp(agent_tokens[i].token, token) == 0)
+            return &agent_tokens[i];
+    return NULL;
 }
 
 /* net-snmp's own directives, handed over unchanged.  Anything that would make
@@ -651,15 +669,9 @@ static int apply_line(struct parse *ps, char *line)
     const struct pna_config_key *key = find_key(ps->cfg, token, &base);
     if (key)
         return apply_key(ps, key, base, token, rest);
-    if (strcasecmp(token, "poller") == 0 || strcasecmp(token, "pollInterval") == 0 ||
-        strcasecmp(token, "pollTimeout") == 0)
-        return apply_poller_token(ps, token, rest);
-    if (strcasecmp(token, "prometheusCompat") == 0)
-        return apply_compat_token(ps, token, rest);
-    if (strcasecmp(token, "agentXSocket") == 0)
-        return apply_agentx_socket(ps, rest);
-    if (strcasecmp(token, "agentXPingInterval") == 0)
-        return apply_ping_interval(ps, rest);
+    const struct agent_token *at = agent_token(token);
+    if (at)
+        return at->apply(ps, token, rest);
     if (is_netsnmp_token(token))
         return apply_netsnmp(ps, token, rest, original);
     return fail(ps, "unknown token '%s'", token);
