@@ -3,7 +3,6 @@
 #include "core/cache.h"
 
 #include <pthread.h>
-#include <time.h>
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pna_snap *current[PNA_DOM_COUNT];
@@ -78,19 +77,3 @@ void pna_cache_clear(void)
         pna_cache_drop((enum pna_domain)d);
 }
 
-static int64_t clock_ms(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t pna_now_ms(void)
-{
-    return clock_ms(CLOCK_REALTIME);
-}
-
-int64_t pna_mono_ms(void)
-{
-    return clock_ms(CLOCK_MONOTONIC);
-}

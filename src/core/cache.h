@@ -59,8 +59,7 @@ void pna_cache_drop(enum pna_domain domain);
 /* Drop every snapshot (shutdown, tests). */
 void pna_cache_clear(void);
 
-/* Milliseconds since the epoch and on the monotonic clock. */
-int64_t pna_now_ms(void);
-int64_t pna_mono_ms(void);
+/* pna_now_ms(), pna_mono_ms(): the clocks every snapshot's times are read on. */
+#include "util/clock.h"
 
 #endif

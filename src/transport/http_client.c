@@ -4,6 +4,7 @@
 #include "transport/http_client.h"
 
 #include "transport/curl_global.h"
+#include "util/clock.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 struct pna_hclient {
@@ -247,13 +247,6 @@ struct pna_hstream {
     char err[256];
 };
 
-static int64_t mono_ms(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 static size_t on_stream(char *ptr, size_t size, size_t nmemb, void *arg)
 {
     struct pna_hstream *s = arg;
@@ -300,7 +293,7 @@ static void set_timer(struct pna_hstream *s)
         s->io.timer(s->io.ctx, -1);
         return;
     }
-    int64_t left = due - mono_ms();
+    int64_t left = due - pna_mono_ms();
     s->io.timer(s->io.ctx, left > 0 ? (long)left : 0);
 }
 
@@ -309,7 +302,7 @@ static int on_curl_timer(CURLM *m, long ms, void *arg)
 {
     (void)m;
     struct pna_hstream *s = arg;
-    s->curl_due_ms = ms < 0 ? -1 : mono_ms() + ms;
+    s->curl_due_ms = ms < 0 ? -1 : pna_mono_ms() + ms;
     set_timer(s);
     return 0;
 }
@@ -367,7 +360,7 @@ int pna_hstream_ready(struct pna_hstream *s, int fd, unsigned what, char *err, s
 
 int pna_hstream_timeout(struct pna_hstream *s, char *err, size_t errlen)
 {
-    int64_t now = mono_ms();
+    int64_t now = pna_mono_ms();
     int running;
     if (s->result == 1 && !s->got_headers && now >= s->header_due_ms) {
         /* A server that accepts and never answers must not hold us forever. */
@@ -400,7 +393,7 @@ struct pna_hstream *pna_hstream_open(const struct pna_hclient_target *t, const c
     s->result = 1;
     s->curl_due_ms = -1;
     s->header_timeout_ms = t->timeout_ms ? t->timeout_ms : 5000;
-    s->header_due_ms = mono_ms() + s->header_timeout_ms;
+    s->header_due_ms = pna_mono_ms() + s->header_timeout_ms;
     /* What describe_failure() reads later, copied; the rest is not kept. */
     s->t.unix_socket = t->unix_socket ? strdup(t->unix_socket) : NULL;
     s->t.ca_file = t->ca_file ? strdup(t->ca_file) : NULL;

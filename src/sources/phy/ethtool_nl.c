@@ -115,7 +115,7 @@ int pna_ethnl_module_eeprom(struct pna_ethnl *nl, const char *ifname, uint8_t i2
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "core/cache.h"
+#include "util/clock.h"
 
 #define REPLY_TIMEOUT_MS 1000
 #define REPLY_MAX (1u << 20)   /* larger is not an ethtool reply */

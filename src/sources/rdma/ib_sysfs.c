@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "model/counter.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 
 #define CLASS_DIR "class/infiniband"
@@ -594,13 +594,6 @@ static void read_device_attrs(struct reader *rd, struct pna_ib_device *d, const 
     read_parent_device(ddir, d);
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int pna_ib_sysfs_read(const struct pna_roots *roots, struct pna_ib_model *out, char *err,
                       size_t errlen)
 {
@@ -609,7 +602,7 @@ int pna_ib_sysfs_read(const struct pna_roots *roots, struct pna_ib_model *out, c
     struct names ns;
 
     memset(out, 0, sizeof *out);
-    out->sample_mono_ms = mono_ms();
+    out->sample_mono_ms = pna_mono_ms();
     if (pna_path(cdir, sizeof cdir, roots->sysfs, "/%s", CLASS_DIR) != 0) {
         snprintf(err, errlen, "sysfs root too long");
         return -1;
