@@ -218,11 +218,23 @@ const struct pna_metric_table pna_pod_metrics = {
 
 /* ---- primusKubernetes ------------------------------------------------------------------ */
 
-static size_t kubelet_rows(const struct pna_view *v)
+/* The group is served from whichever of the kubelet and pod-resources pollers
+ * answers: a node that has the pod-resources socket but no kubeletUrl (the
+ * kubelet's read-only port is off in most clusters) still has its
+ * allocatable GPUs.  Each value below says which it reads first. */
+
+static const struct pna_podres_snap *podres_snap(const struct pna_view *v)
 {
-    return kubelet_snap(v) ? 1 : 0;
+    return pna_view_snap(v, PNA_DOM_PODRES);
 }
 
+static size_t kubelet_rows(const struct pna_view *v)
+{
+    return kubelet_snap(v) || podres_snap(v) ? 1 : 0;
+}
+
+/* REC is the kubelet snapshot, NULL when only pod-resources answered: the
+ * values read both through the view. */
 static bool kubelet_row(const struct pna_view *v, size_t i, struct pna_row *out)
 {
     (void)i;
@@ -230,32 +242,62 @@ static bool kubelet_row(const struct pna_view *v, size_t i, struct pna_row *out)
     return true;
 }
 
-static const struct pna_kubelet_snap *k8s_of(const struct pna_row *r)
+/* The kubelet's node name (or nodeName when it gave none), else nodeName as
+ * the pod-resources poller carries it; absent when neither knows one. */
+static void get_node_name(const struct pna_row *r, struct pna_value *out)
 {
-    return r->rec;
+    const struct pna_kubelet_snap *k = kubelet_snap(r->view);
+    const struct pna_podres_snap *ps = podres_snap(r->view);
+    const char *name = k ? k->node_name : ps ? ps->node_name : "";
+    if (name[0])
+        pna_value_text(out, name);   /* else absent: an empty name would be a claim */
+}
+
+/* GPUs held by pods: the kubelet's count from the pod specs, else the GPU
+ * devices the pod-resources API has given to containers.  False with
+ * neither (not met: the group has a row only when one answered). */
+static bool gpus_allocated(const struct pna_view *v, uint32_t *n)
+{
+    const struct pna_kubelet_snap *k = kubelet_snap(v);
+    const struct pna_podres_snap *ps = podres_snap(v);
+    if (k)
+        *n = k->gpu.allocated;
+    else if (ps)
+        *n = pna_podres_gpus_assigned(ps);
+    else
+        return false;
+    return true;
 }
 
 /* GPUs the kubelet can allocate: its pod-resources API's count where that
- * answered GetAllocatableResources, else the node's GPU device nodes. */
-static void gpu_allocation(const struct pna_row *r, struct pna_k8s_gpu *g, int *source)
+ * answered GetAllocatableResources, else the node's GPU device nodes (which
+ * only the kubelet poller counts).  False when neither is known. */
+static bool gpu_allocation(const struct pna_row *r, struct pna_k8s_gpu *g, int *source)
 {
-    const struct pna_kubelet_snap *k = k8s_of(r);
-    const struct pna_podres_snap *ps = pna_view_snap(r->view, PNA_DOM_PODRES);
-    if (ps && ps->has_allocatable) {
-        pna_k8s_gpu_compute(g, k->gpu.allocated, pna_podres_gpus_allocatable(ps));
+    const struct pna_kubelet_snap *k = kubelet_snap(r->view);
+    const struct pna_podres_snap *ps = podres_snap(r->view);
+    uint32_t allocated = 0;
+    bool have_allocated = gpus_allocated(r->view, &allocated);
+    if (ps && ps->has_allocatable && have_allocated) {
+        pna_k8s_gpu_compute(g, allocated, pna_podres_gpus_allocatable(ps));
         *source = PNA_K8S_GPU_ALLOCATABLE_SOURCE_POD_RESOURCES;
-    } else {
-        *g = k->gpu;
-        *source = PNA_K8S_GPU_ALLOCATABLE_SOURCE_DEVICE_NODES;
+        return true;
     }
+    if (!k)
+        return false;
+    *g = k->gpu;
+    *source = PNA_K8S_GPU_ALLOCATABLE_SOURCE_DEVICE_NODES;
+    return true;
 }
 
-/* None (0) without any GPU. */
+/* None (0) without any GPU; absent when no source counts them (a
+ * pod-resources API without GetAllocatableResources, and no kubelet). */
 static void get_allocatable(const struct pna_row *r, struct pna_value *out)
 {
     struct pna_k8s_gpu g;
     int source;
-    gpu_allocation(r, &g, &source);
+    if (!gpu_allocation(r, &g, &source))
+        return;
     if (g.valid)
         pna_value_u64(out, g.total);
     else
@@ -266,16 +308,25 @@ static void get_allocatable_source(const struct pna_row *r, struct pna_value *ou
 {
     struct pna_k8s_gpu g;
     int source;
-    gpu_allocation(r, &g, &source);
-    pna_value_i64(out, source);
+    if (gpu_allocation(r, &g, &source))
+        pna_value_i64(out, source);
 }
 
-/* Hundredths of a percent; none (0) when the node has no GPU. */
+static void get_allocated(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t n;
+    if (gpus_allocated(r->view, &n))
+        pna_value_u64(out, n);
+}
+
+/* Hundredths of a percent; none (0) when the node has no GPU, absent as
+ * primusK8sGpuAllocatable is. */
 static void get_alloc_rate(const struct pna_row *r, struct pna_value *out)
 {
     struct pna_k8s_gpu g;
     int source;
-    gpu_allocation(r, &g, &source);
+    if (!gpu_allocation(r, &g, &source))
+        return;
     if (g.valid)
         pna_value_u64(out, g.rate_x100);
     else
@@ -288,9 +339,13 @@ static const char *const allocatable_source_names[] = {
 };
 static const struct pna_enum allocatable_source_enum = PNA_ENUM(allocatable_source_names);
 
+/* From the kubelet's pod list only: pod-resources lists pods, not phases. */
 static void get_pods_running(const struct pna_row *r, struct pna_value *out)
 {
-    const struct pna_pod_set *pods = &k8s_of(r)->pods;
+    const struct pna_kubelet_snap *k = kubelet_snap(r->view);
+    if (!k)
+        return;
+    const struct pna_pod_set *pods = &k->pods;
     uint64_t n = 0;
     for (size_t i = 0; i < pods->count; i++)
         n += pods->rows[i].phase == PNA_POD_RUNNING;
@@ -299,14 +354,15 @@ static void get_pods_running(const struct pna_row *r, struct pna_value *out)
 
 static const struct pna_metric k8s_metrics[] = {
     { .column = 1, .object = "primusK8sNodeName", .syntax = TEXT,
-      .field = PNA_FIELD(struct pna_kubelet_snap, node_name), .label = "node" },
+      .get = get_node_name, .label = "node" },
     { .column = 2, .object = "primusK8sGpuAllocatable", .syntax = U32,
       .get = get_allocatable, .family = "primus_k8s_gpus_allocatable", .type = GAUGE,
       .help = "GPUs the kubelet can allocate: its pod-resources API's allocatable devices, else "
               "the node's GPU device nodes (primus_k8s_gpus_allocatable_source says which)" },
     { .column = 3, .object = "primusK8sGpuAllocated", .syntax = U32,
-      .field = PNA_FIELD(struct pna_kubelet_snap, gpu.allocated), .family = "primus_k8s_gpus_allocated",
-      .type = GAUGE, .help = "GPUs requested by the node's running pods" },
+      .get = get_allocated, .family = "primus_k8s_gpus_allocated", .type = GAUGE,
+      .help = "GPUs requested by the node's running pods (the kubelet's pod list), else the GPU "
+              "devices the pod-resources API gave to containers" },
     { .column = 4, .object = "primusK8sGpuAllocRate", .syntax = U32, .max = 10000,
       .get = get_alloc_rate, .family = "primus_k8s_gpu_allocation_ratio", .type = GAUGE,
       .scale = PNA_SCALE_E(-4), .help = "Allocated GPUs as a share of allocatable, 0..1" },

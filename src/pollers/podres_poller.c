@@ -29,6 +29,7 @@
 struct podres_state {
     struct pna_roots roots;
     char socket[512];
+    const char *node_name;   /* nodeName, NULL unset: carried into each snapshot */
     struct pna_grpc_client *grpc;
 };
 
@@ -59,6 +60,7 @@ static int podres_init(void **state, const struct pna_config *cfg, const void *s
         return -1;
     }
     st->roots = cfg->roots;
+    st->node_name = cfg->node_name;
     memcpy(st->socket, path, sizeof st->socket);
     *state = st;
     return 0;
@@ -170,6 +172,7 @@ static int podres_collect(void *state, const struct pna_snap *prev,
         s->socket_seen = true;
         s->has_allocatable = has_allocatable != 0;
         s->dropped = assigned.dropped + allocatable.dropped;
+        pna_strlcpy(s->node_name, st->node_name ? st->node_name : "", sizeof s->node_name);
     }
     pna_podres_set_free(&assigned);
     pna_podres_set_free(&allocatable);

@@ -99,17 +99,32 @@ static uint32_t row_key(const void *ctx, size_t i)
  * several containers hold (an init container's, reused) is one row per
  * holder, so each allocatable id is counted once by comparing it with every
  * row before it. */
-static uint32_t count_gpus_allocatable(const struct pna_podres_snap *s)
+/* Whether rows A and B of one snapshot are the same GPU or MIG device of
+ * the same resource. */
+static bool same_device(const struct pna_podres_row *a, const struct pna_podres_row *b)
+{
+    return strcmp(a->id, b->id) == 0 && strcmp(a->resource, b->resource) == 0;
+}
+
+static bool is_gpu_row(const struct pna_podres_row *r)
+{
+    return r->kind == PNA_POD_RESOURCE_KIND_GPU || r->kind == PNA_POD_RESOURCE_KIND_MIG;
+}
+
+/* Distinct GPU and MIG devices among the rows that are allocatable (ASSIGNED
+ * false) or assigned (ASSIGNED true).  Rows are few (one per device id): the
+ * quadratic walk is cheaper than a set. */
+static uint32_t count_gpus(const struct pna_podres_snap *s, bool assigned)
 {
     uint32_t n = 0;
     for (size_t i = 0; i < s->count; i++) {
         const struct pna_podres_row *r = &s->rows[i];
-        if (!r->allocatable || (r->kind != PNA_POD_RESOURCE_KIND_GPU && r->kind != PNA_POD_RESOURCE_KIND_MIG))
+        if ((assigned ? !r->assigned : !r->allocatable) || !is_gpu_row(r))
             continue;
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = s->rows[j].allocatable && strcmp(s->rows[j].id, r->id) == 0 &&
-                   strcmp(s->rows[j].resource, r->resource) == 0;
+            seen = (assigned ? s->rows[j].assigned : s->rows[j].allocatable) &&
+                   same_device(&s->rows[j], r);
         n += !seen;
     }
     return n;
@@ -121,7 +136,8 @@ int pna_podres_finish(struct pna_podres_snap *s, const struct pna_podres_snap *p
         classify(&s->rows[i]);
     if (s->count > 1)
         qsort(s->rows, s->count, sizeof *s->rows, cmp_rows);
-    s->gpus_allocatable = count_gpus_allocatable(s);
+    s->gpus_allocatable = count_gpus(s, false);
+    s->gpus_assigned = count_gpus(s, true);
     if (!s->count)
         return 0;
     uint32_t *old = calloc(s->count * 2, sizeof *old);
@@ -171,6 +187,11 @@ bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci
 uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s)
 {
     return s->gpus_allocatable;
+}
+
+uint32_t pna_podres_gpus_assigned(const struct pna_podres_snap *s)
+{
+    return s->gpus_assigned;
 }
 
 void pna_podres_snap_free(struct pna_podres_snap *s)

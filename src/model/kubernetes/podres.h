@@ -45,6 +45,9 @@ struct pna_podres_snap {
     size_t count, cap;
     uint64_t dropped;       /* ids the source could not keep whole */
     uint32_t gpus_allocatable; /* pna_podres_gpus_allocatable(), set by pna_podres_finish */
+    uint32_t gpus_assigned;    /* pna_podres_gpus_assigned(), set by pna_podres_finish */
+    char node_name[254];       /* the configured nodeName, "" none: the API names no node,
+                                  and a node without kubeletUrl has no other source of it */
 };
 
 /* Append a zeroed row (numa_node -1); NULL when out of memory. */
@@ -69,6 +72,11 @@ bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci
 /* GPUs the kubelet can allocate: allocatable GPU and MIG rows (distinct
  * resource and id), as counted by pna_podres_finish(). */
 uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s);
+
+/* GPUs List gives to containers: assigned GPU and MIG rows (distinct
+ * resource and id, so a time-sliced replica counts as allocatable ones do),
+ * as counted by pna_podres_finish(). */
+uint32_t pna_podres_gpus_assigned(const struct pna_podres_snap *s);
 
 void pna_podres_snap_free(struct pna_podres_snap *s);
 
