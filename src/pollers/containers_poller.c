@@ -298,6 +298,7 @@ static void destroy_snap(struct pna_snap *snap)
 {
     struct pna_containers_snap *s = (struct pna_containers_snap *)snap;
     pna_container_set_free(&s->set);
+    pna_pod_label_set_free(&s->pod_labels);
     free(s);
 }
 
