@@ -24,12 +24,15 @@ PIDS+=("$!")
 wait_for "kubelet stand-in" $PY -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$KPORT/pods')"
 
 PATTERNS="app,job-name,app.kubernetes.io/*,statefulset.kubernetes.io/pod-name"
+# for the second pod list, built below
+PATTERNS="$PATTERNS,bulk-*,team,queue,team.io/queue,team-io/queue,jobName,job_name,*.example.com/*"
 cat > "$WORK/agent.conf" <<CONF
 kubeletUrl http://127.0.0.1:$KPORT
 kubeletTokenFile $WORK/no-token
 pollInterval kubelet 2
 podLabels app,job-name
 podLabels app.kubernetes.io/* statefulset.kubernetes.io/pod-name
+podLabels bulk-*,team,queue,team.io/queue,team-io/queue,jobName,job_name *.example.com/*
 CONF
 start_snmpd
 start_http_agent --rootfs "$WORK/root"
@@ -106,4 +109,48 @@ PY
 else
     echo "# prometheus not installed: the live join is not run (Debian: prometheus)"
 fi
+# Bad input.  No recorded pod list has these, so this one is built from the
+# PodList schema: a pod with 5,000 labels, one whose label value is 64 KiB,
+# keys that kube-state-metrics' rule gives one name, and a key of 244
+# characters (indexed by its head and hash).  Each label left out is counted
+# and named in the kubelet poller's row; the rest is served, bounded.
+$PY - "$K/pods" <<'PY'
+import json, sys
+def pod(name, uid, labels):
+    return {"metadata": {"name": name, "namespace": "batch", "uid": uid, "labels": labels},
+            "spec": {"containers": []}, "status": {"phase": "Running"}}
+items = [
+    pod("bulk", "00000000-0000-4000-8000-000000000001", {"bulk-%04d" % i: "v%d" % i for i in range(5000)}),
+    pod("huge", "00000000-0000-4000-8000-000000000002", {"team": "x" * 65536, "queue": "gpu-a"}),
+    pod("conflict", "00000000-0000-4000-8000-000000000003",
+        {"team.io/queue": "q1", "team-io/queue": "q2", "jobName": "j1", "job_name": "j2"}),
+    pod("long", "00000000-0000-4000-8000-000000000004",
+        {"a" * 200 + ".example.com/" + "n" * 31: "long", "b.example.com/x": "short"}),
+]
+json.dump({"kind": "PodList", "apiVersion": "v1", "items": items}, open(sys.argv[1], "w"))
+PY
+wait_until 15 sh -c "snmpget $V2 -On -Oqv $TARGET $OBJ.4.10.1.7.6 | grep -q 'pod labels not served'" ||
+    fail "the kubelet poller's row does not name the labels left out: $(snmp_value $OBJ.4.10.1.7.6)"
+wait_until 10 sh -c "snmpwalk $V2 -On -Oq $TARGET $LABELS | grep -q 'bulk-0063'" || fail "no bulk rows"
+err=$(snmp_value "$OBJ.4.10.1.7.6")
+case "$err" in *"4937 pod labels not served"*) ;; *) fail "poller row: '$err', want 4937 left out" ;; esac
+ok "kubelet poller row: $err"
+snmp_walk "$LABELS" > "$WORK/walk"
+http_body /metrics > "$WORK/metrics"
+http_body /podLabels > "$WORK/labels.json"
+out=$($PY "$LIB" "$K/pods" "$PATTERNS" "$WORK/walk" "$LABELS" "$WORK/metrics" "$WORK/labels.json") ||
+    fail "the front ends differ from the built pod list: $out"
+ok "built pod list: $(echo "$out" | tail -1) (64 of 5,000 labels, no 64 KiB value, conflicts, a hashed key)"
+grep -q 'xxxxxxxxxxxxxxxx' "$WORK/walk" "$WORK/metrics" "$WORK/labels.json" && fail "the 64 KiB value is served"
+conflict=$(grep 'pod="conflict"' "$WORK/metrics")
+for want in 'label_team_io_queue_conflict1="q2"' 'label_team_io_queue_conflict2="q1"' \
+    'label_job_name_conflict1="j1"' 'label_job_name_conflict2="j2"'; do
+    echo "$conflict" | grep -qF "$want" ||
+        fail "conflicting keys not named as kube-state-metrics names them ($want): $conflict"
+done
+grep -q "$(str_index 00000000-0000-4000-8000-000000000004).48.$(str_index aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa | cut -d. -f2-).126." "$WORK/walk" ||
+    fail "the long key is not indexed by its head, '~' and hash"
+ok "bad input bounded; conflicts get _conflictN; a long key is indexed by its head and hash"
+kill -0 "$AGENT_PID" || fail "the agent died"
+
 echo "PASS: $TEST_NAME"
