@@ -59,6 +59,38 @@ static int left_out(struct pna_pod_label_set *set, const struct pna_pod_label_po
     return 2;
 }
 
+int pna_pod_label_set_append(struct pna_pod_label_set *to, struct pna_pod_label_set *from)
+{
+    pna_strpool_take(&to->strings, &from->strings);
+    if (from->dropped && !to->dropped)
+        memcpy(to->drop_note, from->drop_note, sizeof to->drop_note);
+    to->dropped += from->dropped;
+    if (!from->count)
+        return 0;
+    if (PNA_ARRAY_RESERVE(to->rows, to->cap, to->count + from->count) != 0)
+        return -1;
+    memcpy(to->rows + to->count, from->rows, from->count * sizeof from->rows[0]);
+    to->count += from->count;
+    return 0;
+}
+
+void pna_pod_label_set_count(struct pna_pod_label_set *set, const struct pna_pod_label_pod *pod,
+                             uint64_t n, const char *why)
+{
+    if (!n)
+        return;
+    if (set->dropped == 0)
+        snprintf(set->drop_note, sizeof set->drop_note, "pod %.63s/%.63s: %llu labels: %s",
+                 pod->pod_namespace ? pod->pod_namespace : "", pod->name ? pod->name : "",
+                 (unsigned long long)n, why);
+    set->dropped += n;
+}
+
+bool pna_pod_label_kubelet_key(const char *key)
+{
+    return strncmp(key, "io.kubernetes.", 14) == 0 || strncmp(key, "annotation.", 11) == 0;
+}
+
 static const char *why_not_kept(const struct pna_pod_label_set *set,
                                 const struct pna_pod_label_pod *pod, const char *key,
                                 const char *value)

@@ -75,6 +75,22 @@ void pna_pod_label_set_begin_pod(struct pna_pod_label_set *set);
 int pna_pod_label_set_add(struct pna_pod_label_set *set, const struct pna_label_allow *allow,
                           const struct pna_pod_label_pod *pod, const char *key, const char *value);
 
+/* Move the rows, strings and counts of FROM onto the end of TO (FROM keeps
+ * no strings; free it after).  Returns 0, or -1 when out of memory (TO
+ * unchanged but for FROM's strings, which it then owns). */
+int pna_pod_label_set_append(struct pna_pod_label_set *to, struct pna_pod_label_set *from);
+
+/* Count N labels of POD left out for reason WHY (a source's own bound). */
+void pna_pod_label_set_count(struct pna_pod_label_set *set, const struct pna_pod_label_pod *pod,
+                             uint64_t n, const char *why);
+
+/* Whether KEY is one the kubelet or a runtime's shim puts on a sandbox
+ * itself, not one of the pod's own labels: io.kubernetes.* (the pod's name,
+ * namespace and UID, the container's name, cri-dockerd's sandbox type) and
+ * cri-dockerd's "annotation." copies of the pod's annotations, which are
+ * never served whatever podLabels says. */
+bool pna_pod_label_kubelet_key(const char *key);
+
 /* Sort the rows in index order (UID, then key id, as SNMP orders strings:
  * by length, then bytes) and drop a row whose index another has (the same
  * label read twice, counted). */
