@@ -35,6 +35,29 @@ def expected_from_pods(path, patterns):
     return out
 
 
+def expected_from_sandboxes(path, patterns):
+    """The same from `docker inspect` of pod sandbox containers (a JSON
+    array): their Docker labels as cri-dockerd writes them, the pod's own
+    labels beside the kubelet's io.kubernetes.* ones and the annotations it
+    copies as "annotation.<key>" (neither of which is a pod label)."""
+    out = {}
+    for c in json.load(open(path)):
+        labels = c["Config"]["Labels"] or {}
+        if labels.get("io.kubernetes.docker.type") != "podsandbox":
+            continue
+        uid = labels.get("io.kubernetes.pod.uid", "")
+        ns = labels.get("io.kubernetes.pod.namespace", "")
+        pod = labels.get("io.kubernetes.pod.name", "")
+        if not uid or len(uid) > 64:
+            continue
+        own = [(k, v) for k, v in labels.items()
+               if not k.startswith(("io.kubernetes.", "annotation.")) and allowed(k, patterns)]
+        for k, v in own[:64]:
+            if len(v) <= 63:
+                out[(uid, k)] = (ns, pod, v)
+    return out
+
+
 def fnv1a(s):
     h = 2166136261
     for b in s.encode():
@@ -140,8 +163,12 @@ def check(expect, walk_file, entry, metrics_file, json_file):
 
 
 if __name__ == "__main__":
-    # check PODS_JSON PATTERNS WALK ENTRY METRICS JSON
-    pods, patterns, walk, entry, metrics, js = sys.argv[1:7]
-    ok, rows, pods_n = check(expected_from_pods(pods, patterns.split(",")), walk, entry, metrics, js)
+    # [--sandboxes] PODS_JSON PATTERNS WALK ENTRY METRICS JSON
+    args = sys.argv[1:]
+    read = expected_from_pods
+    if args[0] == "--sandboxes":
+        read, args = expected_from_sandboxes, args[1:]
+    pods, patterns, walk, entry, metrics, js = args[:6]
+    ok, rows, pods_n = check(read(pods, patterns.split(",")), walk, entry, metrics, js)
     print("%d rows %d pods" % (rows, pods_n))
     sys.exit(0 if ok else 1)
