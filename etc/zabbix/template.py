@@ -220,6 +220,12 @@ TABLES = {
         rule="Pod storage", prefix="primusPod", name="Pod {#NAMESPACE}/{#POD}",
         index=[("POD_UID", "s")], columns={"POD": "primusPodName", "NAMESPACE": "primusPodNamespace"},
         component="storage"),
+    "primusPodLabelTable": dict(
+        rule="Pod labels", prefix="primusPodLabel", name="Pod {#NAMESPACE}/{#POD} label {#LABEL_KEY}",
+        index=[("POD_UID", "s"), ("LABEL_KEY_ID", "s")],
+        columns={"POD": "primusPodLabelPod", "NAMESPACE": "primusPodLabelNamespace",
+                 "LABEL_KEY": "primusPodLabelKey"},
+        component="kubernetes"),
 }
 
 # Scalars' component tags by the MIB group they sit in.
@@ -253,6 +259,8 @@ EXCLUDED = {
     "primusContainerDevicePath": "INDEX, not-accessible: {#DEVICE_PATH}",
     "primusPodUid": "INDEX, not-accessible: {#POD_UID}",
     "primusPodResourceIndex": "INDEX, not-accessible: {#POD_RESOURCE_INDEX}",
+    "primusPodLabelPodUid": "INDEX, not-accessible: {#POD_UID}",
+    "primusPodLabelKeyId": "INDEX, not-accessible: {#LABEL_KEY_ID}",
     "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
     "primusModuleLane": "INDEX, not-accessible: {#LANE}",
     # accessible-for-notify: only in notifications, so in the trap items' text
@@ -614,6 +622,7 @@ class Builder:
             "primusModuleLaneTable": [("interface", "{#IFNAME}")],
             "primusContainerTable": [("container", "{#CONTAINER}"), ("pod", "{#NAMESPACE}/{#POD}")],
             "primusPodStorageTable": [("pod", "{#NAMESPACE}/{#POD}")],
+            "primusPodLabelTable": [("pod", "{#NAMESPACE}/{#POD}")],
             "primusPollerTable": [("poller", "{#POLLER}")],
         }.get(tname, [])
         return [{"tag": a, "value": b} for a, b in tags]

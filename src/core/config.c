@@ -179,6 +179,8 @@ static const struct pna_config_key agent_keys[] = {
     { .token = "staleAfter", .type = PNA_KEY_UINT, .offset = OFF(stale_after_s),
       .min = 0, .max = 86400 * 7, .def = 300 },
     { .token = "nodeName", .type = PNA_KEY_STRING, .offset = OFF(node_name) },
+    { .token = "podLabels", .type = PNA_KEY_CUSTOM, .offset = OFF(pod_labels),
+      .parse = pna_label_allow_parse },
     { .token = NULL },
 };
 #undef OFF

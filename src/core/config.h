@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/roots.h"
+#include "util/label_allow.h"
 
 #define PNA_MAX_POLLERS 16
 
@@ -101,6 +102,10 @@ struct pna_config {
     /* The node's name: the bridge's node label, and the kubelet poller's
      * when the kubelet does not say (nodeName); NULL: the hostname. */
     const char *node_name;
+    /* podLabels: the pod labels served (primusPodLabelTable,
+     * primus_pod_labels_info); none by default.  The kubelet and containers
+     * pollers both read pod labels, so the list is the agent's. */
+    struct pna_label_allow pod_labels;
 
     /* logging */
     unsigned log_rate_interval_s; /* logRateInterval: per kind of line; 0 = no limit */

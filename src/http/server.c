@@ -223,6 +223,7 @@ static const struct route {
     { "/driMapping", pna_json_dri_mapping },
     { "/rdma", pna_json_rdma },
     { "/pods", pna_json_pods },
+    { "/podLabels", pna_json_pod_labels },
     { "/events", pna_json_events },
 };
 

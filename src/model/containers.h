@@ -18,6 +18,7 @@
 
 #include "core/cache.h"
 #include "util/strpool.h"
+#include "model/kubernetes/pod_labels.h"
 
 /* primusContainerRuntime */
 enum pna_container_runtime {
@@ -189,6 +190,7 @@ struct pna_containers_snap {
     uint64_t oom_kills;        /* kills the OOM watch reported (primusContainerOomKillsTotal) */
     uint64_t oom_decreases;    /* oom_kill counts that went down within one cgroup's life,
                                   ignored (src/watchers/oom_watch.h); not served yet */
+    struct pna_pod_label_set pod_labels; /* allowed labels of the pod sandboxes (podLabels) */
 };
 
 /* Set management (src/model/containers.c). */

@@ -53,6 +53,8 @@ extern const struct pna_metric_table pna_pod_metrics;        /* primusPodStorage
 extern const struct pna_metric_table pna_k8s_metrics;        /* primusKubernetes */
 /* podres_metrics.c */
 extern const struct pna_metric_table pna_podres_metrics;     /* primusPodResourceTable */
+/* kubernetes/pod_labels_metrics.c */
+extern const struct pna_metric_table pna_pod_label_metrics;  /* primusPodLabelTable */
 
 /* The key part of a table indexed by a watched interface's name
  * (primusPfcIfName, label "interface"): the row's record or its parent

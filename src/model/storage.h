@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/cache.h"
+#include "model/kubernetes/pod_labels.h"
 
 /* primusNodeStorageSource */
 enum pna_storage_source {
@@ -85,6 +86,7 @@ struct pna_kubelet_snap {
     struct pna_pod_set pods;
     struct pna_node_storage node_fs;   /* source KUBELET when the summary had node.fs */
     struct pna_k8s_gpu gpu;
+    struct pna_pod_label_set labels;   /* the pods' allowed labels (podLabels) */
 };
 
 /* PNA_DOM_STORAGE */

@@ -63,6 +63,7 @@ struct containers_state {
     struct pna_dir_watch *bundle_dirs;
     struct pna_docker *docker;
     struct pna_docker_events *events;
+    const struct pna_label_allow *pod_labels;   /* podLabels (the agent's) */
 };
 
 /* A runtime event (task created or exited, OOM): poll now, not at the next interval. */
@@ -173,6 +174,7 @@ static int containers_init(void **state, const struct pna_config *cfg, const voi
         return -1;
     }
     st->roots = cfg->roots;
+    st->pod_labels = &cfg->pod_labels;
     st->containerd_state = set->containerd_state;
     const char *sock = set->docker_socket;
     /* Under the rootfs root, whether the path was written absolute or not. */
@@ -213,6 +215,8 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
         return 0;
     if (!st->docker)
         st->docker = pna_docker_new(st->docker_socket, DOCKER_TIMEOUT_MS);
+    if (st->docker)
+        pna_docker_read_pod_labels(st->docker, st->pod_labels);
     if (st->docker && !st->events && st->loop)
         st->events = pna_docker_events_start(st->loop, st->docker_socket, DOCKER_TIMEOUT_MS,
                                              DOCKER_RETRY_MS, on_docker_event,
@@ -298,7 +302,18 @@ static void destroy_snap(struct pna_snap *snap)
 {
     struct pna_containers_snap *s = (struct pna_containers_snap *)snap;
     pna_container_set_free(&s->set);
+    pna_pod_label_set_free(&s->pod_labels);
     free(s);
+}
+
+/* The pod sandboxes' labels of this poll (Docker's; a CRI-O reader adds its
+ * sandboxes' with pna_oci_pod_labels_add()), in index order. */
+static int take_pod_labels(struct containers_state *st, struct pna_containers_snap *s)
+{
+    if (s->docker_seen && pna_docker_take_pod_labels(st->docker, &s->pod_labels) < 0)
+        return -1;
+    pna_pod_label_set_finish(&s->pod_labels);
+    return 0;
 }
 
 static int containers_collect(void *state, const struct pna_snap *prev,
@@ -344,10 +359,14 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     if (!partial[0] && cdi_bad)
         snprintf(partial, sizeof partial, "%u malformed CDI spec(s), skipped: %s", cdi_bad,
                  cdi_why);
-    if (pna_container_set_sort(&s->set) < 0 || pna_container_set_merge_runtimes(&s->set) < 0) {
+    if (pna_container_set_sort(&s->set) < 0 || pna_container_set_merge_runtimes(&s->set) < 0 ||
+        take_pod_labels(st, s) < 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
+    if (!partial[0] && s->pod_labels.dropped)
+        snprintf(partial, sizeof partial, "%llu pod labels not served; first: %s",
+                 (unsigned long long)s->pod_labels.dropped, s->pod_labels.drop_note);
     /* The kubelet's assignments: after the merge, so a Docker container's
      * pod names (its labels) are on its one row. */
     const struct pna_podres_snap *pr =
@@ -375,6 +394,7 @@ static int containers_collect(void *state, const struct pna_snap *prev,
     return 0;
 fail:
     pna_container_set_free(&s->set);
+    pna_pod_label_set_free(&s->pod_labels);
     free(s);
     return -1;
 }

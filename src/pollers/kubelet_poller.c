@@ -46,7 +46,7 @@ static int kubelet_init(void **state, const struct pna_config *cfg, const void *
     st->opts = (struct pna_kubelet_opts){
         .url = set->url, .token_file = set->token_file,
         .ca_file = set->ca_file, .insecure = set->insecure,
-        .timeout_ms = KUBELET_REQUEST_TIMEOUT_MS,
+        .timeout_ms = KUBELET_REQUEST_TIMEOUT_MS, .pod_labels = &cfg->pod_labels,
     };
     *state = st;
     return 0;
@@ -56,6 +56,7 @@ static void destroy_snap(struct pna_snap *snap)
 {
     struct pna_kubelet_snap *s = (struct pna_kubelet_snap *)snap;
     pna_pod_set_free(&s->pods);
+    pna_pod_label_set_free(&s->labels);
     free(s);
 }
 
@@ -71,6 +72,7 @@ static int kubelet_collect(void *state, const struct pna_snap *prev,
     struct pna_kubelet_snap *s = calloc(1, sizeof *s);
     if (!s) {
         pna_pod_set_free(&r.pods);
+        pna_pod_label_set_free(&r.labels);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -78,6 +80,7 @@ static int kubelet_collect(void *state, const struct pna_snap *prev,
                 sizeof s->node_name);
     s->pods = r.pods;
     s->node_fs = r.node_fs;
+    s->labels = r.labels;
     pna_pod_set_sort(&s->pods);
     const struct pna_kubelet_snap *p = (const struct pna_kubelet_snap *)prev;
     pna_pod_set_assign_indexes(&s->pods, p ? &p->pods : NULL);
@@ -87,6 +90,10 @@ static int kubelet_collect(void *state, const struct pna_snap *prev,
     pna_snap_init(&s->base, destroy_snap);
     s->base.taken_ms = pna_now_ms();
     *out = &s->base;
+    /* Labels left out (bounds): published all the same, counted and shown. */
+    if (s->labels.dropped)
+        snprintf(err, errlen, "%llu pod labels not served; first: %s",
+                 (unsigned long long)s->labels.dropped, s->labels.drop_note);
     return 0;
 }
 

@@ -577,6 +577,10 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     struct pna_kubelet_settings *kubelet_set = pna_config_settings(cfg, &pna_kubelet_poller);
     kubelet_set->url = url;
     kubelet_set->token_file = "/nonexistent";
+    /* the fixture pods' labels primusPodLabelTable serves */
+    char why[200];
+    CHECK_INT(pna_label_allow_add(&cfg->pod_labels, "app,statefulset.kubernetes.io/*", why,
+                                  sizeof why), 0);
 
     struct pna_pfc_settings *pfc_set = pna_config_settings(cfg, &pna_pfc_poller);
     pfc_set->interfaces.names[0] = "enp132s0";
@@ -1972,6 +1976,60 @@ static void compare_named_json(const struct pna_http_view *v)
     json_decref(health);
 }
 
+/* primusPodLabelTable: every row is label label_<key> of its pod's one
+ * primus_pod_labels_info series, and member <key> of its pod's "labels" in
+ * /podLabels.  The label name is written here from kube-state-metrics' rule
+ * for the fixture's keys (no capitals, no two alike). */
+static void ksm_label_name(const char *key, char *out, size_t cap)
+{
+    size_t n = (size_t)snprintf(out, cap, "label_");
+    for (; *key && n + 1 < cap; key++)
+        out[n++] = isalnum((unsigned char)*key) || *key == '_' ? *key : '_';
+    out[n] = '\0';
+}
+
+static void compare_pod_labels(struct exposition *e, const struct pna_http_view *v)
+{
+    json_t *pods = json_reply(pna_json_pod_labels(v));
+    size_t rows = 0;
+    for (size_t i = 0; i < n_cells; i++) {
+        const struct cell *c = &cells[i];
+        if (strcmp(c->m->object, "primusPodLabelValue") != 0)
+            continue;
+        const char *ns = row_text(c, "primusPodLabelNamespace"), *pod = row_text(c, "primusPodLabelPod");
+        const char *key = row_text(c, "primusPodLabelKey");
+        char name[700];
+        ksm_label_name(key, name, sizeof name);
+        size_t series = 0;
+        for (size_t k = 0; k < e->ns; k++) {
+            const struct sample *s = &e->s[k];
+            const char *sn = sample_label(s, "namespace"), *sp = sample_label(s, "pod");
+            if (strcmp(s->name, "primus_pod_labels_info") || !sn || !sp || strcmp(sn, ns) || strcmp(sp, pod))
+                continue;
+            series++;
+            const char *got = sample_label(s, name);
+            if (!got || strcmp(got, c->text) != 0)
+                fprintf(stderr, "%s/%s: %s=%s, but primusPodLabelValue is \"%s\"\n", ns, pod, name,
+                        got ? got : "(none)", c->text);
+            CHECK(got && !strcmp(got, c->text));
+            CHECK(!strcmp(s->value, "1"));
+        }
+        CHECK_U64(series, 1);
+        json_t *entry = NULL, *x;
+        size_t k;
+        json_array_foreach(pods, k, x)
+            if (!strcmp(json_string_value(json_object_get(x, "namespace")), ns) &&
+                !strcmp(json_string_value(json_object_get(x, "pod")), pod))
+                entry = x;
+        json_t *value = json_object_get(json_object_get(entry, "labels"), key);
+        CHECK(json_is_string(value) && !strcmp(json_string_value(value), c->text));
+        rows++;
+        compared += 2;
+    }
+    CHECK_U64(rows, 3);   /* the two pods: app of both, statefulset.kubernetes.io/pod-name of one */
+    json_decref(pods);
+}
+
 /* ---- the fixture: distinct values ------------------------------------------------- */
 
 /* Objects whose value may repeat another of its row or be 0 in every row, and why. */
@@ -2120,6 +2178,7 @@ int main(void)
     compare_roce_json(&hv);
     compare_gpu_replaced_json(&hv);
     compare_named_json(&hv);
+    compare_pod_labels(&e, &hv);
     printf("# %zu values compared\n", compared);
 
     free_exposition(&e);

@@ -61,6 +61,7 @@ static void (*const domain_extras[])(struct pna_prom *p, const struct pna_http_v
     pna_metrics_gpu_extras,
     pna_metrics_rdma_extras,
     pna_metrics_storage_extras,
+    pna_metrics_pod_label_extras,
 };
 
 /* Every table of pna_metric_tables[] of the agent's own state (AGENT) or of

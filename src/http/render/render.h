@@ -125,6 +125,8 @@ void pna_metrics_node_extras(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_gpu_extras(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_rdma_extras(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_storage_extras(struct pna_prom *p, const struct pna_http_view *v);
+/* metrics_pod_labels.c: primus_pod_labels_info, one series per pod */
+void pna_metrics_pod_label_extras(struct pna_prom *p, const struct pna_http_view *v);
 void pna_metrics_agent_extras(struct pna_prom *p, const struct pna_http_view *v);
 /* compat.c: dcgm-exporter's and AMD device-metrics-exporter's names, as V->compat asks. */
 void pna_metrics_compat(struct pna_prom *p, const struct pna_http_view *v);
@@ -170,6 +172,8 @@ struct pna_json_reply pna_json_events(const struct pna_http_view *v);
 /* json_rdma.c, json_pods.c */
 struct pna_json_reply pna_json_rdma(const struct pna_http_view *v);
 struct pna_json_reply pna_json_pods(const struct pna_http_view *v);
+/* metrics_pod_labels.c: /podLabels, the served labels of each pod */
+struct pna_json_reply pna_json_pod_labels(const struct pna_http_view *v);
 
 /* The node exporter's envelope: {"code":0,"data":DATA,"message":"success"}
  * (steals DATA). */

@@ -82,8 +82,37 @@ static int fill_from_list_entry(const json_t *o, struct pna_container_set *set,
     return 0;
 }
 
+#define LBL_TYPE "io.kubernetes.docker.type"
+
+/* The allowed pod labels of list entry O when it is a pod sandbox. */
+static int sandbox_labels(const json_t *o, const struct pna_label_allow *allow,
+                          struct pna_pod_label_set *labels)
+{
+    json_t *l = json_object_get(o, "Labels");
+    const char *type = jstr(l, LBL_TYPE);
+    if (!type || strcmp(type, "podsandbox") != 0)
+        return 0;
+    struct pna_pod_label_pod pod = { jstr(l, LBL_POD_UID), jstr(l, LBL_NAMESPACE), jstr(l, LBL_POD) };
+    pna_pod_label_set_begin_pod(labels);
+    const char *key;
+    json_t *v;
+    json_object_foreach(l, key, v) {
+        if (json_is_string(v) && !pna_pod_label_kubelet_key(key) &&
+            pna_pod_label_set_add(labels, allow, &pod, key, json_string_value(v)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set *set,
                           char *err, size_t errlen)
+{
+    return pna_docker_parse_list_labels(text, len, set, NULL, NULL, err, errlen);
+}
+
+int pna_docker_parse_list_labels(const char *text, size_t len, struct pna_container_set *set,
+                                 const struct pna_label_allow *allow,
+                                 struct pna_pod_label_set *labels, char *err, size_t errlen)
 {
     json_t *root = load(text, len, "/containers/json", err, errlen);
     if (!root)
@@ -100,7 +129,8 @@ int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set
         if (!json_is_object(o) || !pna_container_id_ok(id))
             continue;   /* no id (or one no engine makes: over 76) cannot be a row */
         struct pna_container *c = pna_container_set_add(set);
-        if (!c || fill_from_list_entry(o, set, c) < 0) {
+        if (!c || fill_from_list_entry(o, set, c) < 0 ||
+            (labels && allow && allow->count && sandbox_labels(o, allow, labels) < 0)) {
             while (set->count > before)
                 pna_container_set_drop_last(set);
             snprintf(err, errlen, "out of memory");

@@ -6,8 +6,9 @@
  *   GET /events                 one JSON object per line: start/die/oom/destroy...
  *
  * Read from a container: id, name, image, state, start time, pid, devices,
- * memory limit and the io.kubernetes.{pod,container}.* labels dockershim set.
- * Nothing else (no environment, command, or other label).  The requests are
+ * memory limit and the io.kubernetes.{pod,container}.* labels dockershim set;
+ * of a pod sandbox, the pod labels podLabels names.  Nothing else (no
+ * environment, command, or other label).  The requests are
  * made by docker_api.h, the event stream is followed by
  * watchers/docker_events.h. */
 #ifndef PNA_SOURCES_DOCKER_H
@@ -18,11 +19,22 @@
 #include <stdint.h>
 
 #include "model/containers.h"
+#include "model/kubernetes/pod_labels.h"
 
 /* GET /containers/json: append one record per container (runtime DOCKER,
  * devices none).  Returns 0 or -1 with ERR (nothing appended). */
 int pna_docker_parse_list(const char *text, size_t len, struct pna_container_set *set,
                           char *err, size_t errlen);
+
+/* pna_docker_parse_list(), and the pod labels of every pod sandbox in the
+ * list (a container labelled io.kubernetes.docker.type=podsandbox, as
+ * cri-dockerd and dockershim make them: they copy the pod's labels onto it
+ * as Docker labels) that ALLOW names into LABELS (not finished), one pod per
+ * sandbox.  The kubelet's own io.kubernetes.* labels and cri-dockerd's
+ * "annotation."-prefixed copies of the pod's annotations are never taken. */
+int pna_docker_parse_list_labels(const char *text, size_t len, struct pna_container_set *set,
+                                 const struct pna_label_allow *allow,
+                                 struct pna_pod_label_set *labels, char *err, size_t errlen);
 
 #define PNA_DOCKER_INSPECT_DEVS 64
 

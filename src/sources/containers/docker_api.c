@@ -46,6 +46,9 @@ struct pna_docker {
     size_t ncache;
     atomic_uint errors, inspects;
 
+    const struct pna_label_allow *pod_label_allow;   /* podLabels, or NULL */
+    struct pna_pod_label_set pod_labels;   /* the last list's sandboxes' labels */
+
     pthread_mutex_t dirty_lock;   /* guards dirty */
     char (*dirty)[80];
     size_t ndirty;
@@ -84,8 +87,21 @@ void pna_docker_free(struct pna_docker *d)
     free(d->socket_path);
     free_cache(d->cache, d->ncache);
     free(d->dirty);
+    pna_pod_label_set_free(&d->pod_labels);
     pthread_mutex_destroy(&d->dirty_lock);
     free(d);
+}
+
+void pna_docker_read_pod_labels(struct pna_docker *d, const struct pna_label_allow *allow)
+{
+    d->pod_label_allow = allow;
+}
+
+int pna_docker_take_pod_labels(struct pna_docker *d, struct pna_pod_label_set *out)
+{
+    int rc = pna_pod_label_set_append(out, &d->pod_labels);
+    pna_pod_label_set_free(&d->pod_labels);
+    return rc;
 }
 
 void pna_docker_invalidate(struct pna_docker *d, const char *id)
@@ -292,7 +308,9 @@ int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
      * each gets its devices right after it. */
     struct pna_container_set listed;
     pna_container_set_init(&listed);
-    int rc = pna_docker_parse_list(body, len, &listed, err, errlen);
+    pna_pod_label_set_free(&d->pod_labels);
+    int rc = pna_docker_parse_list_labels(body, len, &listed, d->pod_label_allow, &d->pod_labels,
+                                          err, errlen);
     free(body);
     if (rc < 0) {
         atomic_fetch_add(&d->errors, 1);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "model/containers.h"
+#include "model/kubernetes/pod_labels.h"
 
 struct pna_roots;
 struct pna_cgroup_env;
@@ -31,6 +32,14 @@ void pna_docker_free(struct pna_docker *d);
 int pna_docker_collect(struct pna_docker *d, const struct pna_roots *roots,
                        const struct pna_cgroup_env *cg, struct pna_container_set *set,
                        char *err, size_t errlen);
+
+/* Read the pod labels ALLOW names from the pod sandboxes of every list from
+ * now on (ALLOW outlives D; NULL: none).  pna_docker_take_pod_labels() then
+ * hands over the last collect's. */
+void pna_docker_read_pod_labels(struct pna_docker *d, const struct pna_label_allow *allow);
+/* Move the labels the last pna_docker_collect() read onto the end of OUT
+ * (unfinished; D's set is left empty).  Returns 0, or -1 when out of memory. */
+int pna_docker_take_pod_labels(struct pna_docker *d, struct pna_pod_label_set *out);
 
 /* Forget what was inspected about ID (an event said it changed). Any thread. */
 void pna_docker_invalidate(struct pna_docker *d, const char *id);

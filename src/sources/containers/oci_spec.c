@@ -374,10 +374,12 @@ void pna_oci_facts_free(struct pna_oci_facts *f)
     free(f->cdi);
     free(f->nvidia);
     free(f->cgroups_path);
+    pna_oci_pod_labels_free(&f->labels);
     memset(f, 0, sizeof *f);
 }
 
-static int read_root(const json_t *root, struct pna_oci_facts *f)
+static int read_root(const json_t *root, const struct pna_label_allow *allow,
+                     struct pna_oci_facts *f)
 {
     json_t *ann = json_object_get(root, "annotations");
     if (!json_is_object(ann))
@@ -395,13 +397,21 @@ static int read_root(const json_t *root, struct pna_oci_facts *f)
     if (read_identity(ann, f) < 0 || read_spec_devices(json_object_get(linux_, "devices"), f) < 0 ||
         read_allow_rules(json_object_get(resources, "devices"), f) < 0 ||
         (ann && read_cdi_names(ann, f) < 0) ||
-        read_nvidia_env(json_object_get(json_object_get(root, "process"), "env"), f) < 0)
+        read_nvidia_env(json_object_get(json_object_get(root, "process"), "env"), f) < 0 ||
+        pna_oci_read_pod_labels(ann, allow, &f->labels) < 0)
         return -1;
     return 0;
 }
 
 int pna_oci_facts_read(const char *text, size_t len, const char *id, struct pna_oci_facts *f,
                        char *err, size_t errlen)
+{
+    return pna_oci_facts_read_labels(text, len, id, NULL, f, err, errlen);
+}
+
+int pna_oci_facts_read_labels(const char *text, size_t len, const char *id,
+                              const struct pna_label_allow *allow, struct pna_oci_facts *f,
+                              char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
     if (len > PNA_OCI_MAX_BYTES) {
@@ -420,7 +430,7 @@ int pna_oci_facts_read(const char *text, size_t len, const char *id, struct pna_
         json_decref(root);
         return -1;
     }
-    int rc = read_root(root, f);
+    int rc = read_root(root, allow, f);
     json_decref(root);
     if (rc < 0) {
         pna_oci_facts_free(f);

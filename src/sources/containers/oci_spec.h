@@ -10,7 +10,8 @@
  * it names: it is never logged or exported, it is kept in memory (in the
  * spec's facts, below) only to name those GPUs again, and no other variable
  * of the environment is read.  Arguments and every other annotation are never
- * looked at. */
+ * looked at, but for a CRI-O sandbox's io.kubernetes.cri-o.Labels, of which
+ * only the keys podLabels names are copied (pna_oci_facts_read_labels). */
 #ifndef PNA_SOURCES_OCI_SPEC_H
 #define PNA_SOURCES_OCI_SPEC_H
 
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "model/containers.h"
+#include "sources/containers/oci_pod_labels.h"
 
 struct pna_roots;
 struct pna_cdi_registry;
@@ -59,12 +61,22 @@ struct pna_oci_facts {
     char **cdi;                   /* CDI device names of the cdi.k8s.io/ annotations */
     size_t ncdi, cdi_cap;
     char *nvidia;                 /* NVIDIA_VISIBLE_DEVICES when it selects GPUs, else NULL */
+    struct pna_oci_pod_labels labels; /* a CRI-O sandbox's allowed pod labels
+                                         (pna_oci_facts_read_labels) */
 };
 
 /* Read TEXT (LEN bytes), the spec of container ID, into F.  Returns 0, or -1
  * with one line in ERR and F empty. */
 int pna_oci_facts_read(const char *text, size_t len, const char *id, struct pna_oci_facts *f,
                        char *err, size_t errlen);
+
+/* pna_oci_facts_read(), and the pod labels of a CRI-O pod sandbox
+ * (io.kubernetes.cri-o.Labels) that ALLOW names into F->labels
+ * (sources/containers/oci_pod_labels.h); pna_oci_pod_labels_add() gives them
+ * to a snapshot's set.  No other annotation is read. */
+int pna_oci_facts_read_labels(const char *text, size_t len, const char *id,
+                              const struct pna_label_allow *allow, struct pna_oci_facts *f,
+                              char *err, size_t errlen);
 
 /* Append the record F describes to SET, with its devices resolved on the
  * node (ROOTS and CDI as for pna_oci_parse), and fill INFO.  Returns 0, or -1

@@ -184,8 +184,34 @@ static void copy_uid(char dst[PNA_POD_UID_MAX + 1], const char *uid)
         dst[0] = '\0';
 }
 
+/* The allowed labels of pod P (its metadata META) into LABELS; -1 when out of memory. */
+static int read_labels(const json_t *meta, const struct pna_pod *p,
+                       const struct pna_label_allow *allow, struct pna_pod_label_set *labels)
+{
+    json_t *obj = json_object_get(meta, "labels");
+    if (!json_is_object(obj))
+        return 0;
+    struct pna_pod_label_pod pod = { p->uid, p->namespace_, p->name };
+    pna_pod_label_set_begin_pod(labels);
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        if (json_is_string(v) &&
+            pna_pod_label_set_add(labels, allow, &pod, key, json_string_value(v)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int pna_kubelet_parse_pods(const char *text, size_t len, struct pna_pod_set *pods,
                            uint32_t *gpus_allocated, char *err, size_t errlen)
+{
+    return pna_kubelet_parse_pods_labels(text, len, pods, gpus_allocated, NULL, NULL, err, errlen);
+}
+
+int pna_kubelet_parse_pods_labels(const char *text, size_t len, struct pna_pod_set *pods,
+                                  uint32_t *gpus_allocated, const struct pna_label_allow *allow,
+                                  struct pna_pod_label_set *labels, char *err, size_t errlen)
 {
     json_t *root = load(text, len, "/pods", err, errlen);
     if (!root)
@@ -219,8 +245,16 @@ int pna_kubelet_parse_pods(const char *text, size_t len, struct pna_pod_set *pod
         p->ephemeral_limit_bytes = pod_ephemeral_limit(json_object_get(it, "spec"));
         if (p->phase != PNA_POD_SUCCEEDED && p->phase != PNA_POD_FAILED)
             allocated += p->gpus_requested;
+        if (labels && allow && allow->count && read_labels(meta, p, allow, labels) < 0) {
+            pods->count = before;
+            snprintf(err, errlen, "out of memory");
+            json_decref(root);
+            return -1;
+        }
     }
     json_decref(root);
+    if (labels)
+        pna_pod_label_set_finish(labels);
     *gpus_allocated += allocated;
     return 0;
 }
@@ -350,7 +384,8 @@ int pna_kubelet_fetch(struct pna_hclient *http, const struct pna_kubelet_opts *o
     int rc = pna_hclient_get(http, &t, "/pods", PNA_KUBELET_BODY_MAX, &body, &len, NULL, err,
                              errlen);
     if (rc == 0) {
-        rc = pna_kubelet_parse_pods(body, len, &result->pods, &result->gpus_allocated, err, errlen);
+        rc = pna_kubelet_parse_pods_labels(body, len, &result->pods, &result->gpus_allocated,
+                                           o->pod_labels, &result->labels, err, errlen);
         free(body);
         body = NULL;
     }
@@ -363,7 +398,9 @@ int pna_kubelet_fetch(struct pna_hclient *http, const struct pna_kubelet_opts *o
         free(body);
     }
     wipe_free(token);
-    if (rc < 0)
+    if (rc < 0) {
         pna_pod_set_free(&result->pods);
+        pna_pod_label_set_free(&result->labels);
+    }
     return rc;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "model/storage.h"
+#include "model/kubernetes/pod_labels.h"
 
 struct pna_hclient;
 
@@ -32,6 +33,12 @@ struct pna_hclient;
  * Returns 0 or -1 with ERR (nothing appended). */
 int pna_kubelet_parse_pods(const char *text, size_t len, struct pna_pod_set *pods,
                            uint32_t *gpus_allocated, char *err, size_t errlen);
+
+/* pna_kubelet_parse_pods(), and each pod's metadata.labels that ALLOW names
+ * into LABELS (finished: in index order).  Nothing else of metadata is read. */
+int pna_kubelet_parse_pods_labels(const char *text, size_t len, struct pna_pod_set *pods,
+                                  uint32_t *gpus_allocated, const struct pna_label_allow *allow,
+                                  struct pna_pod_label_set *labels, char *err, size_t errlen);
 
 /* Parse GET /stats/summary: node name, node.fs into NODE_FS (source KUBELET),
  * and each pod's ephemeral usage joined into PODS by uid (pods the list did not
@@ -50,6 +57,7 @@ struct pna_kubelet_opts {
     const char *ca_file;         /* NULL or missing: the system CAs */
     bool insecure;
     unsigned timeout_ms;
+    const struct pna_label_allow *pod_labels;  /* podLabels; NULL or empty: none read */
 };
 
 struct pna_kubelet_result {
@@ -57,10 +65,12 @@ struct pna_kubelet_result {
     struct pna_pod_set pods;     /* unsorted, no indexes */
     struct pna_node_storage node_fs;
     uint32_t gpus_allocated;
+    struct pna_pod_label_set labels;  /* the pods' allowed labels */
 };
 
 /* Fetch and parse both endpoints.  Returns 0, or -1 with ERR (RESULT then holds
- * nothing to free).  Free a successful RESULT's pods with pna_pod_set_free(). */
+ * nothing to free).  Free a successful RESULT's pods with pna_pod_set_free()
+ * and its labels with pna_pod_label_set_free(). */
 int pna_kubelet_fetch(struct pna_hclient *http, const struct pna_kubelet_opts *o,
                       struct pna_kubelet_result *result, char *err, size_t errlen);
 
