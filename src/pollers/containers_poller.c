@@ -1,5 +1,6 @@
-/* pollers/containers_poller.c -- the "containers" poller: containerd tasks and
- * Docker containers merged into one table, OOM kills turned into notifications.
+/* pollers/containers_poller.c -- the "containers" poller: containerd tasks,
+ * Docker containers and the containers/storage store of CRI-O and Podman
+ * merged into one table, OOM kills turned into notifications.
  *
  * Threads: collect() runs on the poller thread.  Three watchers feed it, on
  * the agent's event loop (core/event_loop.h, one thread for every watcher):
@@ -22,6 +23,7 @@
 #include "sources/containers/cdi.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
+#include "sources/containers/cstorage.h"
 #include "sources/containers/devmap.h"
 #include "sources/containers/docker.h"
 #include "sources/containers/docker_api.h"
@@ -63,6 +65,9 @@ struct containers_state {
     struct pna_dir_watch *bundle_dirs;
     struct pna_docker *docker;
     struct pna_docker_events *events;
+    const char *storage_root;       /* containersStorageRoot */
+    const char *storage_run_root;   /* containersStorageRunRoot */
+    struct pna_cstorage *storage;   /* CRI-O's and Podman's store; NULL: out of memory */
 };
 
 /* A runtime event (task created or exited, OOM): poll now, not at the next interval. */
@@ -174,6 +179,9 @@ static int containers_init(void **state, const struct pna_config *cfg, const voi
     }
     st->roots = cfg->roots;
     st->containerd_state = set->containerd_state;
+    st->storage_root = set->storage_root;
+    st->storage_run_root = set->storage_run_root;
+    st->storage = pna_cstorage_new();   /* NULL (out of memory): the store is not read */
     const char *sock = set->docker_socket;
     /* Under the rootfs root, whether the path was written absolute or not. */
     if (pna_path(st->docker_socket, sizeof st->docker_socket, cfg->roots.rootfs, "/%s",
@@ -228,6 +236,29 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
     }
     *seen = true;
     return 0;
+}
+
+/* CRI-O's and Podman's containers.  Never fails the poll: a store that
+ * cannot be read, or a bad container in it, is said as a partial error
+ * (PARTIAL, when nothing was said there yet), the other runtimes' rows
+ * still served. */
+static void collect_storage(struct containers_state *st, struct pna_container_set *set,
+                            char *partial, size_t partial_len)
+{
+    struct pna_cstorage_stats ss;
+    char why[160];
+    if (!st->storage)
+        return;
+    int rc = pna_cstorage_scan(st->storage, &st->roots, st->storage_root, st->storage_run_root,
+                               &st->cg, st->cdi, set, &ss, why, sizeof why);
+    if (partial[0])
+        return;
+    if (rc < 0)
+        snprintf(partial, partial_len, "containers storage: %s", why);
+    else if (ss.bad_specs || ss.bad_states)
+        snprintf(partial, partial_len,
+                 "containers storage: %u bad spec(s), %u bad state(s), last: %s", ss.bad_specs,
+                 ss.bad_states, ss.last_error);
 }
 
 static void sync_oom_watch(struct containers_state *st, struct pna_container_set *set)
@@ -334,6 +365,7 @@ static int containers_collect(void *state, const struct pna_snap *prev,
         pna_strlcpy(err, partial, errlen);
         goto fail;
     }
+    collect_storage(st, &s->set, partial, sizeof partial);
     if (!partial[0] && cs.bad_specs)
         snprintf(partial, sizeof partial, "containerd: %u bad spec(s), last: %s", cs.bad_specs,
                  cs.last_error);
@@ -392,6 +424,7 @@ static void containers_fini(void *state)
     pna_docker_free(st->docker);
     pna_cdi_registry_free(st->cdi);
     pna_bundle_cache_free(st->bundles);
+    pna_cstorage_free(st->storage);
     free(st);
 }
 
@@ -407,6 +440,10 @@ static const struct pna_config_key containers_keys[] = {
       .def_str = "fs/cgroup" },
     { .token = "cgroupFilesHeld", .type = PNA_KEY_UINT, .offset = SET(cgroup_files_held),
       .min = 0, .max = 65536, .def = 4096 },
+    { .token = "containersStorageRoot", .type = PNA_KEY_STRING, .offset = SET(storage_root),
+      .def_str = "var/lib/containers/storage" },
+    { .token = "containersStorageRunRoot", .type = PNA_KEY_STRING,
+      .offset = SET(storage_run_root), .def_str = "run/containers/storage" },
     { .token = NULL },
 };
 #undef SET
