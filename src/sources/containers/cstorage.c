@@ -322,24 +322,29 @@ static void scan_container(struct scan *sc, const char *driver_dir, const char *
     (*(podman ? &st->podman : &st->crio))++;
 }
 
-/* containers.json and volatile-containers.json of one driver's directory
- * (absent: no names from there; malformed: counted, the specs still read). */
+/* containers.json and volatile-containers.json of one driver's directory,
+ * in the graph root and, for a store made with transient_store (both lists
+ * on the tmpfs), the run root (absent: no names from there; malformed:
+ * counted, the specs still read). */
 static void read_names(struct scan *sc, const char *driver_dir)
 {
     static const char *const files[] = { "containers.json", "volatile-containers.json" };
+    const char *const roots[] = { sc->graph, sc->run };
     char dir[1100], why[200], err[400];
-    snprintf(dir, sizeof dir, "%s/%s", sc->graph, driver_dir);
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char *text = NULL;
-        size_t len = 0;
-        int rc = read_file(dir, files[i], PNA_CSTORAGE_INDEX_MAX_BYTES, &text, &len, why,
-                           sizeof why);
-        if (rc == 0)
-            rc = pna_cstorage_index_parse(text, len, &sc->names, why, sizeof why);
-        free(text);
-        if (rc == -1) {
-            snprintf(err, sizeof err, "%s/%s: %s", driver_dir, files[i], why);
-            note_error(sc->st, &sc->st->bad_specs, err);
+    for (size_t r = 0; r < sizeof roots / sizeof roots[0]; r++) {
+        snprintf(dir, sizeof dir, "%s/%s", roots[r], driver_dir);
+        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+            char *text = NULL;
+            size_t len = 0;
+            int rc = read_file(dir, files[i], PNA_CSTORAGE_INDEX_MAX_BYTES, &text, &len, why,
+                               sizeof why);
+            if (rc == 0)
+                rc = pna_cstorage_index_parse(text, len, &sc->names, why, sizeof why);
+            free(text);
+            if (rc == -1) {
+                snprintf(err, sizeof err, "%s/%s: %s", driver_dir, files[i], why);
+                note_error(sc->st, &sc->st->bad_specs, err);
+            }
         }
     }
     pna_cstorage_index_sort(&sc->names);
