@@ -28,6 +28,7 @@
 #include "sources/containers/docker.h"
 #include "sources/containers/docker_api.h"
 #include "sources/containers/podres_devices.h"
+#include "util/array.h"
 #include "util/fileio.h"
 #include "util/held_files.h"
 #include "core/event_loop.h"
@@ -296,8 +297,20 @@ static void watch_bundle_dirs(struct containers_state *st)
      * directories to watch is the same as last time. */
     if (!st->bundle_dirs || (st->bundles && pna_bundle_cache_quiet(st->bundles)))
         return;
-    size_t ndirs = 0;
+    size_t ndirs = 0, nstore = 0;
     char **dirs = pna_containerd_watch_dirs(&st->roots, st->containerd_state, &ndirs);
+    char **store = pna_cstorage_watch_dirs(&st->roots, st->storage_root, st->storage_run_root,
+                                           &nstore);
+    /* One list for the one watch: containerd's bundles, then the store's. */
+    size_t cap = ndirs;
+    if (nstore && PNA_ARRAY_RESERVE(dirs, cap, ndirs + nstore) == 0) {
+        memcpy(dirs + ndirs, store, nstore * sizeof *store);
+        ndirs += nstore;
+        free(store);
+        store = NULL;
+        nstore = 0;
+    }
+    pna_cstorage_free_dirs(store, nstore);
     /* A directory watched only now was scanned without a watch: a bundle (or
      * its config.json) created between that scan and this point raised no
      * event, so scan once more.  The next scan adds no new watch unless

@@ -13,6 +13,8 @@
 #   - pause: paused(3) (the cgroup's freezer), unpause: running(2);
 #   - a child process OOM-killed (the container lives on): OomKills 1 on
 #     both front ends and one primusContainerOomKill trap.
+#   - a new container served within seconds with a 60 s poll (the watch of
+#     the store's directories).
 # Skips, saying why, where rootful podman cannot run.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/http_lib.sh"
@@ -24,13 +26,18 @@ start_podman
 IMAGE=localhost/pna-busybox:test
 podman_busybox_image "$IMAGE"
 
-cat > "$WORK/agent.conf" <<CONF
+agent_conf() { # INTERVAL
+    cat > "$WORK/agent.conf" <<CONF
 containersStorageRoot $PM_GRAPH
 containersStorageRunRoot $PM_RUN
 containerdState $WORK/no-containerd
 dockerSocket $WORK/no-docker.sock
-pollInterval containers 1
+pollInterval containers $1
 CONF
+}
+# First with a 60 s poll: a new container is seen through the watch of the
+# store's directories, not by the poll.
+agent_conf 60
 start_trapd
 start_snmpd "trap2sink 127.0.0.1:$TRAP_PORT public"
 start_http_agent
@@ -54,9 +61,19 @@ memcg_path() { # PID: its memory cgroup path, relative to the hierarchy
 }
 
 # ---- a container, every field ------------------------------------------------------
+sleep 2   # the first poll has set the watches
+t0=$(now_ms)
 ID=$(podman_run --name pna-web -m 64m --device /dev/zero:/dev/pna-zero "$IMAGE" sleep 600) ||
     fail "podman run pna-web"
-wait_field 8 "$ID" 2 10 || fail "pna-web not served as running(2): '$(ctr 8 "$ID")'"
+wait_field 8 "$ID" 2 10 || fail "pna-web not served as running(2) within 10 s with a 60 s poll: '$(ctr 8 "$ID")'"
+ok "a new container served $(( $(now_ms) - t0 )) ms after podman run began (poll interval 60 s: the directory watch)"
+# The rest with a 1 s poll: pause and stop change no file of the store.
+stop_agent_now
+agent_conf 1
+start_http_agent
+wait_agent
+wait_http
+wait_field 8 "$ID" 2 10 || fail "pna-web not served after the restart"
 PID=$(inspect '{{.State.Pid}}' "$ID")
 [ "$(ctr 2 "$ID")" = 4 ] || fail "runtime $(ctr 2 "$ID") is not podman(4)"
 [ "$(ctr 3 "$ID")" = "$(inspect '{{.Name}}' "$ID")" ] || fail "name $(ctr 3 "$ID")"

@@ -407,3 +407,75 @@ int pna_cstorage_scan(struct pna_cstorage *cs, const struct pna_roots *roots,
     end_scan(cs);
     return 0;
 }
+
+/* ---- the directories to watch ------------------------------------------------------- */
+
+struct dir_list {
+    char **v;
+    size_t n, cap;
+};
+
+static void dir_add(struct dir_list *l, const char *path)
+{
+    struct stat st;
+    if (l->n >= 2 * PNA_CSTORAGE_MAX_CONTAINERS || stat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+        PNA_ARRAY_RESERVE(l->v, l->cap, l->n + 1) != 0)
+        return;
+    char *copy = strdup(path);
+    if (copy)
+        l->v[l->n++] = copy;
+}
+
+/* ROOT/DRIVER and ROOT/DRIVER/<id>/userdata of each container there. */
+static void watch_driver(struct dir_list *l, const char *root, const char *driver_dir)
+{
+    char dir[1100], userdata[1400];
+    snprintf(dir, sizeof dir, "%s/%s", root, driver_dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    dir_add(l, dir);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
+            continue;
+        if (snprintf(userdata, sizeof userdata, "%s/%s/userdata", dir, e->d_name) <
+            (int)sizeof userdata)
+            dir_add(l, userdata);
+    }
+    closedir(d);
+}
+
+char **pna_cstorage_watch_dirs(const struct pna_roots *roots, const char *graph_rel,
+                               const char *run_rel, size_t *n)
+{
+    struct dir_list l = { 0 };
+    char graph[512], run[512];
+    *n = 0;
+    if (pna_path(graph, sizeof graph, roots->rootfs, "/%s", graph_rel + strspn(graph_rel, "/")) < 0 ||
+        pna_path(run, sizeof run, roots->rootfs, "/%s", run_rel + strspn(run_rel, "/")) < 0)
+        return NULL;
+    DIR *top = opendir(graph);
+    if (!top)
+        return NULL;
+    /* The graph root itself: a driver directory made later (the first
+     * container of a new node) is seen at once. */
+    dir_add(&l, graph);
+    struct dirent *e;
+    while ((e = readdir(top)) != NULL) {
+        if (!is_driver_dir(e))
+            continue;
+        watch_driver(&l, graph, e->d_name);
+        watch_driver(&l, run, e->d_name);
+    }
+    closedir(top);
+    *n = l.n;
+    return l.v;
+}
+
+void pna_cstorage_free_dirs(char **dirs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    free(dirs);
+}

@@ -23,7 +23,9 @@
  *     else exited (a pid reused later belongs to a process started after
  *     the file).  Paused, for both, is the cgroup's freezer (containerd.h).
  * The names come from the spec (Kubernetes containers), else from the
- * store's containers.json (Podman's names and image).  Pod sandboxes
+ * store's containers.json (Podman's names and image).  The store is read
+ * whole at every scan; pna_cstorage_watch_dirs() names the directories
+ * whose changes should wake the poller.  Pod sandboxes
  * (infra containers) are left out.  Rootless Podman (a store under a
  * user's home) is not read. */
 #ifndef PNA_SOURCES_CSTORAGE_H
@@ -67,5 +69,14 @@ int pna_cstorage_scan(struct pna_cstorage *cs, const struct pna_roots *roots,
                       const struct pna_cgroup_env *cg, const struct pna_cdi_registry *cdi,
                       struct pna_container_set *set, struct pna_cstorage_stats *stats,
                       char *err, size_t errlen);
+
+/* The directories whose entries change as containers come, go and change
+ * state: under each root, every DRIVER-containers directory and every
+ * container's userdata directory (config.json, state.json, pidfile are
+ * written there).  Nothing when GRAPH_REL does not exist.  A malloc'd array
+ * of malloc'd strings, count in *N (free with pna_cstorage_free_dirs). */
+char **pna_cstorage_watch_dirs(const struct pna_roots *roots, const char *graph_rel,
+                               const char *run_rel, size_t *n);
+void pna_cstorage_free_dirs(char **dirs, size_t n);
 
 #endif
