@@ -83,8 +83,9 @@ grep -F "primus_container_device_info{container_id=\"$TRAINER\"" "$WORK/metrics.
 ok "/metrics agrees with SNMP (info labels, runtime crio, states, the CDI device, start time)"
 
 # ---- bad input: a state.json cut half-way ---------------------------------------------
+# Written in place of the good one by a rename, as CRI-O writes it.
+cp "$CTRS/$TRAINER/userdata/state.json" "$WORK/state.json.good"
 printf '{"status": "stopp' > "$CTRS/$TRAINER/userdata/state.json.new"
-mv "$CTRS/$TRAINER/userdata/state.json" "$WORK/state.json.good"
 mv "$CTRS/$TRAINER/userdata/state.json.new" "$CTRS/$TRAINER/userdata/state.json"
 poller_error() { snmpwalk $V2 -On -Oqv "$TARGET" "$OBJ.4.10.1.7" | grep -F "$TRAINER state.json"; }
 wait_until 10 poller_error || fail "the poller table does not name the bad state.json: $(snmpwalk $V2 -On -Oqv "$TARGET" "$OBJ.4.10.1.7")"
@@ -93,7 +94,8 @@ http_body /health | jq -e '.pollers[] | select(.name == "containers")' | grep -q
 [ "$(ctr 8 $TRAINER)" = 2 ] || fail "with a bad state.json the trainer is $(ctr 8 $TRAINER), not its last state running(2)"
 kill -0 "$AGENT_PID" || fail "the agent died"
 ok "malformed state.json: named in primusPollerLastError and /health, the last good state served"
-mv "$WORK/state.json.good" "$CTRS/$TRAINER/userdata/state.json"
+cp "$WORK/state.json.good" "$CTRS/$TRAINER/userdata/state.json.new"
+mv "$CTRS/$TRAINER/userdata/state.json.new" "$CTRS/$TRAINER/userdata/state.json"
 # primusPollerLastError keeps the last failure; primusPollerErrors (column 6)
 # counts each poll that had one: it stops growing.
 errors() { snmpwalk $V2 -On -Oqv "$TARGET" "$OBJ.4.10.1.6" | paste -sd' '; }

@@ -179,6 +179,16 @@ static void test_bad_input(void)
     CHECK(strstr(st.last_error, "containers.json") != NULL);
     CHECK(find(&set, TRAINER) != NULL);
 
+    /* state.json gone for a moment (between two writes): the last one stands */
+    tt_write(root, CTRS "/containers.json", "[]");
+    CHECK_INT(scan(cs, &roots, NULL, &set, &st), 0);
+    snprintf(p, sizeof p, "%s/" CTRS "/" TRAINER "/userdata/state.json", root);
+    CHECK_INT(unlink(p), 0);
+    CHECK_INT(scan(cs, &roots, NULL, &set, &st), 0);
+    CHECK_INT(st.bad_states, 0);
+    t = find(&set, TRAINER);
+    CHECK(t && t->state == PNA_CSTATE_RUNNING && t->pid == 40233);
+
     /* no store at all */
     struct pna_roots none = { empty, procfs, empty, empty };
     CHECK_INT(scan(cs, &none, NULL, &set, &st), 1);

@@ -225,6 +225,14 @@ static int read_crio_state(const struct scan *sc, const char *graphdir, const ch
     if (rc == -ENOENT)
         rc = read_file(rundir, "state.json", PNA_CRIO_STATE_MAX_BYTES, &text, &len, why,
                        sizeof why);
+    const struct pna_crio_state *last = kept_state_of(sc->cs, id);
+    if (rc == -ENOENT && last) {
+        /* Gone between two writes of one that was there: the last one
+         * stands until the file is back (or the container goes). */
+        keep_state(sc->cs, id, last);
+        crio_state(sc, last, c);
+        return 0;
+    }
     if (rc == -ENOENT)
         return 1;
     struct pna_crio_state s;
@@ -238,7 +246,6 @@ static int read_crio_state(const struct scan *sc, const char *graphdir, const ch
     }
     snprintf(err, sizeof err, "%.80s state.json: %s", id, why);
     note_error(sc->st, &sc->st->bad_states, err);
-    const struct pna_crio_state *last = kept_state_of(sc->cs, id);
     if (last) {
         keep_state(sc->cs, id, last);
         crio_state(sc, last, c);
