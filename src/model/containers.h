@@ -24,6 +24,8 @@
 enum pna_container_runtime {
     PNA_RUNTIME_CONTAINERD = 1,
     PNA_RUNTIME_DOCKER = 2,
+    PNA_RUNTIME_CRIO = 3,      /* containers/storage, made by CRI-O */
+    PNA_RUNTIME_PODMAN = 4,    /* containers/storage, made by Podman (libpod) */
 };
 
 /* primusContainerState */

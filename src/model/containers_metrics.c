@@ -138,6 +138,7 @@ static const struct pna_container *container_of(const struct pna_row *r)
 
 static const char *const runtime_names[] = {
     [PNA_CONTAINER_RUNTIME_CONTAINERD] = "containerd", [PNA_CONTAINER_RUNTIME_DOCKER] = "docker",
+    [PNA_CONTAINER_RUNTIME_CRIO] = "crio", [PNA_CONTAINER_RUNTIME_PODMAN] = "podman",
     [PNA_CONTAINER_RUNTIME_OTHER] = "other",
 };
 static const struct pna_enum runtime_enum = PNA_ENUM(runtime_names);
@@ -147,6 +148,8 @@ static void get_runtime(const struct pna_row *r, struct pna_value *out)
     switch (container_of(r)->runtime) {
     case PNA_RUNTIME_CONTAINERD: pna_value_i64(out, PNA_CONTAINER_RUNTIME_CONTAINERD); return;
     case PNA_RUNTIME_DOCKER: pna_value_i64(out, PNA_CONTAINER_RUNTIME_DOCKER); return;
+    case PNA_RUNTIME_CRIO: pna_value_i64(out, PNA_CONTAINER_RUNTIME_CRIO); return;
+    case PNA_RUNTIME_PODMAN: pna_value_i64(out, PNA_CONTAINER_RUNTIME_PODMAN); return;
     }
     pna_value_i64(out, PNA_CONTAINER_RUNTIME_OTHER);
 }

@@ -261,7 +261,9 @@ enum pna_mib_truth_value { /* values of primusHwCounterWraps32 */
 enum pna_mib_container_runtime { /* values of primusContainerRuntime */
     PNA_CONTAINER_RUNTIME_CONTAINERD = 1,    /* containerd */
     PNA_CONTAINER_RUNTIME_DOCKER = 2,        /* docker */
-    PNA_CONTAINER_RUNTIME_OTHER = 3,         /* other */
+    PNA_CONTAINER_RUNTIME_CRIO = 3,          /* crio */
+    PNA_CONTAINER_RUNTIME_PODMAN = 4,        /* podman */
+    PNA_CONTAINER_RUNTIME_OTHER = 5,         /* other */
 };
 enum pna_mib_container_state { /* values of primusContainerState */
     PNA_CONTAINER_STATE_CREATED = 1,         /* created */

@@ -1,5 +1,6 @@
-/* pollers/containers_poller.c -- the "containers" poller: containerd tasks and
- * Docker containers merged into one table, OOM kills turned into notifications.
+/* pollers/containers_poller.c -- the "containers" poller: containerd tasks,
+ * Docker containers and the containers/storage store of CRI-O and Podman
+ * merged into one table, OOM kills turned into notifications.
  *
  * Threads: collect() runs on the poller thread.  Three watchers feed it, on
  * the agent's event loop (core/event_loop.h, one thread for every watcher):
@@ -22,10 +23,12 @@
 #include "sources/containers/cdi.h"
 #include "sources/containers/cgroup.h"
 #include "sources/containers/containerd.h"
+#include "sources/containers/cstorage.h"
 #include "sources/containers/devmap.h"
 #include "sources/containers/docker.h"
 #include "sources/containers/docker_api.h"
 #include "sources/containers/podres_devices.h"
+#include "util/array.h"
 #include "util/fileio.h"
 #include "util/held_files.h"
 #include "core/event_loop.h"
@@ -64,6 +67,9 @@ struct containers_state {
     struct pna_docker *docker;
     struct pna_docker_events *events;
     const struct pna_label_allow *pod_labels;   /* podLabels (the agent's) */
+    const char *storage_root;       /* containersStorageRoot */
+    const char *storage_run_root;   /* containersStorageRunRoot */
+    struct pna_cstorage *storage;   /* CRI-O's and Podman's store; NULL: out of memory */
 };
 
 /* A runtime event (task created or exited, OOM): poll now, not at the next interval. */
@@ -176,6 +182,9 @@ static int containers_init(void **state, const struct pna_config *cfg, const voi
     st->roots = cfg->roots;
     st->pod_labels = &cfg->pod_labels;
     st->containerd_state = set->containerd_state;
+    st->storage_root = set->storage_root;
+    st->storage_run_root = set->storage_run_root;
+    st->storage = pna_cstorage_new();   /* NULL (out of memory): the store is not read */
     const char *sock = set->docker_socket;
     /* Under the rootfs root, whether the path was written absolute or not. */
     if (pna_path(st->docker_socket, sizeof st->docker_socket, cfg->roots.rootfs, "/%s",
@@ -234,6 +243,29 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
     return 0;
 }
 
+/* CRI-O's and Podman's containers.  Never fails the poll: a store that
+ * cannot be read, or a bad container in it, is said as a partial error
+ * (PARTIAL, when nothing was said there yet), the other runtimes' rows
+ * still served. */
+static void collect_storage(struct containers_state *st, struct pna_container_set *set,
+                            char *partial, size_t partial_len)
+{
+    struct pna_cstorage_stats ss;
+    char why[160];
+    if (!st->storage)
+        return;
+    int rc = pna_cstorage_scan(st->storage, &st->roots, st->storage_root, st->storage_run_root,
+                               &st->cg, st->cdi, set, &ss, why, sizeof why);
+    if (partial[0])
+        return;
+    if (rc < 0)
+        snprintf(partial, partial_len, "containers storage: %s", why);
+    else if (ss.bad_specs || ss.bad_states)
+        snprintf(partial, partial_len,
+                 "containers storage: %u bad spec(s), %u bad state(s), last: %s", ss.bad_specs,
+                 ss.bad_states, ss.last_error);
+}
+
 static void sync_oom_watch(struct containers_state *st, struct pna_container_set *set)
 {
     if (!st->watch)
@@ -269,8 +301,20 @@ static void watch_bundle_dirs(struct containers_state *st)
      * directories to watch is the same as last time. */
     if (!st->bundle_dirs || (st->bundles && pna_bundle_cache_quiet(st->bundles)))
         return;
-    size_t ndirs = 0;
+    size_t ndirs = 0, nstore = 0;
     char **dirs = pna_containerd_watch_dirs(&st->roots, st->containerd_state, &ndirs);
+    char **store = pna_cstorage_watch_dirs(&st->roots, st->storage_root, st->storage_run_root,
+                                           &nstore);
+    /* One list for the one watch: containerd's bundles, then the store's. */
+    size_t cap = ndirs;
+    if (nstore && PNA_ARRAY_RESERVE(dirs, cap, ndirs + nstore) == 0) {
+        memcpy(dirs + ndirs, store, nstore * sizeof *store);
+        ndirs += nstore;
+        free(store);
+        store = NULL;
+        nstore = 0;
+    }
+    pna_cstorage_free_dirs(store, nstore);
     /* A directory watched only now was scanned without a watch: a bundle (or
      * its config.json) created between that scan and this point raised no
      * event, so scan once more.  The next scan adds no new watch unless
@@ -349,6 +393,7 @@ static int containers_collect(void *state, const struct pna_snap *prev,
         pna_strlcpy(err, partial, errlen);
         goto fail;
     }
+    collect_storage(st, &s->set, partial, sizeof partial);
     if (!partial[0] && cs.bad_specs)
         snprintf(partial, sizeof partial, "containerd: %u bad spec(s), last: %s", cs.bad_specs,
                  cs.last_error);
@@ -412,6 +457,7 @@ static void containers_fini(void *state)
     pna_docker_free(st->docker);
     pna_cdi_registry_free(st->cdi);
     pna_bundle_cache_free(st->bundles);
+    pna_cstorage_free(st->storage);
     free(st);
 }
 
@@ -427,6 +473,10 @@ static const struct pna_config_key containers_keys[] = {
       .def_str = "fs/cgroup" },
     { .token = "cgroupFilesHeld", .type = PNA_KEY_UINT, .offset = SET(cgroup_files_held),
       .min = 0, .max = 65536, .def = 4096 },
+    { .token = "containersStorageRoot", .type = PNA_KEY_STRING, .offset = SET(storage_root),
+      .def_str = "var/lib/containers/storage" },
+    { .token = "containersStorageRunRoot", .type = PNA_KEY_STRING,
+      .offset = SET(storage_run_root), .def_str = "run/containers/storage" },
     { .token = NULL },
 };
 #undef SET

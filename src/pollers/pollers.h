@@ -70,6 +70,8 @@ struct pna_containers_settings {
     const char *cgroup_root;           /* cgroupRoot, under sysfs */
     unsigned cgroup_files_held;        /* cgroupFilesHeld: containers whose cgroup
                                           files stay open between polls */
+    const char *storage_root;          /* containersStorageRoot (CRI-O, Podman), under rootfs */
+    const char *storage_run_root;      /* containersStorageRunRoot, under rootfs */
 };
 
 struct pna_kubelet_settings {

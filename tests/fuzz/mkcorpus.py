@@ -264,6 +264,23 @@ def oci():
                                b'"linux":{"cgroupsPath":"/kubepods/pod1/pause"}}')
 
 
+def cstorage():
+    """CRI-O's state.json and containers/storage's containers.json (tests/fixtures/crio)."""
+    ctrs = ("crio", "rootfs", "var", "lib", "containers", "storage", "overlay-containers")
+    trainer = "c4f1a8e2b6d03957f1e8c2a4b6d8f0e2c4a6b8d0f2e4c6a8b0d2f4e6c8a0b2d4"
+    put("cstorage", "crio-state-running", rd(*ctrs, trainer, "userdata", "state.json"))
+    put("cstorage", "containers-json", rd(*ctrs, "containers.json"))
+    put("cstorage", "podman-containers-json",
+        b'[{"id":"9b3a88da4e93ef953370688f1bfcbe3f3e256476610409df25f17a1687f27026",'
+        b'"names":["t1"],"image":"56dd8e7ab265579890d8a2bee37b76c92c5a235112211ac744832b0c1b94c0df",'
+        b'"metadata":"{\\"image-name\\":\\"localhost/bb:1\\",\\"name\\":\\"t1\\",'
+        b'\\"created-at\\":1796676461}","created":"2026-12-07T20:47:41.307530269Z"}]')
+    put("cstorage", "crio-state-stopped",
+        b'{"ociVersion":"1.0.2-dev","id":"x","status":"stopped","pid":0,"started":'
+        b'"2026-12-07T18:02:13.25Z","finished":"2026-12-07T19:00:00Z","exitCode":137,'
+        b'"oomKilled":true,"initPid":40233,"initStartTime":"7000425"}')
+
+
 def containerd():
     task = "root/run/containerd/io.containerd.runtime.v2.task"
     cg = os.path.join(FX, "cgroup", "telegraf-v2")
@@ -610,7 +627,7 @@ def main():
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
-               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics):
+               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage):
         fn()
 
 

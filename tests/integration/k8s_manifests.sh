@@ -7,6 +7,9 @@
 #    escalation, has a read-only root filesystem, mounts every hostPath
 #    read-only (and never the containerd or Docker API sockets), tolerates
 #    the nvidia.com/gpu and amd.com/gpu taints, has requests and limits,
+#    mounts its runtime's state (containerd's task bundles; with the crio
+#    component, rendered by kubectl kustomize, containers/storage's two
+#    per-container directories and not the whole store),
 #    probes /healthz and /ready on the bridge port, and gives the agent the
 #    host roots; RBAC grants only "get" on the kubelet's node subresources,
 #    to the DaemonSet's own service account.
@@ -43,11 +46,13 @@ PY=""
 for p in python3 /usr/bin/python3; do
     if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import yaml' 2>/dev/null; then PY=$p; break; fi
 done
-if [ -n "$PY" ]; then
-    "$PY" - "$K8S" "$tmp/agent.conf" <<'PYEOF' || fail "policy check failed (above)"
+# policy DIR CONF RUNTIME: the checks over the manifests in DIR (RUNTIME:
+# containerd for etc/kubernetes itself, crio for it with the crio component).
+policy() {
+    "$PY" - "$1" "$2" "$3" <<'PYEOF'
 import glob, os, sys, yaml
 
-k8s_dir, conf_out = sys.argv[1], sys.argv[2]
+k8s_dir, conf_out, runtime = sys.argv[1], sys.argv[2], sys.argv[3]
 errors = []
 def err(msg): errors.append(msg)
 
@@ -89,14 +94,25 @@ ALLOWED_CAPS = {"NET_BIND_SERVICE"}   # docs/deploy.md explains each
 volumes = {v["name"]: v for v in pod.get("volumes", [])}
 host_paths = {n: v["hostPath"]["path"] for n, v in volumes.items() if "hostPath" in v}
 for forbidden in ("/", "/run/containerd", "/run/containerd/containerd.sock", "/var/run/docker.sock",
-                  "/run/docker.sock", "/var/lib/kubelet", "/etc", "/root", "/home"):
+                  "/run/docker.sock", "/var/lib/kubelet", "/etc", "/root", "/home",
+                  "/var/lib/containers", "/var/lib/containers/storage", "/run/crio",
+                  "/var/run/crio/crio.sock", "/run/crio/crio.sock", "/run/podman"):
     for n, p in host_paths.items():
         if p.rstrip("/") == forbidden.rstrip("/") or (forbidden != "/" and p.rstrip("/") == forbidden):
             err("hostPath %s (%s) is mounted: too broad or an API socket" % (p, n))
-for needed in ("/sys", "/proc", "/dev", "/etc/os-release", "/sys/fs/cgroup",
-               "/run/containerd/io.containerd.runtime.v2.task"):
+RUNTIME_PATHS = {
+    "containerd": ("/run/containerd/io.containerd.runtime.v2.task",),
+    # containers/storage's per-container directories only (docs/deploy.md)
+    "crio": ("/var/lib/containers/storage/overlay-containers",
+             "/run/containers/storage/overlay-containers"),
+}
+for needed in ("/sys", "/proc", "/dev", "/etc/os-release", "/sys/fs/cgroup") + RUNTIME_PATHS[runtime]:
     if needed not in host_paths.values():
         err("no hostPath for %s" % needed)
+for other, paths in RUNTIME_PATHS.items():
+    for p in paths:
+        if other != runtime and p in host_paths.values():
+            err("hostPath %s of %s mounted in the %s DaemonSet" % (p, other, runtime))
 if not any(p.startswith("/var/lib/kubelet") for p in host_paths.values()):
     err("no hostPath on the kubelet's filesystem (node ephemeral storage fallback)")
 
@@ -185,10 +201,28 @@ with open(conf_out, "w") as fh:
 
 if errors:
     print("\n".join("policy: " + e for e in errors)); sys.exit(1)
-print("ok - policy: %d objects; DaemonSet: not privileged, caps drop ALL add %s, read-only root and %d read-only hostPaths, GPU tolerations, probes, resources; RBAC get-only on %s"
-      % (len(docs), sorted(ALLOWED_CAPS), len(host_paths), sorted({r for rule in role["rules"] for r in rule["resources"]})))
+print("ok - policy (%s): %d objects; DaemonSet: not privileged, caps drop ALL add %s, read-only root and %d read-only hostPaths, GPU tolerations, probes, resources; RBAC get-only on %s"
+      % (runtime, len(docs), sorted(ALLOWED_CAPS), len(host_paths), sorted({r for rule in role["rules"] for r in rule["resources"]})))
 PYEOF
+}
+if [ -n "$PY" ]; then
+    policy "$K8S" "$tmp/agent.conf" containerd || fail "policy check failed (above)"
     checked=$((checked + 1))
+    # CRI-O nodes: etc/kubernetes with its crio component, rendered by
+    # kubectl's kustomize from an overlay outside the tree (as docs/deploy.md
+    # tells operators to write it), through the same checks.
+    if command -v kubectl >/dev/null 2>&1; then
+        mkdir -p "$tmp/crio-overlay" "$tmp/crio"
+        cp -r "$K8S" "$tmp/crio-overlay/base"
+        printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [base]\ncomponents: [base/crio]\n' \
+            > "$tmp/crio-overlay/kustomization.yaml"
+        kubectl kustomize "$tmp/crio-overlay" > "$tmp/crio/rendered.yaml" 2>"$tmp/kustomize.err" ||
+            fail "kubectl kustomize of the crio component failed: $(cat "$tmp/kustomize.err")"
+        policy "$tmp/crio" "$tmp/agent-crio.conf" crio || fail "policy check of the CRI-O DaemonSet failed (above)"
+        checked=$((checked + 1))
+    else
+        echo "note - kubectl not found: the CRI-O component (etc/kubernetes/crio) not rendered nor checked"
+    fi
 else
     echo "note - python3 with PyYAML not found (Debian: python3-yaml): policy checks not run"
 fi

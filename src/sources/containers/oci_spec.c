@@ -22,6 +22,18 @@
 #define CRI_POD_UID "io.kubernetes.cri.sandbox-uid"
 #define CRI_IMAGE "io.kubernetes.cri.image-name"
 
+/* CRI-O writes its own annotations (pkg/annotations of cri-o) and copies
+ * the kubelet's io.kubernetes.* labels into the spec; read only where the
+ * containerd CRI ones above are absent. */
+#define CRIO_TYPE "io.kubernetes.cri-o.ContainerType"
+#define CRIO_IMAGE "io.kubernetes.cri-o.ImageName"
+#define KUBE_CONTAINER "io.kubernetes.container.name"
+#define KUBE_POD "io.kubernetes.pod.name"
+#define KUBE_NAMESPACE "io.kubernetes.pod.namespace"
+#define KUBE_POD_UID "io.kubernetes.pod.uid"
+/* Podman (libpod) marks the specs it writes with this annotation. */
+#define LIBPOD_MANAGER "io.container.manager"
+
 /* The CDI annotation format: key "cdi.k8s.io/<anything>", value a comma list
  * of fully qualified device names ("nvidia.com/gpu=0,nvidia.com/gpu=1"). */
 #define CDI_ANNOTATION_PREFIX "cdi.k8s.io/"
@@ -74,6 +86,32 @@ static int read_identity(const json_t *ann, struct pna_oci_facts *f)
     if (dup_str(ann, CRI_NAME, &f->name) < 0 || dup_str(ann, CRI_POD, &f->pod_name) < 0 ||
         dup_str(ann, CRI_NAMESPACE, &f->pod_namespace) < 0 ||
         dup_str(ann, CRI_POD_UID, &f->pod_uid) < 0 || dup_str(ann, CRI_IMAGE, &f->image) < 0)
+        return -1;
+    return 0;
+}
+
+/* A string annotation copied into *OUT when *OUT is still NULL. */
+static int dup_if_unset(const json_t *ann, const char *key, char **out)
+{
+    return *out ? 0 : dup_str(ann, key, out);
+}
+
+/* CRI-O's and Podman's marks, after read_identity(): what containerd's CRI
+ * annotations did not already say. */
+static int read_crio_identity(const json_t *ann, struct pna_oci_facts *f)
+{
+    if (!ann)
+        return 0;
+    const char *type = jstr(ann, CRIO_TYPE);
+    if (type && strcmp(type, "sandbox") == 0)
+        f->sandbox = true;
+    const char *manager = jstr(ann, LIBPOD_MANAGER);
+    f->libpod = manager && strcmp(manager, "libpod") == 0;
+    if (dup_if_unset(ann, KUBE_CONTAINER, &f->name) < 0 ||
+        dup_if_unset(ann, KUBE_POD, &f->pod_name) < 0 ||
+        dup_if_unset(ann, KUBE_NAMESPACE, &f->pod_namespace) < 0 ||
+        dup_if_unset(ann, KUBE_POD_UID, &f->pod_uid) < 0 ||
+        dup_if_unset(ann, CRIO_IMAGE, &f->image) < 0)
         return -1;
     return 0;
 }
@@ -394,7 +432,8 @@ static int read_root(const json_t *root, const struct pna_label_allow *allow,
     }
     json_t *resources = json_object_get(linux_, "resources");
     read_memory_limit(resources, f);
-    if (read_identity(ann, f) < 0 || read_spec_devices(json_object_get(linux_, "devices"), f) < 0 ||
+    if (read_identity(ann, f) < 0 || read_crio_identity(ann, f) < 0 ||
+        read_spec_devices(json_object_get(linux_, "devices"), f) < 0 ||
         read_allow_rules(json_object_get(resources, "devices"), f) < 0 ||
         (ann && read_cdi_names(ann, f) < 0) ||
         read_nvidia_env(json_object_get(json_object_get(root, "process"), "env"), f) < 0 ||

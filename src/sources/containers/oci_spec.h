@@ -2,7 +2,10 @@
  * config.json) turned into a container record.
  *
  * Only these are read: the io.kubernetes.cri.* annotations that name the
- * container, its pod and image; the cdi.k8s.io/ annotations (CDI device
+ * container, its pod and image (CRI-O's io.kubernetes.cri-o.ContainerType
+ * and ImageName, and the io.kubernetes.container.name and io.kubernetes.pod.*
+ * ones it copies, where those are absent); io.container.manager (Podman's
+ * mark); the cdi.k8s.io/ annotations (CDI device
  * names, resolved through the node's CDI specs: cdi.h); linux.cgroupsPath;
  * the memory limit; the device nodes of linux.devices and
  * linux.resources.devices; and, in process.env, the one entry
@@ -50,6 +53,7 @@ struct pna_oci_rule {
  * at every poll, so a cached spec and a re-read one give the same record. */
 struct pna_oci_facts {
     bool sandbox;                 /* as pna_oci_info's */
+    bool libpod;                  /* io.container.manager is "libpod": Podman wrote it */
     bool has_mem_limit;
     uint64_t mem_limit_bytes;
     char *cgroups_path;           /* linux.cgroupsPath as written (display form); NULL absent */
