@@ -18,6 +18,21 @@
 #include "model/oids.h"
 
 struct pna_container;
+struct pna_gpu;
+struct pna_gpu_mig;
+struct pna_gpu_partition;
+struct pna_gpu_snap;
+
+#define PNA_PODRES_DRA_NODES 8   /* device nodes kept per DRA device; more are left out */
+
+/* A device node a DRA device's CDI devices inject (as the CDI spec says it). */
+struct pna_podres_node {
+    char path[64];          /* in the container: "/dev/nvidia0" */
+    char host_path[64];     /* on the host; "" the same */
+    char type;              /* 'c', 'b'; 0 unknown */
+    bool has_numbers;
+    uint32_t major, minor;
+};
 
 struct pna_podres_row {
     uint32_t index;         /* primusPodResourceIndex: kept while the row lives */
@@ -33,6 +48,22 @@ struct pna_podres_row {
     char gpu_key[128];      /* what names the GPU: the id without a sharing
                                suffix ("GPU-<uuid>" of "GPU-<uuid>::3"), "" none */
     char rdma_dev[64];      /* the RDMA device the id resolves to ("mlx5_0") */
+
+    /* A device of a DRA claim (driver set; resource and id empty).  The
+     * poller resolves it through the CDI specs (sources/kubernetes/dra.h);
+     * pna_podres_finish() reads what the nodes are. */
+    char claim_namespace[64];
+    char claim_name[254];
+    char driver[64];
+    char pool[254];
+    char device[64];
+    char cdi_device[160];   /* the CDI device whose spec entry resolved; "" none */
+    uint8_t n_nodes;
+    struct pna_podres_node nodes[PNA_PODRES_DRA_NODES];
+    int32_t nv_minor;       /* /dev/nvidiaN among the nodes; -1 none */
+    int32_t render_minor;   /* /dev/dri/renderDN; -1 none */
+    int32_t mig_caps[2];    /* /dev/nvidia-caps/nvidia-capN (GPU and compute
+                               instance access); -1 none */
 };
 
 /* PNA_DOM_PODRES.  Rows sorted by (namespace, pod, container, resource, id);
@@ -47,7 +78,8 @@ struct pna_podres_snap {
     uint32_t gpus_allocatable; /* pna_podres_gpus_allocatable(), set by pna_podres_finish */
 };
 
-/* Append a zeroed row (numa_node -1); NULL when out of memory. */
+/* Append a zeroed row (numa_node and the DRA minors -1); NULL when out of
+ * memory. */
 struct pna_podres_row *pna_podres_add(struct pna_podres_snap *s);
 
 /* The assigned rows with RESOURCE and ID (any container). */
@@ -65,6 +97,27 @@ bool pna_podres_names_container(const struct pna_podres_row *r, const struct pna
 
 /* Whether GPU_KEY names the GPU with this UUID or canonical PCI bus id. */
 bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci_bus_id);
+
+/* Whether row R (kind gpu) names GPU G: by its id's UUID or PCI address, or
+ * (a DRA device) by the GPU's /dev/nvidiaN among its nodes. */
+bool pna_podres_row_on_gpu(const struct pna_podres_row *r, const struct pna_gpu *g);
+
+/* The MIG device of GS row R (kind mig) names: by its MIG UUID, or (a DRA
+ * device) by the compute instance's access capability among its nodes;
+ * NULL none. */
+const struct pna_gpu_mig *pna_podres_row_mig(const struct pna_podres_row *r,
+                                             const struct pna_gpu_snap *gs);
+
+/* Whether row R (a DRA device) names AMD compute partition P: its render
+ * node is among R's nodes. */
+bool pna_podres_row_on_partition(const struct pna_podres_row *r,
+                                 const struct pna_gpu_partition *p);
+
+/* Whether R is a DRA claim's device (not a device plugin's id). */
+static inline bool pna_podres_row_is_dra(const struct pna_podres_row *r)
+{
+    return r->driver[0] != '\0';
+}
 
 /* GPUs the kubelet can allocate: allocatable GPU and MIG rows (distinct
  * resource and id), as counted by pna_podres_finish(). */
