@@ -1,7 +1,9 @@
 /* fuzz_podresources.c -- libFuzzer harness for the kubelet pod-resources
  * answers (sources/kubernetes/podresources.c): the same bytes are decoded as
  * a ListPodResourcesResponse and as an AllocatableResourcesResponse, through
- * protobuf-c's generated unpackers and the walk into device rows.
+ * protobuf-c's generated unpackers and the walk into device rows (the
+ * device plugins' ids, and the devices of DRA claims with their CDI device
+ * names).
  *
  * The seed corpus (tests/fuzz/corpus/podresources/) holds messages packed by
  * protobuf-c from podresources.proto (see its README): there is no recording
@@ -23,6 +25,19 @@ static void check_set(const struct pna_podres_set *set)
             memchr(d->pod_namespace, 0, sizeof d->pod_namespace) == NULL ||
             memchr(d->container, 0, sizeof d->container) == NULL)
             abort();
+        if (memchr(d->claim_namespace, 0, sizeof d->claim_namespace) == NULL ||
+            memchr(d->claim_name, 0, sizeof d->claim_name) == NULL ||
+            memchr(d->driver, 0, sizeof d->driver) == NULL ||
+            memchr(d->pool, 0, sizeof d->pool) == NULL ||
+            memchr(d->device, 0, sizeof d->device) == NULL || d->n_cdi > PNA_PODRES_MAX_CDI)
+            abort();
+        /* A DRA device has its driver and no device plugin id; a device
+         * plugin's row has no CDI names. */
+        if ((d->driver[0] && (d->id[0] || d->resource[0])) || (!d->driver[0] && d->n_cdi))
+            abort();
+        for (uint8_t k = 0; k < d->n_cdi; k++)
+            if (memchr(d->cdi[k], 0, sizeof d->cdi[k]) == NULL || !d->cdi[k][0])
+                abort();
     }
     if (set->count > PNA_PODRES_MAX_DEVICES)
         abort();
