@@ -390,7 +390,7 @@ static void test_resolve(void)
     resolve(s, &roots, reg, &d_unknown, why, sizeof why);
     CHECK_STR(why, "fpga.example.com/node-1/slot0: no CDI spec defines fpga.example.com/fpga=slot0");
     resolve(s, &roots, reg, &d_bare, why, sizeof why);
-    CHECK(strstr(why, "net.example.com/node-1/nic9: no CDI device") == why);
+    CHECK_STR(why, "");   /* nothing to resolve by: a plain row, no error */
     (void)r;
     CHECK_INT(pna_podres_finish(s, NULL), 0);
     CHECK_INT(s->count, 9);

@@ -145,16 +145,9 @@ bool pna_dra_resolve(const struct pna_roots *roots, const struct pna_cdi_registr
     resolve_cdi(cdi, d, r, &missing);
     node_owners(roots, r);
     name_owner(roots, r);
-    if (r->n_nodes || r->rdma_dev[0])
-        return true;
-    if (missing >= 0)
-        snprintf(why, whylen, "%.40s/%.40s/%.40s: no CDI spec defines %.100s", r->driver, r->pool,
-                 r->device, d->cdi[missing]);
-    else if (d->n_cdi)
-        snprintf(why, whylen, "%.40s/%.40s/%.40s: its CDI devices inject no device node",
-                 r->driver, r->pool, r->device);
-    else
-        snprintf(why, whylen, "%.40s/%.40s/%.40s: no CDI device, and no network interface or "
-                 "PCI address of that name", r->driver, r->pool, r->device);
+    if (r->n_nodes || r->rdma_dev[0] || missing < 0)
+        return true;   /* resolved, or nothing to resolve by: a plain row */
+    snprintf(why, whylen, "%.40s/%.40s/%.40s: no CDI spec defines %.100s", r->driver, r->pool,
+             r->device, d->cdi[missing]);
     return false;
 }

@@ -37,10 +37,14 @@
 struct pna_cdi_registry;
 
 /* Resolve DRA row R (its CDI names in D, the decoded device) through CDI
- * (may be NULL: no spec resolves) and sysfs.  True when it resolved to
- * device nodes or an RDMA device; false with one line in WHY naming the
- * device and why ("gpu.nvidia.com/node-1/gpu-7: no CDI spec defines
- * k8s.gpu.nvidia.com/device=gpu-7"): the row stays a plain one. */
+ * (may be NULL: no spec resolves) and sysfs.  False when it resolved to
+ * nothing though it names a CDI device that no spec defines (the driver's
+ * spec is missing, or names another device), with one line in WHY
+ * ("gpu.nvidia.com/node-1/gpu-7: no CDI spec defines
+ * k8s.gpu.nvidia.com/device=gpu-7"): an inconsistency worth a poller
+ * error.  A device with nothing to resolve by (no CDI device, or CDI
+ * devices without device nodes, and no NIC of its name) is true and stays
+ * a plain row, as an unknown driver's device does. */
 bool pna_dra_resolve(const struct pna_roots *roots, const struct pna_cdi_registry *cdi,
                      const struct pna_podres_device *d, struct pna_podres_row *r, char *why,
                      size_t whylen);
