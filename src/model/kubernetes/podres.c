@@ -245,8 +245,12 @@ bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci
 
 bool pna_podres_row_on_gpu(const struct pna_podres_row *r, const struct pna_gpu *g)
 {
-    return pna_podres_names_gpu(r->gpu_key, g->uuid, g->pci_bus_id) ||
-           (r->nv_minor >= 0 && g->has_minor && g->minor == (uint32_t)r->nv_minor);
+    /* The PCI address behind a DRA device's nodes says which GPU; its
+     * minor only where sysfs and procfs did not say (a minor is NVML's and
+     * the driver's, and two sources could disagree). */
+    if (r->gpu_key[0])
+        return pna_podres_names_gpu(r->gpu_key, g->uuid, g->pci_bus_id);
+    return r->nv_minor >= 0 && g->has_minor && g->minor == (uint32_t)r->nv_minor;
 }
 
 const struct pna_gpu_mig *pna_podres_row_mig(const struct pna_podres_row *r,

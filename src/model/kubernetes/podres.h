@@ -98,8 +98,9 @@ bool pna_podres_names_container(const struct pna_podres_row *r, const struct pna
 /* Whether GPU_KEY names the GPU with this UUID or canonical PCI bus id. */
 bool pna_podres_names_gpu(const char *gpu_key, const char *uuid, const char *pci_bus_id);
 
-/* Whether row R (kind gpu) names GPU G: by its id's UUID or PCI address, or
- * (a DRA device) by the GPU's /dev/nvidiaN among its nodes. */
+/* Whether row R (kind gpu) names GPU G: by its id's UUID or PCI address (a
+ * DRA device: the PCI address behind its nodes), else (a DRA device whose
+ * nodes' owner was not found) by the GPU's /dev/nvidiaN among its nodes. */
 bool pna_podres_row_on_gpu(const struct pna_podres_row *r, const struct pna_gpu *g);
 
 /* The MIG device of GS row R (kind mig) names: by its MIG UUID, or (a DRA
