@@ -75,22 +75,19 @@ static int podres_init(void **state, const struct pna_config *cfg, const void *s
     return 0;
 }
 
-/* Copy the DRA fields of D into R and resolve the device (a miss is
- * counted in MISSES: the row stays, kind other). */
-static void add_dra(struct podres_state *st, struct pna_podres_row *r,
-                    const struct pna_podres_device *d, struct dra_misses *misses)
+/* Take the DRA part of D into R and resolve the device (a miss is counted
+ * in MISSES: the row stays, kind other). */
+static void add_dra(struct podres_state *st, struct pna_podres_row *r, struct pna_podres_device *d,
+                    struct dra_misses *misses)
 {
-    memcpy(r->claim_namespace, d->claim_namespace, sizeof r->claim_namespace);
-    memcpy(r->claim_name, d->claim_name, sizeof r->claim_name);
-    memcpy(r->driver, d->driver, sizeof r->driver);
-    memcpy(r->pool, d->pool, sizeof r->pool);
-    memcpy(r->device, d->device, sizeof r->device);
+    r->dra = d->dra;
+    d->dra = NULL;
     char why[200];
-    if (!pna_dra_resolve(&st->roots, st->cdi, d, r, why, sizeof why) && !misses->count++)
+    if (!pna_dra_resolve(&st->roots, st->cdi, r, why, sizeof why) && !misses->count++)
         pna_strlcpy(misses->first, why, sizeof misses->first);
 }
 
-static int add_row(struct pna_podres_snap *s, const struct pna_podres_device *d, bool assigned,
+static int add_row(struct pna_podres_snap *s, struct pna_podres_device *d, bool assigned,
                    struct podres_state *st, struct dra_misses *misses)
 {
     struct pna_podres_row *r = pna_podres_add(s);
@@ -106,7 +103,7 @@ static int add_row(struct pna_podres_snap *s, const struct pna_podres_device *d,
         memcpy(r->pod_namespace, d->pod_namespace, sizeof r->pod_namespace);
         memcpy(r->container, d->container, sizeof r->container);
     }
-    if (d->driver[0])
+    if (d->dra)
         add_dra(st, r, d, misses);
     else
         pna_podres_rdma_of(&st->roots, r->id, r->rdma_dev, sizeof r->rdma_dev);
@@ -115,8 +112,8 @@ static int add_row(struct pna_podres_snap *s, const struct pna_podres_device *d,
 
 /* One row per assignment, then one per allocatable id no container holds;
  * an assignment of an allocatable id is marked so. */
-static int build_rows(struct pna_podres_snap *s, const struct pna_podres_set *assigned,
-                      const struct pna_podres_set *allocatable, struct podres_state *st,
+static int build_rows(struct pna_podres_snap *s, struct pna_podres_set *assigned,
+                      struct pna_podres_set *allocatable, struct podres_state *st,
                       struct dra_misses *misses)
 {
     for (size_t i = 0; i < assigned->count; i++)
@@ -124,13 +121,14 @@ static int build_rows(struct pna_podres_snap *s, const struct pna_podres_set *as
             return -1;
     size_t n_assigned = s->count;
     for (size_t i = 0; i < allocatable->count; i++) {
-        const struct pna_podres_device *d = &allocatable->rows[i];
+        struct pna_podres_device *d = &allocatable->rows[i];
         bool held = false;
         for (size_t j = 0; j < n_assigned; j++) {
             struct pna_podres_row *r = &s->rows[j];
             /* A DRA device is never allocatable: GetAllocatableResources
              * lists device plugins' ids alone. */
-            if (!pna_podres_row_is_dra(r) && strcmp(r->id, d->id) == 0 && strcmp(r->resource, d->resource) == 0) {
+            if (!pna_podres_row_is_dra(r) && strcmp(r->id, d->id) == 0 &&
+                strcmp(r->resource, d->resource) == 0) {
                 r->allocatable = true;
                 if (r->numa_node < 0)
                     r->numa_node = d->numa_node;
@@ -177,9 +175,7 @@ static int podres_collect(void *state, const struct pna_snap *prev,
         return -1;
     /* The CDI specs are looked at only when a claim needs them: a stat per
      * spec file, a parse only of a new or changed one. */
-    bool has_dra = false;
-    for (size_t i = 0; i < assigned.count && !has_dra; i++)
-        has_dra = assigned.rows[i].driver[0] != '\0';
+    bool has_dra = assigned.n_dra > 0;
     if (has_dra && st->cdi)
         pna_cdi_registry_refresh(st->cdi, &st->roots);
     struct dra_misses misses = { 0, "" };
@@ -203,8 +199,9 @@ static int podres_collect(void *state, const struct pna_snap *prev,
     s->base.taken_ms = pna_now_ms();
     *out = &s->base;
     if (s->dropped)
-        snprintf(err, errlen, "%llu device ids too long to keep whole or over %u per answer, left out",
-                 (unsigned long long)s->dropped, (unsigned)PNA_PODRES_MAX_DEVICES);
+        snprintf(err, errlen, "%llu device ids too long to keep whole or over %u per answer "
+                 "(%u DRA devices), left out", (unsigned long long)s->dropped,
+                 (unsigned)PNA_PODRES_MAX_DEVICES, (unsigned)PNA_PODRES_MAX_DRA_DEVICES);
     else
         dra_partial(st, has_dra, &misses, err, errlen);
     return 0;

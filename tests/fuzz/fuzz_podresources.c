@@ -17,6 +17,7 @@
 
 static void check_set(const struct pna_podres_set *set)
 {
+    size_t dra = 0;
     /* Every kept row is a whole, terminated set of strings. */
     for (size_t i = 0; i < set->count; i++) {
         const struct pna_podres_device *d = &set->rows[i];
@@ -25,20 +26,25 @@ static void check_set(const struct pna_podres_set *set)
             memchr(d->pod_namespace, 0, sizeof d->pod_namespace) == NULL ||
             memchr(d->container, 0, sizeof d->container) == NULL)
             abort();
-        if (memchr(d->claim_namespace, 0, sizeof d->claim_namespace) == NULL ||
-            memchr(d->claim_name, 0, sizeof d->claim_name) == NULL ||
-            memchr(d->driver, 0, sizeof d->driver) == NULL ||
-            memchr(d->pool, 0, sizeof d->pool) == NULL ||
-            memchr(d->device, 0, sizeof d->device) == NULL || d->n_cdi > PNA_PODRES_MAX_CDI)
+        const struct pna_podres_dra *x = d->dra;
+        if (!x)
+            continue;
+        /* A DRA device has its driver, no device plugin id, and nothing
+         * resolved yet. */
+        if (memchr(x->claim_namespace, 0, sizeof x->claim_namespace) == NULL ||
+            memchr(x->claim_name, 0, sizeof x->claim_name) == NULL ||
+            memchr(x->driver, 0, sizeof x->driver) == NULL ||
+            memchr(x->pool, 0, sizeof x->pool) == NULL ||
+            memchr(x->device, 0, sizeof x->device) == NULL || x->n_cdi > PNA_PODRES_MAX_CDI ||
+            !x->driver[0] || d->id[0] || d->resource[0] || x->n_nodes || x->cdi_device[0])
             abort();
-        /* A DRA device has its driver and no device plugin id; a device
-         * plugin's row has no CDI names. */
-        if ((d->driver[0] && (d->id[0] || d->resource[0])) || (!d->driver[0] && d->n_cdi))
-            abort();
-        for (uint8_t k = 0; k < d->n_cdi; k++)
-            if (memchr(d->cdi[k], 0, sizeof d->cdi[k]) == NULL || !d->cdi[k][0])
+        for (uint8_t k = 0; k < x->n_cdi; k++)
+            if (memchr(x->cdi[k], 0, sizeof x->cdi[k]) == NULL || !x->cdi[k][0])
                 abort();
+        dra++;
     }
+    if (dra != set->n_dra || dra > PNA_PODRES_MAX_DRA_DEVICES)
+        abort();
     if (set->count > PNA_PODRES_MAX_DEVICES)
         abort();
 }

@@ -664,13 +664,17 @@ static void podres_dra_row(struct pna_podres_snap *s, const char *pod, const cha
                            const char *rdma)
 {
     podres_row(s, "ml-research", pod, "eval", "", "", numa, false, rdma);
-    struct pna_podres_row *r = &s->rows[s->count - 1];
-    snprintf(r->claim_namespace, sizeof r->claim_namespace, "ml-research");
-    snprintf(r->claim_name, sizeof r->claim_name, "%s", claim);
-    snprintf(r->driver, sizeof r->driver, "%s", driver);
-    snprintf(r->pool, sizeof r->pool, "gpu-node-07");
-    snprintf(r->device, sizeof r->device, "%s", device);
-    snprintf(r->cdi_device, sizeof r->cdi_device, "%s", cdi);
+    struct pna_podres_dra *d = pna_podres_dra_new();
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    s->rows[s->count - 1].dra = d;
+    snprintf(d->claim_namespace, sizeof d->claim_namespace, "ml-research");
+    snprintf(d->claim_name, sizeof d->claim_name, "%s", claim);
+    snprintf(d->driver, sizeof d->driver, "%s", driver);
+    snprintf(d->pool, sizeof d->pool, "gpu-node-07");
+    snprintf(d->device, sizeof d->device, "%s", device);
+    snprintf(d->cdi_device, sizeof d->cdi_device, "%s", cdi);
 }
 
 static void destroy_podres(struct pna_snap *snap)

@@ -94,6 +94,15 @@ static uint8_t *pack_pod(V1__DynamicResource **claims, size_t nclaims, size_t *l
 
 /* ---- the decoder -------------------------------------------------------------------- */
 
+/* Rows 1..5 of ROWS have their DRA part (checked before it is read). */
+static bool d_all_dra(const struct pna_podres_device *rows)
+{
+    for (size_t i = 1; i < 6; i++)
+        if (!rows[i].dra)
+            return false;
+    return true;
+}
+
 /* An NVIDIA claim with a GPU and a MIG device, AMD's with a GPU, dranet's
  * NIC (no CDI device) and an unknown driver's device. */
 static void test_decode(void)
@@ -144,29 +153,35 @@ static void test_decode(void)
         const struct pna_podres_device *d = set.rows;
         /* The device plugin's id first, then the claims in message order. */
         CHECK_STR(d[0].resource, "nvidia.com/gpu");
-        CHECK_STR(d[0].driver, "");
+        CHECK(d[0].dra == NULL);
+        for (size_t i = 1; i < 6; i++)
+            CHECK(d[i].dra != NULL);
+        CHECK_INT(set.n_dra, 5);
+    }
+    if (set.count == 6 && d_all_dra(set.rows)) {
+        const struct pna_podres_device *d = set.rows;
         CHECK_STR(d[1].resource, "");
         CHECK_STR(d[1].id, "");
         CHECK_STR(d[1].pod_name, "train-0");
         CHECK_STR(d[1].pod_namespace, "ml");
         CHECK_STR(d[1].container, "trainer");
-        CHECK_STR(d[1].claim_namespace, "ml");
-        CHECK_STR(d[1].claim_name, "train-0-gpus-x7k2p");
-        CHECK_STR(d[1].driver, "gpu.nvidia.com");
-        CHECK_STR(d[1].pool, "node-1");
-        CHECK_STR(d[1].device, "gpu-2");
-        CHECK_INT(d[1].n_cdi, 2);
-        CHECK_STR(d[1].cdi[0], "k8s.gpu.nvidia.com/device=gpu-2");
-        CHECK_STR(d[1].cdi[1], "k8s.gpu.nvidia.com/claim=" NV_CLAIM "-gpu-2");
+        CHECK_STR(d[1].dra->claim_namespace, "ml");
+        CHECK_STR(d[1].dra->claim_name, "train-0-gpus-x7k2p");
+        CHECK_STR(d[1].dra->driver, "gpu.nvidia.com");
+        CHECK_STR(d[1].dra->pool, "node-1");
+        CHECK_STR(d[1].dra->device, "gpu-2");
+        CHECK_INT(d[1].dra->n_cdi, 2);
+        CHECK_STR(d[1].dra->cdi[0], "k8s.gpu.nvidia.com/device=gpu-2");
+        CHECK_STR(d[1].dra->cdi[1], "k8s.gpu.nvidia.com/claim=" NV_CLAIM "-gpu-2");
         CHECK_INT(d[1].numa_node, -1);
-        CHECK_STR(d[2].device, "gpu-0-mig-14-0-2");
-        CHECK_STR(d[3].driver, "gpu.amd.com");
-        CHECK_STR(d[3].claim_name, "amd-gpu");
-        CHECK_STR(d[4].driver, "dra.net");
-        CHECK_STR(d[4].device, "eth1");
-        CHECK_INT(d[4].n_cdi, 0);
-        CHECK_STR(d[5].driver, "fpga.example.com");
-        CHECK_STR(d[5].cdi[0], "example.com/fpga=slot0");
+        CHECK_STR(d[2].dra->device, "gpu-0-mig-14-0-2");
+        CHECK_STR(d[3].dra->driver, "gpu.amd.com");
+        CHECK_STR(d[3].dra->claim_name, "amd-gpu");
+        CHECK_STR(d[4].dra->driver, "dra.net");
+        CHECK_STR(d[4].dra->device, "eth1");
+        CHECK_INT(d[4].dra->n_cdi, 0);
+        CHECK_STR(d[5].dra->driver, "fpga.example.com");
+        CHECK_STR(d[5].dra->cdi[0], "example.com/fpga=slot0");
     }
     pna_podres_set_free(&set);
 
@@ -220,15 +235,54 @@ static void test_decode_bounds(void)
     CHECK_INT(pna_podres_decode_list(buf, len, &set, err, sizeof err), 0);
     CHECK_INT(set.count, 2);      /* the device plugin's GPU and gpu-1 */
     CHECK_U64(set.dropped, 2);    /* the driverless device, the long claim's */
-    if (set.count == 2) {
-        CHECK_STR(set.rows[1].device, "gpu-1");
-        CHECK_INT(set.rows[1].n_cdi, PNA_PODRES_MAX_CDI);
-        CHECK_STR(set.rows[1].cdi[0], "a.example/x=0");
-        CHECK_STR(set.rows[1].cdi[1], "a.example/x=1");   /* the long one left out */
-        CHECK_STR(set.rows[1].cdi[3], "a.example/x=3");
+    if (set.count == 2 && set.rows[1].dra) {
+        CHECK_STR(set.rows[1].dra->device, "gpu-1");
+        CHECK_INT(set.rows[1].dra->n_cdi, PNA_PODRES_MAX_CDI);
+        CHECK_STR(set.rows[1].dra->cdi[0], "a.example/x=0");
+        CHECK_STR(set.rows[1].dra->cdi[1], "a.example/x=1");   /* the long one left out */
+        CHECK_STR(set.rows[1].dra->cdi[3], "a.example/x=3");
     }
     pna_podres_set_free(&set);
     free(buf);
+}
+
+/* Over PNA_PODRES_MAX_DRA_DEVICES DRA devices in one answer: the first ones
+ * kept, the rest dropped and counted. */
+static void test_decode_dra_cap(void)
+{
+    size_t n = PNA_PODRES_MAX_DRA_DEVICES + 3;
+    struct claim_res *res = calloc(n, sizeof *res);
+    V1__ClaimResource **ptrs = calloc(n, sizeof *ptrs);
+    CHECK(res && ptrs);
+    if (!res || !ptrs) {
+        free(res);
+        free(ptrs);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        claim_res_init(&res[i], "gpu.nvidia.com", "node-1", "gpu-0", NULL, 0);
+        ptrs[i] = &res[i].res;
+    }
+    V1__DynamicResource big;
+    v1__dynamic_resource__init(&big);
+    big.claim_name = "many";
+    big.claim_namespace = "ml";
+    big.claim_resources = ptrs;
+    big.n_claim_resources = n;
+    V1__DynamicResource *claims[] = { &big };
+    size_t len;
+    uint8_t *buf = pack_pod(claims, 1, &len);
+    struct pna_podres_set set;
+    char err[256] = "";
+    pna_podres_set_init(&set);
+    CHECK_INT(pna_podres_decode_list(buf, len, &set, err, sizeof err), 0);
+    CHECK_INT(set.n_dra, PNA_PODRES_MAX_DRA_DEVICES);
+    CHECK_INT(set.count, PNA_PODRES_MAX_DRA_DEVICES + 1);   /* and the device plugin's GPU */
+    CHECK_U64(set.dropped, 3);
+    pna_podres_set_free(&set);
+    free(buf);
+    free(ptrs);
+    free(res);
 }
 
 /* ---- the resolver and the model ----------------------------------------------------- */
@@ -292,16 +346,14 @@ static void make_node(void)
              "      type: c\n      major: 231\n      minor: 195\n");
 }
 
-/* A decoded DRA device of DRIVER/DEVICE with CDI names CDI (NULL-ended). */
-static struct pna_podres_device dra_device(const char *driver, const char *device,
-                                           const char *const *cdi)
+/* A DRA part of DRIVER/DEVICE with CDI names CDI (NULL-ended), as the
+ * decoder makes it. */
+static struct pna_podres_dra dra_device(const char *driver, const char *device,
+                                        const char *const *cdi)
 {
-    struct pna_podres_device d;
+    struct pna_podres_dra d;
     memset(&d, 0, sizeof d);
-    d.numa_node = -1;
-    snprintf(d.pod_name, sizeof d.pod_name, "train-0");
-    snprintf(d.pod_namespace, sizeof d.pod_namespace, "ml");
-    snprintf(d.container, sizeof d.container, "trainer");
+    d.nv_minor = d.render_minor = d.mig_caps[0] = d.mig_caps[1] = -1;
     snprintf(d.claim_namespace, sizeof d.claim_namespace, "ml");
     snprintf(d.claim_name, sizeof d.claim_name, "claim-%s", device);
     snprintf(d.driver, sizeof d.driver, "%s", driver);
@@ -312,31 +364,34 @@ static struct pna_podres_device dra_device(const char *driver, const char *devic
     return d;
 }
 
-/* Resolve D into a new row of S as the poller does; WHY "" when resolved. */
-static struct pna_podres_row *resolve(struct pna_podres_snap *s, const struct pna_roots *roots,
-                                      const struct pna_cdi_registry *reg,
-                                      const struct pna_podres_device *d, char *why, size_t cap)
+/* A row of S holding a copy of D, resolved as the poller does; WHY "" when
+ * resolved. */
+static void resolve(struct pna_podres_snap *s, const struct pna_roots *roots,
+                    const struct pna_cdi_registry *reg, const struct pna_podres_dra *d, char *why,
+                    size_t cap)
 {
     struct pna_podres_row *r = pna_podres_add(s);
-    memcpy(r->pod_name, d->pod_name, sizeof r->pod_name);
-    memcpy(r->pod_namespace, d->pod_namespace, sizeof r->pod_namespace);
-    memcpy(r->container, d->container, sizeof r->container);
-    memcpy(r->claim_namespace, d->claim_namespace, sizeof r->claim_namespace);
-    memcpy(r->claim_name, d->claim_name, sizeof r->claim_name);
-    memcpy(r->driver, d->driver, sizeof r->driver);
-    memcpy(r->pool, d->pool, sizeof r->pool);
-    memcpy(r->device, d->device, sizeof r->device);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    snprintf(r->pod_name, sizeof r->pod_name, "train-0");
+    snprintf(r->pod_namespace, sizeof r->pod_namespace, "ml");
+    snprintf(r->container, sizeof r->container, "trainer");
     r->assigned = true;
+    r->dra = pna_podres_dra_new();
+    CHECK(r->dra != NULL);
+    if (!r->dra)
+        return;
+    *r->dra = *d;
     why[0] = '\0';
-    pna_dra_resolve(roots, reg, d, r, why, cap);
-    return r;
+    pna_dra_resolve(roots, reg, r, why, cap);
 }
 
 static const struct pna_podres_row *row_by_device(const struct pna_podres_snap *s,
                                                   const char *device)
 {
     for (size_t i = 0; i < s->count; i++)
-        if (strcmp(s->rows[i].device, device) == 0)
+        if (s->rows[i].dra && strcmp(s->rows[i].dra->device, device) == 0)
             return &s->rows[i];
     return NULL;
 }
@@ -360,20 +415,20 @@ static void test_resolve(void)
     const char *vf[] = { "sriov.example.com/vf=vf-3", NULL };
     const char *missing[] = { "k8s.gpu.nvidia.com/device=gpu-7", NULL };
     const char *nocdi_other[] = { "fpga.example.com/fpga=slot0", NULL };
-    struct pna_podres_device d_gpu = dra_device("gpu.nvidia.com", "gpu-2", nv_gpu),
-                             d_mig = dra_device("gpu.nvidia.com", "gpu-0-mig-14-0-2", nv_mig),
-                             d_amd = dra_device("gpu.amd.com", "gpu-0", amd),
-                             d_nic = dra_device("dra.net", "eth1", NULL),
-                             d_pci = dra_device("sriov.example.com", "0000-3b-00-3", NULL),
-                             d_vf = dra_device("sriov.example.com", "vf-3", vf),
-                             d_missing = dra_device("gpu.nvidia.com", "gpu-7", missing),
-                             d_unknown = dra_device("fpga.example.com", "slot0", nocdi_other),
-                             d_bare = dra_device("net.example.com", "nic9", NULL);
+    struct pna_podres_dra d_gpu = dra_device("gpu.nvidia.com", "gpu-2", nv_gpu),
+                          d_mig = dra_device("gpu.nvidia.com", "gpu-0-mig-14-0-2", nv_mig),
+                          d_amd = dra_device("gpu.amd.com", "gpu-0", amd),
+                          d_nic = dra_device("dra.net", "eth1", NULL),
+                          d_pci = dra_device("sriov.example.com", "0000-3b-00-3", NULL),
+                          d_vf = dra_device("sriov.example.com", "vf-3", vf),
+                          d_missing = dra_device("gpu.nvidia.com", "gpu-7", missing),
+                          d_unknown = dra_device("fpga.example.com", "slot0", nocdi_other),
+                          d_bare = dra_device("net.example.com", "nic9", NULL);
 
     struct pna_podres_snap *s = calloc(1, sizeof *s);
     char why[200];
     const struct pna_podres_row *r;
-    r = resolve(s, &roots, reg, &d_gpu, why, sizeof why);
+    resolve(s, &roots, reg, &d_gpu, why, sizeof why);
     CHECK_STR(why, "");
     resolve(s, &roots, reg, &d_mig, why, sizeof why);
     CHECK_STR(why, "");
@@ -391,7 +446,6 @@ static void test_resolve(void)
     CHECK_STR(why, "fpga.example.com/node-1/slot0: no CDI spec defines fpga.example.com/fpga=slot0");
     resolve(s, &roots, reg, &d_bare, why, sizeof why);
     CHECK_STR(why, "");   /* nothing to resolve by: a plain row, no error */
-    (void)r;
     CHECK_INT(pna_podres_finish(s, NULL), 0);
     CHECK_INT(s->count, 9);
     CHECK_INT(pna_podres_gpus_allocatable(s), 0);   /* DRA devices are never allocatable */
@@ -402,9 +456,9 @@ static void test_resolve(void)
     CHECK(r != NULL);
     if (r) {
         CHECK_INT(r->kind, PNA_POD_RESOURCE_KIND_GPU);
-        CHECK_STR(r->cdi_device, "k8s.gpu.nvidia.com/device=gpu-2");
-        CHECK_INT(r->n_nodes, 7);
-        CHECK_INT(r->nv_minor, 2);
+        CHECK_STR(r->dra->cdi_device, "k8s.gpu.nvidia.com/device=gpu-2");
+        CHECK_INT(r->dra->n_nodes, 7);
+        CHECK_INT(r->dra->nv_minor, 2);
         CHECK_STR(r->gpu_key, "0000:3a:00.0");
         CHECK_STR(r->resource, "");
         CHECK(!r->allocatable);
@@ -413,9 +467,14 @@ static void test_resolve(void)
         CHECK(pna_podres_row_on_gpu(r, &g));
         snprintf(g.pci_bus_id, sizeof g.pci_bus_id, "0000:2a:00.0");
         CHECK(!pna_podres_row_on_gpu(r, &g));
-        g.has_minor = true;    /* by the minor alone (procfs said nothing) */
+        g.has_minor = true;    /* the PCI address decides where it is known */
         g.minor = 2;
-        CHECK(pna_podres_row_on_gpu(r, &g));
+        CHECK(!pna_podres_row_on_gpu(r, &g));
+        struct pna_podres_row unknown = *r;   /* procfs said nothing: by the minor */
+        unknown.gpu_key[0] = '\0';
+        CHECK(pna_podres_row_on_gpu(&unknown, &g));
+        g.minor = 1;
+        CHECK(!pna_podres_row_on_gpu(&unknown, &g));
     }
     /* MIG: its capabilities; the MIG device of the GPU snapshot whose
      * compute instance access capability is one of them. */
@@ -423,10 +482,10 @@ static void test_resolve(void)
     CHECK(r != NULL);
     if (r) {
         CHECK_INT(r->kind, PNA_POD_RESOURCE_KIND_MIG);
-        CHECK_STR(r->cdi_device, "k8s.gpu.nvidia.com/device=gpu-0-mig-14-0-2");
-        CHECK_INT(r->mig_caps[0], 21);
-        CHECK_INT(r->mig_caps[1], 22);
-        CHECK_INT(r->nv_minor, 0);
+        CHECK_STR(r->dra->cdi_device, "k8s.gpu.nvidia.com/device=gpu-0-mig-14-0-2");
+        CHECK_INT(r->dra->mig_caps[0], 21);
+        CHECK_INT(r->dra->mig_caps[1], 22);
+        CHECK_INT(r->dra->nv_minor, 0);
         struct pna_gpu_mig migs[2] = { { .gpu_index = 7, .gpu_instance = 3, .has_cap = true,
                                          .cap_minor = 67 },
                                        { .gpu_index = 7, .gpu_instance = 2, .has_cap = true,
@@ -443,10 +502,10 @@ static void test_resolve(void)
     CHECK(r != NULL);
     if (r) {
         CHECK_INT(r->kind, PNA_POD_RESOURCE_KIND_GPU);
-        CHECK_STR(r->cdi_device, "k8s.gpu.amd.com/gpu=" AMD_CLAIM "-gpu-0");
-        CHECK_INT(r->n_nodes, 3);
+        CHECK_STR(r->dra->cdi_device, "k8s.gpu.amd.com/gpu=" AMD_CLAIM "-gpu-0");
+        CHECK_INT(r->dra->n_nodes, 3);
         CHECK_STR(r->gpu_key, "0000:c1:00.0");
-        CHECK_INT(r->render_minor, 128);
+        CHECK_INT(r->dra->render_minor, 128);
         struct pna_gpu_partition p = { .has_render = true, .render_minor = 128 };
         CHECK(pna_podres_row_on_partition(r, &p));
         p.render_minor = 129;
@@ -463,8 +522,8 @@ static void test_resolve(void)
     const char *plain[] = { "gpu-7", "slot0", "nic9" };
     for (size_t i = 0; i < 3; i++) {
         r = row_by_device(s, plain[i]);
-        CHECK(r && r->kind == PNA_POD_RESOURCE_KIND_OTHER && r->n_nodes == 0 && !r->gpu_key[0] &&
-              !r->cdi_device[0] && r->nv_minor < 0);
+        CHECK(r && r->kind == PNA_POD_RESOURCE_KIND_OTHER && r->dra->n_nodes == 0 && !r->gpu_key[0] &&
+              !r->dra->cdi_device[0] && r->dra->nv_minor < 0);
     }
 
     /* Indexes: kept for the same rows of the next poll, distinct per device. */
@@ -505,6 +564,7 @@ int main(void)
 {
     test_decode();
     test_decode_bounds();
+    test_decode_dra_cap();
     test_resolve();
     UNIT_END();
 }

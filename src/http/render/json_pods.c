@@ -90,14 +90,14 @@ static bool same_holder(const struct pna_podres_row *r, const char *ns, const ch
 }
 
 /* A DRA claim's device: its claim and what names it. */
-static void put_dra(json_t *o, const struct pna_podres_row *r)
+static void put_dra(json_t *o, const struct pna_podres_dra *d)
 {
-    json_object_set_new(o, "claim_namespace", pna_json_text(r->claim_namespace));
-    json_object_set_new(o, "claim", pna_json_text(r->claim_name));
-    json_object_set_new(o, "driver", pna_json_text(r->driver));
-    json_object_set_new(o, "pool", pna_json_text(r->pool));
-    json_object_set_new(o, "dra_device", pna_json_text(r->device));
-    json_object_set_new(o, "cdi_device", pna_json_text(r->cdi_device));
+    json_object_set_new(o, "claim_namespace", pna_json_text(d->claim_namespace));
+    json_object_set_new(o, "claim", pna_json_text(d->claim_name));
+    json_object_set_new(o, "driver", pna_json_text(d->driver));
+    json_object_set_new(o, "pool", pna_json_text(d->pool));
+    json_object_set_new(o, "dra_device", pna_json_text(d->device));
+    json_object_set_new(o, "cdi_device", pna_json_text(d->cdi_device));
 }
 
 /* The device ids the kubelet assigned to container CONTAINER of pod NS/POD. */
@@ -114,8 +114,8 @@ static json_t *pod_resources(const struct pna_podres_snap *ps, const char *ns, c
         json_object_set_new(o, "device_id", pna_json_text(r->id));
         json_object_set_new(o, "kind", json_string(pna_podres_kind_name(r->kind)));
         json_object_set_new(o, "numa_node", r->numa_node >= 0 ? json_integer(r->numa_node) : json_null());
-        if (pna_podres_row_is_dra(r))
-            put_dra(o, r);
+        if (r->dra)
+            put_dra(o, r->dra);
         json_array_append_new(list, o);
     }
     return list;

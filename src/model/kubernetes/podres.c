@@ -18,9 +18,17 @@ struct pna_podres_row *pna_podres_add(struct pna_podres_snap *s)
     struct pna_podres_row *r = &s->rows[s->count++];
     memset(r, 0, sizeof *r);
     r->numa_node = -1;
-    r->nv_minor = r->render_minor = -1;
-    r->mig_caps[0] = r->mig_caps[1] = -1;
     return r;
+}
+
+struct pna_podres_dra *pna_podres_dra_new(void)
+{
+    struct pna_podres_dra *d = calloc(1, sizeof *d);
+    if (d) {
+        d->nv_minor = d->render_minor = -1;
+        d->mig_caps[0] = d->mig_caps[1] = -1;
+    }
+    return d;
 }
 
 bool pna_podres_has_assigned(const struct pna_podres_snap *s, const char *resource,
@@ -68,7 +76,7 @@ static int32_t numbered(const char *path, const char *prefix)
  * (a spec may give the container another path); a node whose path says
  * none of these but has NVIDIA's fixed major and a GPU's minor is the GPU
  * too. */
-static void read_dra_node(struct pna_podres_row *r, const struct pna_podres_node *n,
+static void read_dra_node(struct pna_podres_dra *r, const struct pna_podres_node *n,
                           size_t *ncaps)
 {
     const char *path = n->host_path[0] ? n->host_path : n->path;
@@ -86,9 +94,11 @@ static void read_dra_node(struct pna_podres_row *r, const struct pna_podres_node
     }
 }
 
-static void read_dra_nodes(struct pna_podres_row *r)
+static void read_dra_nodes(struct pna_podres_dra *r)
 {
     size_t ncaps = 0;
+    r->nv_minor = r->render_minor = -1;
+    r->mig_caps[0] = r->mig_caps[1] = -1;
     for (size_t i = 0; i < r->n_nodes; i++)
         read_dra_node(r, &r->nodes[i], &ncaps);
 }
@@ -97,10 +107,11 @@ static void read_dra_nodes(struct pna_podres_row *r)
  * nothing resolved: a plain row. */
 static void classify_dra(struct pna_podres_row *r)
 {
-    read_dra_nodes(r);
-    if (r->mig_caps[0] >= 0)
+    const struct pna_podres_dra *d = r->dra;
+    read_dra_nodes(r->dra);
+    if (d->mig_caps[0] >= 0)
         r->kind = PNA_POD_RESOURCE_KIND_MIG;
-    else if (r->nv_minor >= 0 || r->render_minor >= 0 || r->gpu_key[0])
+    else if (d->nv_minor >= 0 || d->render_minor >= 0 || r->gpu_key[0])
         r->kind = PNA_POD_RESOURCE_KIND_GPU;
     else if (r->rdma_dev[0])
         r->kind = PNA_POD_RESOURCE_KIND_RDMA;
@@ -139,12 +150,16 @@ static int cmp_rows(const void *a, const void *b)
         (c = strcmp(x->container, y->container)) || (c = strcmp(x->resource, y->resource)) ||
         (c = strcmp(x->id, y->id)))
         return c;
-    /* DRA devices (resource and id empty): by claim, then driver, pool, device. */
-    if ((c = strcmp(x->claim_namespace, y->claim_namespace)) ||
-        (c = strcmp(x->claim_name, y->claim_name)) || (c = strcmp(x->driver, y->driver)) ||
-        (c = strcmp(x->pool, y->pool)))
+    /* DRA devices (resource and id empty) after a device plugin's, by
+     * claim, then driver, pool, device. */
+    if (!x->dra || !y->dra)
+        return (x->dra != NULL) - (y->dra != NULL);
+    const struct pna_podres_dra *p = x->dra, *q = y->dra;
+    if ((c = strcmp(p->claim_namespace, q->claim_namespace)) ||
+        (c = strcmp(p->claim_name, q->claim_name)) || (c = strcmp(p->driver, q->driver)) ||
+        (c = strcmp(p->pool, q->pool)))
         return c;
-    return strcmp(x->device, y->device);
+    return strcmp(p->device, q->device);
 }
 
 
@@ -152,14 +167,16 @@ static int cmp_rows(const void *a, const void *b)
 static uint32_t row_key(const void *ctx, size_t i)
 {
     const struct pna_podres_row *r = &((const struct pna_podres_snap *)ctx)->rows[i];
+    const struct pna_podres_dra *d = r->dra;
     char buf[sizeof r->pod_namespace + sizeof r->pod_name + sizeof r->container +
-             sizeof r->resource + sizeof r->id + sizeof r->claim_namespace +
-             sizeof r->claim_name + sizeof r->driver + sizeof r->pool + sizeof r->device + 10];
+             sizeof r->resource + sizeof r->id + sizeof d->claim_namespace +
+             sizeof d->claim_name + sizeof d->driver + sizeof d->pool + sizeof d->device + 10];
     size_t n = 0;
     const char *parts[] = { r->pod_namespace, r->pod_name, r->container, r->resource, r->id,
-                            r->claim_namespace, r->claim_name, r->driver, r->pool, r->device };
+                            d ? d->claim_namespace : "", d ? d->claim_name : "",
+                            d ? d->driver : "", d ? d->pool : "", d ? d->device : "" };
     /* A device plugin's row hashes its first five parts alone, as before DRA. */
-    size_t nparts = pna_podres_row_is_dra(r) ? sizeof parts / sizeof parts[0] : 5;
+    size_t nparts = d ? sizeof parts / sizeof parts[0] : 5;
     for (size_t k = 0; k < nparts; k++) {
         size_t len = strlen(parts[k]);
         memcpy(buf + n, parts[k], len);
@@ -250,17 +267,18 @@ bool pna_podres_row_on_gpu(const struct pna_podres_row *r, const struct pna_gpu 
      * the driver's, and two sources could disagree). */
     if (r->gpu_key[0])
         return pna_podres_names_gpu(r->gpu_key, g->uuid, g->pci_bus_id);
-    return r->nv_minor >= 0 && g->has_minor && g->minor == (uint32_t)r->nv_minor;
+    return r->dra && r->dra->nv_minor >= 0 && g->has_minor &&
+           g->minor == (uint32_t)r->dra->nv_minor;
 }
 
 const struct pna_gpu_mig *pna_podres_row_mig(const struct pna_podres_row *r,
                                              const struct pna_gpu_snap *gs)
 {
     const struct pna_gpu_mig *m = pna_gpu_mig_by_uuid(gs, r->gpu_key);
-    for (size_t i = 0; !m && gs && r->mig_caps[0] >= 0 && i < gs->mig_count; i++)
+    const int32_t *caps = r->dra ? r->dra->mig_caps : NULL;
+    for (size_t i = 0; !m && gs && caps && caps[0] >= 0 && i < gs->mig_count; i++)
         for (size_t k = 0; k < 2; k++)
-            if (gs->migs[i].has_cap && r->mig_caps[k] >= 0 &&
-                gs->migs[i].cap_minor == (uint32_t)r->mig_caps[k])
+            if (gs->migs[i].has_cap && caps[k] >= 0 && gs->migs[i].cap_minor == (uint32_t)caps[k])
                 m = &gs->migs[i];
     return m;
 }
@@ -268,7 +286,8 @@ const struct pna_gpu_mig *pna_podres_row_mig(const struct pna_podres_row *r,
 bool pna_podres_row_on_partition(const struct pna_podres_row *r,
                                  const struct pna_gpu_partition *p)
 {
-    return r->render_minor >= 0 && p->has_render && p->render_minor == (uint32_t)r->render_minor;
+    return r->dra && r->dra->render_minor >= 0 && p->has_render &&
+           p->render_minor == (uint32_t)r->dra->render_minor;
 }
 
 uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s)
@@ -280,6 +299,8 @@ void pna_podres_snap_free(struct pna_podres_snap *s)
 {
     if (!s)
         return;
+    for (size_t i = 0; i < s->count; i++)
+        free(s->rows[i].dra);
     free(s->rows);
     free(s);
 }

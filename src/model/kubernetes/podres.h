@@ -23,7 +23,9 @@ struct pna_gpu_mig;
 struct pna_gpu_partition;
 struct pna_gpu_snap;
 
-#define PNA_PODRES_DRA_NODES 8   /* device nodes kept per DRA device; more are left out */
+#define PNA_PODRES_DRA_NODES 8    /* device nodes kept per DRA device; more are left out */
+#define PNA_PODRES_MAX_CDI 4      /* CDI devices kept per DRA device; more are ignored */
+#define PNA_PODRES_CDI_NAME_MAX 160 /* a longer CDI device name is ignored */
 
 /* A device node a DRA device's CDI devices inject (as the CDI spec says it). */
 struct pna_podres_node {
@@ -33,6 +35,32 @@ struct pna_podres_node {
     bool has_numbers;
     uint32_t major, minor;
 };
+
+/* A device of a DRA claim, as the kubelet names it (its claim, the driver,
+ * pool and device of the driver's ResourceSlice, the CDI devices injected
+ * for it), and what the poller resolved it to through the CDI specs
+ * (sources/kubernetes/dra.h): the CDI device whose entry gave the nodes, and
+ * the nodes; pna_podres_finish() reads what the nodes are.  Allocated for a
+ * DRA row alone, so that the device plugins' rows do not carry it. */
+struct pna_podres_dra {
+    char claim_namespace[64];
+    char claim_name[254];
+    char driver[64];          /* "gpu.nvidia.com", "gpu.amd.com", "dra.net" */
+    char pool[254];           /* the ResourceSlice pool: usually the node's name */
+    char device[64];          /* the driver's name: "gpu-0", "gpu-0-mig-9-4-1", "eth1" */
+    uint8_t n_cdi;
+    char cdi[PNA_PODRES_MAX_CDI][PNA_PODRES_CDI_NAME_MAX];  /* "k8s.gpu.nvidia.com/device=gpu-0" */
+    char cdi_device[PNA_PODRES_CDI_NAME_MAX];  /* the one whose spec entry resolved; "" none */
+    uint8_t n_nodes;
+    struct pna_podres_node nodes[PNA_PODRES_DRA_NODES];
+    int32_t nv_minor;         /* /dev/nvidiaN among the nodes; -1 none */
+    int32_t render_minor;     /* /dev/dri/renderDN; -1 none */
+    int32_t mig_caps[2];      /* /dev/nvidia-caps/nvidia-capN (GPU and compute
+                                 instance access); -1 none */
+};
+
+/* A new DRA part, zeroed with its minors -1; NULL when out of memory. */
+struct pna_podres_dra *pna_podres_dra_new(void);
 
 struct pna_podres_row {
     uint32_t index;         /* primusPodResourceIndex: kept while the row lives */
@@ -48,22 +76,9 @@ struct pna_podres_row {
     char gpu_key[128];      /* what names the GPU: the id without a sharing
                                suffix ("GPU-<uuid>" of "GPU-<uuid>::3"), "" none */
     char rdma_dev[64];      /* the RDMA device the id resolves to ("mlx5_0") */
-
-    /* A device of a DRA claim (driver set; resource and id empty).  The
-     * poller resolves it through the CDI specs (sources/kubernetes/dra.h);
-     * pna_podres_finish() reads what the nodes are. */
-    char claim_namespace[64];
-    char claim_name[254];
-    char driver[64];
-    char pool[254];
-    char device[64];
-    char cdi_device[160];   /* the CDI device whose spec entry resolved; "" none */
-    uint8_t n_nodes;
-    struct pna_podres_node nodes[PNA_PODRES_DRA_NODES];
-    int32_t nv_minor;       /* /dev/nvidiaN among the nodes; -1 none */
-    int32_t render_minor;   /* /dev/dri/renderDN; -1 none */
-    int32_t mig_caps[2];    /* /dev/nvidia-caps/nvidia-capN (GPU and compute
-                               instance access); -1 none */
+    struct pna_podres_dra *dra;  /* a DRA claim's device (resource and id
+                                    empty); NULL for a device plugin's id.
+                                    Owned by the row's snapshot. */
 };
 
 /* PNA_DOM_PODRES.  Rows sorted by (namespace, pod, container, resource, id);
@@ -78,8 +93,7 @@ struct pna_podres_snap {
     uint32_t gpus_allocatable; /* pna_podres_gpus_allocatable(), set by pna_podres_finish */
 };
 
-/* Append a zeroed row (numa_node and the DRA minors -1); NULL when out of
- * memory. */
+/* Append a zeroed row (numa_node -1, no DRA part); NULL when out of memory. */
 struct pna_podres_row *pna_podres_add(struct pna_podres_snap *s);
 
 /* The assigned rows with RESOURCE and ID (any container). */
@@ -117,13 +131,14 @@ bool pna_podres_row_on_partition(const struct pna_podres_row *r,
 /* Whether R is a DRA claim's device (not a device plugin's id). */
 static inline bool pna_podres_row_is_dra(const struct pna_podres_row *r)
 {
-    return r->driver[0] != '\0';
+    return r->dra != NULL;
 }
 
 /* GPUs the kubelet can allocate: allocatable GPU and MIG rows (distinct
  * resource and id), as counted by pna_podres_finish(). */
 uint32_t pna_podres_gpus_allocatable(const struct pna_podres_snap *s);
 
+/* Frees the rows' DRA parts too. */
 void pna_podres_snap_free(struct pna_podres_snap *s);
 
 /* primusPodResourceKind's label of KIND ("gpu", "mig", "rdma", "other"). */

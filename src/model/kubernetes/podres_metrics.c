@@ -5,6 +5,7 @@
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "model/gpu/gpu.h"
@@ -105,7 +106,7 @@ static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
     const struct pna_ib_device *dev;
     const struct pna_ib_port *port;
     /* A DRA NIC's device name is its interface (dranet). */
-    const char *netdev = pna_podres_row_is_dra(p) ? p->device : p->id;
+    const char *netdev = p->dra ? p->dra->device : p->id;
     if (pna_ib_find_netdev(&is->model, netdev, &dev, &port) && strcmp(dev->name, p->rdma_dev) == 0) {
         pna_value_u64(out, port->num);
         return;
@@ -114,6 +115,25 @@ static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
     if (dev && dev->n_ports == 1)
         pna_value_u64(out, dev->ports[0].num);
 }
+
+/* A text member of the row's DRA part; "" for a device plugin's id. */
+static void dra_text(const struct pna_row *r, size_t offset, struct pna_value *out)
+{
+    const struct pna_podres_dra *d = row_of(r)->dra;
+    pna_value_text(out, d ? (const char *)d + offset : "");
+}
+
+#define DRA_TEXT(fn, member)                                                   \
+    static void fn(const struct pna_row *r, struct pna_value *out)             \
+    {                                                                          \
+        dra_text(r, offsetof(struct pna_podres_dra, member), out);             \
+    }
+DRA_TEXT(get_claim_namespace, claim_namespace)
+DRA_TEXT(get_claim_name, claim_name)
+DRA_TEXT(get_driver, driver)
+DRA_TEXT(get_pool, pool)
+DRA_TEXT(get_device, device)
+DRA_TEXT(get_cdi_device, cdi_device)
 
 #define U32 PNA_SYNTAX_UNSIGNED
 #define INT PNA_SYNTAX_INTEGER
@@ -153,17 +173,17 @@ static const struct pna_metric podres_metrics[] = {
       .max = 255, .label = "rdma_port", .json = "rdma_port" },
     /* A DRA claim's device (empty for a device plugin's id). */
     { .column = 15, .object = "primusPodResourceClaimNamespace", .syntax = TEXT,
-      .field = ROW(claim_namespace), .label = "claim_namespace", .json = "claim_namespace" },
-    { .column = 16, .object = "primusPodResourceClaimName", .syntax = TEXT,
-      .field = ROW(claim_name), .label = "claim", .json = "claim" },
-    { .column = 17, .object = "primusPodResourceDriver", .syntax = TEXT, .field = ROW(driver),
+      .get = get_claim_namespace, .label = "claim_namespace", .json = "claim_namespace" },
+    { .column = 16, .object = "primusPodResourceClaimName", .syntax = TEXT, .get = get_claim_name,
+      .label = "claim", .json = "claim" },
+    { .column = 17, .object = "primusPodResourceDriver", .syntax = TEXT, .get = get_driver,
       .label = "driver", .json = "driver" },
-    { .column = 18, .object = "primusPodResourcePool", .syntax = TEXT, .field = ROW(pool),
+    { .column = 18, .object = "primusPodResourcePool", .syntax = TEXT, .get = get_pool,
       .label = "pool", .json = "pool" },
-    { .column = 19, .object = "primusPodResourceDevice", .syntax = TEXT, .field = ROW(device),
+    { .column = 19, .object = "primusPodResourceDevice", .syntax = TEXT, .get = get_device,
       .label = "dra_device", .json = "dra_device" },
-    { .column = 20, .object = "primusPodResourceCdiDevice", .syntax = TEXT,
-      .field = ROW(cdi_device), .label = "cdi_device", .json = "cdi_device" },
+    { .column = 20, .object = "primusPodResourceCdiDevice", .syntax = TEXT, .get = get_cdi_device,
+      .label = "cdi_device", .json = "cdi_device" },
 };
 
 /* primusPodResourceIndex: kept while the assignment lives. */

@@ -148,8 +148,8 @@ static size_t rdma_nodes(struct lookup *lk, const struct pna_podres_row *r,
 static size_t dra_nodes(struct lookup *lk, const struct pna_podres_row *r,
                         struct pna_container_device *out)
 {
-    for (size_t i = 0; i < r->n_nodes; i++) {
-        const struct pna_podres_node *n = &r->nodes[i];
+    for (size_t i = 0; i < r->dra->n_nodes; i++) {
+        const struct pna_podres_node *n = &r->dra->nodes[i];
         struct pna_container_device *d = &out[i];
         memset(d, 0, sizeof *d);
         snprintf(d->path, sizeof d->path, "%s", n->path);
@@ -162,7 +162,7 @@ static size_t dra_nodes(struct lookup *lk, const struct pna_podres_row *r,
             !pna_devmap_host_numbers(lk->roots, n->host_path[0] ? n->host_path : n->path, d))
             pna_devmap_classify(d);
     }
-    return r->n_nodes;
+    return r->dra->n_nodes;
 }
 
 /* The nodes row R stands for, into OUT (MAX_ROW_NODES); how many. */

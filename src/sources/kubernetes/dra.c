@@ -57,7 +57,7 @@ static bool dashed_pci(const char *name, char *out, size_t cap)
 }
 
 /* The row's nodes from CDI node N, unless one with its path is there. */
-static void add_node(struct pna_podres_row *r, const struct pna_cdi_node *n)
+static void add_node(struct pna_podres_dra *r, const struct pna_cdi_node *n)
 {
     if (r->n_nodes >= PNA_PODRES_DRA_NODES || strlen(n->path) >= sizeof r->nodes[0].path ||
         strlen(n->host_path) >= sizeof r->nodes[0].host_path)
@@ -76,10 +76,10 @@ static void add_node(struct pna_podres_row *r, const struct pna_cdi_node *n)
 }
 
 /* Resolve D's CDI names: the nodes of every one a spec defines, and the
- * first one with nodes (else the first defined) as cdi_device.  The index
+ * first one with nodes (else the first defined) as its cdi_device.  The index
  * of the first name no spec defines in *MISSING (-1 none). */
-static void resolve_cdi(const struct pna_cdi_registry *cdi, const struct pna_podres_device *d,
-                        struct pna_podres_row *r, int *missing)
+static void resolve_cdi(const struct pna_cdi_registry *cdi, struct pna_podres_dra *d,
+                        int *missing)
 {
     *missing = -1;
     const char *first_defined = NULL;
@@ -93,21 +93,21 @@ static void resolve_cdi(const struct pna_cdi_registry *cdi, const struct pna_pod
         }
         if (!first_defined)
             first_defined = d->cdi[i];
-        if (n > 0 && !r->cdi_device[0])
-            pna_strlcpy(r->cdi_device, d->cdi[i], sizeof r->cdi_device);
+        if (n > 0 && !d->cdi_device[0])
+            pna_strlcpy(d->cdi_device, d->cdi[i], sizeof d->cdi_device);
         for (int k = 0; k < n; k++)
-            add_node(r, nodes[k]);
+            add_node(d, nodes[k]);
     }
-    if (!r->cdi_device[0] && first_defined)
-        pna_strlcpy(r->cdi_device, first_defined, sizeof r->cdi_device);
+    if (!d->cdi_device[0] && first_defined)
+        pna_strlcpy(d->cdi_device, first_defined, sizeof d->cdi_device);
 }
 
 /* What the row's nodes open, as the container device table says it: the
  * first GPU's PCI address into gpu_key, the first RDMA device. */
 static void node_owners(const struct pna_roots *roots, struct pna_podres_row *r)
 {
-    for (size_t i = 0; i < r->n_nodes; i++) {
-        const struct pna_podres_node *n = &r->nodes[i];
+    for (size_t i = 0; i < r->dra->n_nodes; i++) {
+        const struct pna_podres_node *n = &r->dra->nodes[i];
         struct pna_container_device dev;
         memset(&dev, 0, sizeof dev);
         snprintf(dev.path, sizeof dev.path, "%s", n->host_path[0] ? n->host_path : n->path);
@@ -132,22 +132,22 @@ static void name_owner(const struct pna_roots *roots, struct pna_podres_row *r)
     char pci[16];
     if (r->rdma_dev[0] || r->gpu_key[0])
         return;
-    if (!pna_podres_rdma_of(roots, r->device, r->rdma_dev, sizeof r->rdma_dev) &&
-        dashed_pci(r->device, pci, sizeof pci))
+    if (!pna_podres_rdma_of(roots, r->dra->device, r->rdma_dev, sizeof r->rdma_dev) &&
+        dashed_pci(r->dra->device, pci, sizeof pci))
         pna_podres_rdma_of(roots, pci, r->rdma_dev, sizeof r->rdma_dev);
 }
 
 bool pna_dra_resolve(const struct pna_roots *roots, const struct pna_cdi_registry *cdi,
-                     const struct pna_podres_device *d, struct pna_podres_row *r, char *why,
-                     size_t whylen)
+                     struct pna_podres_row *r, char *why, size_t whylen)
 {
+    struct pna_podres_dra *d = r->dra;
     int missing;
-    resolve_cdi(cdi, d, r, &missing);
+    resolve_cdi(cdi, d, &missing);
     node_owners(roots, r);
     name_owner(roots, r);
-    if (r->n_nodes || r->rdma_dev[0] || missing < 0)
+    if (d->n_nodes || r->rdma_dev[0] || missing < 0)
         return true;   /* resolved, or nothing to resolve by: a plain row */
-    snprintf(why, whylen, "%.40s/%.40s/%.40s: no CDI spec defines %.100s", r->driver, r->pool,
-             r->device, d->cdi[missing]);
+    snprintf(why, whylen, "%.40s/%.40s/%.40s: no CDI spec defines %.100s", d->driver, d->pool,
+             d->device, d->cdi[missing]);
     return false;
 }

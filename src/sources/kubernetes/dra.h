@@ -32,12 +32,12 @@
 
 #include "core/roots.h"
 #include "model/kubernetes/podres.h"
-#include "sources/kubernetes/podresources.h"
 
 struct pna_cdi_registry;
 
-/* Resolve DRA row R (its CDI names in D, the decoded device) through CDI
- * (may be NULL: no spec resolves) and sysfs.  False when it resolved to
+/* Resolve DRA row R (R->dra set, with the kubelet's CDI names) through CDI
+ * (may be NULL: no spec resolves) and sysfs: R->dra's cdi_device and nodes,
+ * R's gpu_key and rdma_dev.  False when it resolved to
  * nothing though it names a CDI device that no spec defines (the driver's
  * spec is missing, or names another device), with one line in WHY
  * ("gpu.nvidia.com/node-1/gpu-7: no CDI spec defines
@@ -46,8 +46,7 @@ struct pna_cdi_registry;
  * devices without device nodes, and no NIC of its name) is true and stays
  * a plain row, as an unknown driver's device does. */
 bool pna_dra_resolve(const struct pna_roots *roots, const struct pna_cdi_registry *cdi,
-                     const struct pna_podres_device *d, struct pna_podres_row *r, char *why,
-                     size_t whylen);
+                     struct pna_podres_row *r, char *why, size_t whylen);
 
 /* The RDMA device under NAME, a PCI address ("0000:3b:00.2") or network
  * interface: sysfs bus/pci/devices/<NAME>/infiniband/<dev> or

@@ -29,6 +29,8 @@ void pna_podres_set_init(struct pna_podres_set *set)
 
 void pna_podres_set_free(struct pna_podres_set *set)
 {
+    for (size_t i = 0; i < set->count; i++)
+        free(set->rows[i].dra);
     free(set->rows);
     pna_podres_set_init(set);
 }
@@ -125,7 +127,7 @@ static struct pna_podres_device *new_row(struct pna_podres_set *out, const char 
 /* The CDI device names of RES, as many as fit (PNA_PODRES_MAX_CDI); a name
  * too long to keep whole is left out (a cut name resolves to nothing or to
  * another device). */
-static void copy_cdi_names(struct pna_podres_device *d, const V1__ClaimResource *res)
+static void copy_cdi_names(struct pna_podres_dra *d, const V1__ClaimResource *res)
 {
     for (size_t i = 0; i < res->n_cdi_devices && d->n_cdi < PNA_PODRES_MAX_CDI; i++) {
         const V1__CDIDevice *c = res->cdi_devices[i];
@@ -134,32 +136,57 @@ static void copy_cdi_names(struct pna_podres_device *d, const V1__ClaimResource 
     }
 }
 
+/* The DRA part of claim resource RES of claim DYN, or NULL: *DROPPED when
+ * a name is too long to keep whole or the driver is missing (the API
+ * requires one), else out of memory. */
+static struct pna_podres_dra *claim_device(const V1__DynamicResource *dyn,
+                                           const V1__ClaimResource *res, bool *dropped)
+{
+    *dropped = true;
+    if (!res || !res->driver_name || !res->driver_name[0])
+        return NULL;
+    struct pna_podres_dra *d = pna_podres_dra_new();
+    if (!d) {
+        *dropped = false;
+        return NULL;
+    }
+    if (!fits_copy(d->claim_namespace, sizeof d->claim_namespace, dyn->claim_namespace) ||
+        !fits_copy(d->claim_name, sizeof d->claim_name, dyn->claim_name) ||
+        !fits_copy(d->driver, sizeof d->driver, res->driver_name) ||
+        !fits_copy(d->pool, sizeof d->pool, res->pool_name) ||
+        !fits_copy(d->device, sizeof d->device, res->device_name)) {
+        free(d);
+        return NULL;
+    }
+    copy_cdi_names(d, res);
+    return d;
+}
+
 /* One row per claim resource of DYN (a DRA claim container CONTAINER of pod
  * NS/POD references).  -1 only when memory runs out. */
 static int add_claim(struct pna_podres_set *out, const V1__DynamicResource *dyn,
                      const char *pod, const char *ns, const char *container)
 {
     for (size_t i = 0; dyn && i < dyn->n_claim_resources; i++) {
-        const V1__ClaimResource *res = dyn->claim_resources[i];
         bool dropped;
+        if (out->n_dra >= PNA_PODRES_MAX_DRA_DEVICES) {
+            out->dropped++;
+            continue;
+        }
         struct pna_podres_device *d = new_row(out, pod, ns, container, &dropped);
         if (!d) {
             if (!dropped)
                 return -1;
             continue;
         }
-        /* A device without its driver names nothing (the API requires one). */
-        if (!res || !res->driver_name || !res->driver_name[0] ||
-            !fits_copy(d->claim_namespace, sizeof d->claim_namespace, dyn->claim_namespace) ||
-            !fits_copy(d->claim_name, sizeof d->claim_name, dyn->claim_name) ||
-            !fits_copy(d->driver, sizeof d->driver, res->driver_name) ||
-            !fits_copy(d->pool, sizeof d->pool, res->pool_name) ||
-            !fits_copy(d->device, sizeof d->device, res->device_name)) {
+        if (!(d->dra = claim_device(dyn, dyn->claim_resources[i], &dropped))) {
+            if (!dropped)
+                return -1;
             out->dropped++;
             continue;
         }
-        copy_cdi_names(d, res);
         out->count++;
+        out->n_dra++;
     }
     return 0;
 }
