@@ -81,8 +81,9 @@ struct pna_podres_row {
                                     Owned by the row's snapshot. */
 };
 
-/* PNA_DOM_PODRES.  Rows sorted by (namespace, pod, container, resource, id);
- * devices no container holds (empty pod) first. */
+/* PNA_DOM_PODRES.  Rows sorted by (namespace, pod, container, resource, id),
+ * then a container's DRA devices by (claim namespace, claim, driver, pool,
+ * device); devices no container holds (empty pod) first. */
 struct pna_podres_snap {
     struct pna_snap base;
     bool socket_seen;       /* the socket exists (a Kubernetes node) */
