@@ -211,10 +211,13 @@ TABLES = {
         component="containers"),
     "primusPodResourceTable": dict(
         rule="Pod resources", prefix="primusPodResource",
-        name="Device {#RESOURCE} {#DEVICE_ID} [{#NAMESPACE}/{#POD}]",
+        # A device plugin's row has a resource and id, a DRA claim's device a
+        # driver and device name (the other two empty).
+        name="Device {#RESOURCE}{#DRIVER} {#DEVICE_ID}{#DRA_DEVICE} [{#NAMESPACE}/{#POD}]",
         index=[("POD_RESOURCE_INDEX", "n")],
         columns={"RESOURCE": "primusPodResourceName", "DEVICE_ID": "primusPodResourceDeviceId",
-                 "POD": "primusPodResourcePod", "NAMESPACE": "primusPodResourceNamespace"},
+                 "POD": "primusPodResourcePod", "NAMESPACE": "primusPodResourceNamespace",
+                 "DRIVER": "primusPodResourceDriver", "DRA_DEVICE": "primusPodResourceDevice"},
         lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="kubernetes"),
     "primusPodStorageTable": dict(
         rule="Pod storage", prefix="primusPod", name="Pod {#NAMESPACE}/{#POD}",

@@ -64,9 +64,14 @@ enum pna_dev_family {
  * a device.  A device found through several sources is one row; the row
  * names the source of highest precedence:
  *
- *   podResources > cdi > nvidiaRuntimeEnv > dockerRequest > specDevice > cgroup
+ *   draClaim > podResources > cdi > nvidiaRuntimeEnv > dockerRequest > specDevice > cgroup
  *
- * The kubelet's allocation is the scheduler's truth; a CDI name and
+ * The kubelet's allocation is the scheduler's truth.  A DRA claim's nodes
+ * rank just above a device plugin's: both are the kubelet's, but a claim's
+ * are the nodes its driver's CDI spec injected, where a device plugin's id
+ * becomes a node by the agent's inference (a GPU UUID to its minor); a
+ * device is a device plugin's or a DRA driver's, so the two seldom meet on
+ * one node.  A CDI name and
  * NVIDIA_VISIBLE_DEVICES say which GPU was asked for, where linux.devices
  * only shows what the runtime wrote; the allow-list is the least specific
  * (runtimes put long default lists there).  Among sources of equal rank the
@@ -79,12 +84,14 @@ enum pna_dev_source {
     PNA_DEVS_POD_RESOURCES = 4,    /* the kubelet pod-resources API */
     PNA_DEVS_CDI = 5,              /* a CDI device named by a cdi.k8s.io/ annotation */
     PNA_DEVS_NVIDIA_ENV = 6,       /* NVIDIA_VISIBLE_DEVICES in the spec's process.env */
+    PNA_DEVS_DRA_CLAIM = 7,        /* a DRA claim's device (pod-resources dynamic_resources) */
 };
 
 /* The precedence of SOURCE (enum pna_dev_source): higher wins. */
 static inline int pna_dev_source_rank(uint8_t source)
 {
     switch (source) {
+    case PNA_DEVS_DRA_CLAIM: return 7;
     case PNA_DEVS_POD_RESOURCES: return 6;
     case PNA_DEVS_CDI: return 5;
     case PNA_DEVS_NVIDIA_ENV: return 4;

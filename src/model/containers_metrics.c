@@ -330,6 +330,7 @@ static const char *const source_names[] = {
     [PNA_CONTAINER_DEVICE_SOURCE_POD_RESOURCES] = "podResources",
     [PNA_CONTAINER_DEVICE_SOURCE_CDI] = "cdi",
     [PNA_CONTAINER_DEVICE_SOURCE_NVIDIA_RUNTIME_ENV] = "nvidiaRuntimeEnv",
+    [PNA_CONTAINER_DEVICE_SOURCE_DRA_CLAIM] = "draClaim",
 };
 static const struct pna_enum source_enum = PNA_ENUM(source_names);
 
@@ -349,6 +350,7 @@ static void get_source(const struct pna_row *r, struct pna_value *out)
     case PNA_DEVS_NVIDIA_ENV:
         pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_NVIDIA_RUNTIME_ENV);
         return;
+    case PNA_DEVS_DRA_CLAIM: pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_DRA_CLAIM); return;
     }
     pna_value_i64(out, PNA_CONTAINER_DEVICE_SOURCE_SPEC_DEVICE);
 }

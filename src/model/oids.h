@@ -294,6 +294,7 @@ enum pna_mib_container_device_source { /* values of primusContainerDeviceSource 
     PNA_CONTAINER_DEVICE_SOURCE_POD_RESOURCES = 4,      /* podResources */
     PNA_CONTAINER_DEVICE_SOURCE_CDI = 5,                /* cdi */
     PNA_CONTAINER_DEVICE_SOURCE_NVIDIA_RUNTIME_ENV = 6, /* nvidiaRuntimeEnv */
+    PNA_CONTAINER_DEVICE_SOURCE_DRA_CLAIM = 7,          /* draClaim */
 };
 enum pna_mib_storage_source { /* values of primusStorageSource */
     PNA_STORAGE_SOURCE_KUBELET = 1,          /* kubelet */

@@ -1,6 +1,7 @@
 /* pollers/podres_poller.c -- the "podresources" poller: the kubelet's
  * pod-resources API (List and GetAllocatableResources) on its unix socket,
- * each id resolved to what it names on this node.  Shown as disabled, and
+ * each id resolved to what it names on this node, each DRA claim's device
+ * through the node's CDI specs (sources/kubernetes/dra.h).  Shown as disabled, and
  * retried quietly, while the socket does not exist (a node without a
  * kubelet); a socket that stops answering is an error like any source's, the
  * last good rows still served. */
@@ -10,7 +11,6 @@
 #include "pollers/pollers.h"
 #include "util/fileio.h"
 
-#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 
 #if HAVE_PROTOBUF_C
+#include "sources/containers/cdi.h"
+#include "sources/kubernetes/dra.h"
 #include "sources/kubernetes/podresources.h"
 #include "transport/grpc_client.h"
 #endif
@@ -31,6 +33,14 @@ struct podres_state {
     char socket[512];
     const char *node_name;   /* nodeName, NULL unset: carried into each snapshot */
     struct pna_grpc_client *grpc;
+    struct pna_cdi_registry *cdi;   /* the node's CDI specs, for DRA devices; cached by mtime */
+};
+
+/* What the DRA devices of one poll left unresolved (plain rows), said as
+ * the poll's partial error. */
+struct dra_misses {
+    unsigned count;
+    char first[200];
 };
 
 static bool socket_present(const char *path)
@@ -61,46 +71,26 @@ static int podres_init(void **state, const struct pna_config *cfg, const void *s
     }
     st->roots = cfg->roots;
     st->node_name = cfg->node_name;
+    st->cdi = pna_cdi_registry_new();   /* NULL (out of memory): no DRA device resolves */
     memcpy(st->socket, path, sizeof st->socket);
     *state = st;
     return 0;
 }
 
-/* The first entry of DIR that is not "." or "..", into NAME; false if none. */
-static bool first_entry(const char *dir, char *name, size_t cap)
+/* Take the DRA part of D into R and resolve the device (a miss is counted
+ * in MISSES: the row stays, kind other). */
+static void add_dra(struct podres_state *st, struct pna_podres_row *r, struct pna_podres_device *d,
+                    struct dra_misses *misses)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    const struct dirent *e;
-    bool found = false;
-    while (!found && (e = readdir(d)))
-        if (e->d_name[0] != '.' && strlen(e->d_name) < cap) {
-            memcpy(name, e->d_name, strlen(e->d_name) + 1);
-            found = true;
-        }
-    closedir(d);
-    return found;
+    r->dra = d->dra;
+    d->dra = NULL;
+    char why[200];
+    if (!pna_dra_resolve(&st->roots, st->cdi, r, why, sizeof why) && !misses->count++)
+        pna_strlcpy(misses->first, why, sizeof misses->first);
 }
 
-/* The RDMA device behind ID when it is a PCI address (an SR-IOV VF, a whole
- * HCA) or a network interface: sysfs bus/pci/devices/<id>/infiniband/<dev>
- * or class/net/<id>/device/infiniband/<dev>.  Ids with '/' or ".." name no
- * sysfs entry of that kind and are not looked up. */
-static void resolve_rdma(const struct pna_roots *roots, struct pna_podres_row *r)
-{
-    if (strchr(r->id, '/') || strstr(r->id, "..") || !r->id[0])
-        return;
-    char dir[600];
-    if (pna_path(dir, sizeof dir, roots->sysfs, "/bus/pci/devices/%s/infiniband", r->id) == 0 &&
-        first_entry(dir, r->rdma_dev, sizeof r->rdma_dev))
-        return;
-    if (pna_path(dir, sizeof dir, roots->sysfs, "/class/net/%s/device/infiniband", r->id) == 0)
-        first_entry(dir, r->rdma_dev, sizeof r->rdma_dev);
-}
-
-static int add_row(struct pna_podres_snap *s, const struct pna_podres_device *d, bool assigned,
-                   const struct pna_roots *roots)
+static int add_row(struct pna_podres_snap *s, struct pna_podres_device *d, bool assigned,
+                   struct podres_state *st, struct dra_misses *misses)
 {
     struct pna_podres_row *r = pna_podres_add(s);
     if (!r)
@@ -115,35 +105,56 @@ static int add_row(struct pna_podres_snap *s, const struct pna_podres_device *d,
         memcpy(r->pod_namespace, d->pod_namespace, sizeof r->pod_namespace);
         memcpy(r->container, d->container, sizeof r->container);
     }
-    resolve_rdma(roots, r);
+    if (d->dra)
+        add_dra(st, r, d, misses);
+    else
+        pna_podres_rdma_of(&st->roots, r->id, r->rdma_dev, sizeof r->rdma_dev);
     return 0;
 }
 
 /* One row per assignment, then one per allocatable id no container holds;
  * an assignment of an allocatable id is marked so. */
-static int build_rows(struct pna_podres_snap *s, const struct pna_podres_set *assigned,
-                      const struct pna_podres_set *allocatable, const struct pna_roots *roots)
+static int build_rows(struct pna_podres_snap *s, struct pna_podres_set *assigned,
+                      struct pna_podres_set *allocatable, struct podres_state *st,
+                      struct dra_misses *misses)
 {
     for (size_t i = 0; i < assigned->count; i++)
-        if (add_row(s, &assigned->rows[i], true, roots) < 0)
+        if (add_row(s, &assigned->rows[i], true, st, misses) < 0)
             return -1;
     size_t n_assigned = s->count;
     for (size_t i = 0; i < allocatable->count; i++) {
-        const struct pna_podres_device *d = &allocatable->rows[i];
+        struct pna_podres_device *d = &allocatable->rows[i];
         bool held = false;
         for (size_t j = 0; j < n_assigned; j++) {
             struct pna_podres_row *r = &s->rows[j];
-            if (strcmp(r->id, d->id) == 0 && strcmp(r->resource, d->resource) == 0) {
+            /* A DRA device is never allocatable: GetAllocatableResources
+             * lists device plugins' ids alone. */
+            if (!pna_podres_row_is_dra(r) && strcmp(r->id, d->id) == 0 &&
+                strcmp(r->resource, d->resource) == 0) {
                 r->allocatable = true;
                 if (r->numa_node < 0)
                     r->numa_node = d->numa_node;
                 held = true;
             }
         }
-        if (!held && add_row(s, d, false, roots) < 0)
+        if (!held && add_row(s, d, false, st, misses) < 0)
             return -1;
     }
     return 0;
+}
+
+/* The poll's partial error for its DRA devices: those left plain rows, and
+ * malformed CDI spec files (skipped, the others still read). */
+static void dra_partial(const struct podres_state *st, bool has_dra, const struct dra_misses *m,
+                        char *err, size_t errlen)
+{
+    const char *cdi_why = "";
+    unsigned cdi_bad = has_dra && st->cdi ? pna_cdi_registry_error(st->cdi, &cdi_why) : 0;
+    if (m->count)
+        snprintf(err, errlen, "%u DRA device(s) not resolved, kept as plain rows: %s%s", m->count,
+                 m->first, cdi_bad ? " (and malformed CDI specs)" : "");
+    else if (cdi_bad)
+        snprintf(err, errlen, "%u malformed CDI spec(s), skipped: %s", cdi_bad, cdi_why);
 }
 
 static void destroy_snap(struct pna_snap *snap)
@@ -164,8 +175,14 @@ static int podres_collect(void *state, const struct pna_snap *prev,
     if (pna_podres_fetch(st->grpc, st->socket, PODRES_CALL_TIMEOUT_MS, &assigned, &allocatable,
                          &has_allocatable, err, errlen) < 0)
         return -1;
+    /* The CDI specs are looked at only when a claim needs them: a stat per
+     * spec file, a parse only of a new or changed one. */
+    bool has_dra = assigned.n_dra > 0;
+    if (has_dra && st->cdi)
+        pna_cdi_registry_refresh(st->cdi, &st->roots);
+    struct dra_misses misses = { 0, "" };
     struct pna_podres_snap *s = calloc(1, sizeof *s);
-    int rc = s ? build_rows(s, &assigned, &allocatable, &st->roots) : -1;
+    int rc = s ? build_rows(s, &assigned, &allocatable, st, &misses) : -1;
     if (rc == 0)
         rc = pna_podres_finish(s, (const struct pna_podres_snap *)prev);
     if (s) {
@@ -185,8 +202,11 @@ static int podres_collect(void *state, const struct pna_snap *prev,
     s->base.taken_ms = pna_now_ms();
     *out = &s->base;
     if (s->dropped)
-        snprintf(err, errlen, "%llu device ids too long to keep whole or over %u per answer, left out",
-                 (unsigned long long)s->dropped, (unsigned)PNA_PODRES_MAX_DEVICES);
+        snprintf(err, errlen, "%llu device ids too long to keep whole or over %u per answer "
+                 "(%u DRA devices), left out", (unsigned long long)s->dropped,
+                 (unsigned)PNA_PODRES_MAX_DEVICES, (unsigned)PNA_PODRES_MAX_DRA_DEVICES);
+    else
+        dra_partial(st, has_dra, &misses, err, errlen);
     return 0;
 }
 
@@ -196,6 +216,7 @@ static void podres_fini(void *state)
     if (!st)
         return;
     pna_grpc_client_free(st->grpc);
+    pna_cdi_registry_free(st->cdi);
     free(st);
 }
 

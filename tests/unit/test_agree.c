@@ -661,6 +661,26 @@ static void podres_row(struct pna_podres_snap *s, const char *ns, const char *po
     snprintf(r->rdma_dev, sizeof r->rdma_dev, "%s", rdma);
 }
 
+/* A DRA claim's device as the poller resolves it: its claim, driver, pool,
+ * device and CDI device; RDMA the RDMA device its name resolved to. */
+static void podres_dra_row(struct pna_podres_snap *s, const char *pod, const char *claim,
+                           const char *driver, const char *device, const char *cdi, int numa,
+                           const char *rdma)
+{
+    podres_row(s, "ml-research", pod, "eval", "", "", numa, false, rdma);
+    struct pna_podres_dra *d = pna_podres_dra_new();
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    s->rows[s->count - 1].dra = d;
+    snprintf(d->claim_namespace, sizeof d->claim_namespace, "ml-research");
+    snprintf(d->claim_name, sizeof d->claim_name, "%s", claim);
+    snprintf(d->driver, sizeof d->driver, "%s", driver);
+    snprintf(d->pool, sizeof d->pool, "gpu-node-07");
+    snprintf(d->device, sizeof d->device, "%s", device);
+    snprintf(d->cdi_device, sizeof d->cdi_device, "%s", cdi);
+}
+
 static void destroy_podres(struct pna_snap *snap)
 {
     pna_podres_snap_free((struct pna_podres_snap *)snap);
@@ -694,6 +714,11 @@ static void publish_pod_resources(void)
     /* The RDMA shared-device plugin's way: the id is the RoCE netdev. */
     podres_row(s, "ml-research", "llm-eval-1", "eval", "rdma/roce_shared", "ens1f0np0", 11, false,
                "mlx5_1");
+    /* DRA: dranet's NIC (named by its interface), an unknown driver's
+     * device resolved to nothing (a plain row). */
+    podres_dra_row(s, "llm-eval-1", "eval-fabric-q2w8", "dra.net", "ens1f0np0", "", 12, "mlx5_1");
+    podres_dra_row(s, "llm-eval-2", "eval-fpga-k9d3x", "fpga.example.com", "slot3",
+                   "example.com/fpga=slot3", 13, "");
     s->socket_seen = s->has_allocatable = true;
     CHECK_INT(pna_podres_finish(s, NULL), 0);
     pna_snap_init(&s->base, destroy_podres);
@@ -1397,7 +1422,8 @@ static void compare_holders(struct exposition *e)
 
 /* primusPodResourceRdmaPort against the fixture's IB tree: mlx5_1 has one
  * port (1), whose RoCE netdev is ens1f0np0; the VF's and the netdev's rows
- * name it, the others none. */
+ * (the device plugin's id, and dranet's DRA device of that name) name it,
+ * the others none. */
 static void check_pod_resource_ports(void)
 {
     size_t named = 0;
@@ -1406,14 +1432,16 @@ static void check_pod_resource_ports(void)
         if (strcmp(c->m->object, "primusPodResourceDeviceId") != 0)
             continue;
         const struct cell *port = cell_in_row(c, "primusPodResourceRdmaPort");
-        if (!strcmp(c->text, "0000:3b:00.2") || !strcmp(c->text, "ens1f0np0")) {
+        const struct cell *dra = cell_in_row(c, "primusPodResourceDevice");
+        const char *name = c->text[0] || !dra ? c->text : dra->text;
+        if (!strcmp(name, "0000:3b:00.2") || !strcmp(name, "ens1f0np0")) {
             CHECK(port != NULL && cell_number(port) == 1);
             named++;
         } else {
             CHECK(port == NULL);
         }
     }
-    CHECK_U64(named, 2);
+    CHECK_U64(named, 3);
 }
 
 /* primus_ib_port_saturated{counter}: a series for each bit of the port's

@@ -15,7 +15,9 @@
  *
  * Beyond the node exporter's: "container" (its name in the pod) and "pod_resources", the
  * device ids the kubelet assigned it (primusPodResourceTable:
- * [{"resource","device_id","kind","numa_node"}]); a container the kubelet
+ * [{"resource","device_id","kind","numa_node"}], and for a DRA claim's
+ * device also "claim_namespace","claim","driver","pool","dra_device",
+ * "cdi_device", the members of its descriptors); a container the kubelet
  * assigned devices to but whose runtime record the agent does not see is an
  * entry of its own with an empty id and no device nodes. */
 #include "pna_autoconf.h"
@@ -87,6 +89,17 @@ static bool same_holder(const struct pna_podres_row *r, const char *ns, const ch
            strcmp(r->container, container) == 0;
 }
 
+/* A DRA claim's device: its claim and what names it. */
+static void put_dra(json_t *o, const struct pna_podres_dra *d)
+{
+    json_object_set_new(o, "claim_namespace", pna_json_text(d->claim_namespace));
+    json_object_set_new(o, "claim", pna_json_text(d->claim_name));
+    json_object_set_new(o, "driver", pna_json_text(d->driver));
+    json_object_set_new(o, "pool", pna_json_text(d->pool));
+    json_object_set_new(o, "dra_device", pna_json_text(d->device));
+    json_object_set_new(o, "cdi_device", pna_json_text(d->cdi_device));
+}
+
 /* The device ids the kubelet assigned to container CONTAINER of pod NS/POD. */
 static json_t *pod_resources(const struct pna_podres_snap *ps, const char *ns, const char *pod,
                              const char *container)
@@ -101,6 +114,8 @@ static json_t *pod_resources(const struct pna_podres_snap *ps, const char *ns, c
         json_object_set_new(o, "device_id", pna_json_text(r->id));
         json_object_set_new(o, "kind", json_string(pna_podres_kind_name(r->kind)));
         json_object_set_new(o, "numa_node", r->numa_node >= 0 ? json_integer(r->numa_node) : json_null());
+        if (r->dra)
+            put_dra(o, r->dra);
         json_array_append_new(list, o);
     }
     return list;

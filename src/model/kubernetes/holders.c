@@ -12,16 +12,18 @@ static bool row_on_gpu(const struct pna_podres_row *r, const struct pna_gpu *g,
                        const struct pna_gpu_snap *gs)
 {
     if (r->kind == PNA_POD_RESOURCE_KIND_GPU)
-        return pna_podres_names_gpu(r->gpu_key, g->uuid, g->pci_bus_id);
+        return pna_podres_row_on_gpu(r, g);
     if (r->kind != PNA_POD_RESOURCE_KIND_MIG)
         return false;
-    const struct pna_gpu_mig *m = pna_gpu_mig_by_uuid(gs, r->gpu_key);
+    const struct pna_gpu_mig *m = pna_podres_row_mig(r, gs);
     return m && m->gpu_index == g->index;
 }
 
-static bool row_on_mig(const struct pna_podres_row *r, const struct pna_gpu_mig *m)
+/* By its MIG UUID, or (a DRA device) by its access capability node. */
+static bool row_on_mig(const struct pna_podres_row *r, const struct pna_gpu_mig *m,
+                       const struct pna_gpu_snap *gs)
 {
-    return r->kind == PNA_POD_RESOURCE_KIND_MIG && m->uuid[0] && strcmp(r->gpu_key, m->uuid) == 0;
+    return r->kind == PNA_POD_RESOURCE_KIND_MIG && pna_podres_row_mig(r, gs) == m;
 }
 
 /* The runtime record of the container pod-resources row R names, or NULL. */
@@ -126,8 +128,7 @@ void pna_gpu_holders_each(const struct pna_view *v, const struct pna_gpu *g, pna
 
 static bool podres_mig(const struct pna_podres_row *r, const void *what, const void *ctx)
 {
-    (void)ctx;
-    return row_on_mig(r, what);
+    return row_on_mig(r, what, ctx);
 }
 
 static bool container_mig(const struct pna_container_set *set, const struct pna_container *c,
@@ -139,16 +140,16 @@ static bool container_mig(const struct pna_container_set *set, const struct pna_
 
 void pna_mig_holder(const struct pna_view *v, const struct pna_gpu_mig *m, struct pna_holder *h)
 {
-    const struct matcher mm = { podres_mig, container_mig, m, NULL };
+    const struct matcher mm = { podres_mig, container_mig, m, pna_view_snap(v, PNA_DOM_GPU) };
     find_holders(v, &mm, h);
 }
 
-static bool podres_none(const struct pna_podres_row *r, const void *what, const void *ctx)
+/* A DRA device given the partition's render node (AMD's driver injects a
+ * partition's /dev/dri/renderDN); device plugins' ids name whole GPUs. */
+static bool podres_partition(const struct pna_podres_row *r, const void *what, const void *ctx)
 {
-    (void)r;
-    (void)what;
     (void)ctx;
-    return false;
+    return pna_podres_row_is_dra(r) && pna_podres_row_on_partition(r, what);
 }
 
 static bool container_partition(const struct pna_container_set *set, const struct pna_container *c,
@@ -161,6 +162,6 @@ static bool container_partition(const struct pna_container_set *set, const struc
 void pna_partition_holder(const struct pna_view *v, const struct pna_gpu_partition *p,
                           struct pna_holder *h)
 {
-    const struct matcher m = { podres_none, container_partition, p, NULL };
+    const struct matcher m = { podres_partition, container_partition, p, NULL };
     find_holders(v, &m, h);
 }

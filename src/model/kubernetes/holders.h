@@ -37,13 +37,14 @@ typedef void (*pna_holder_fn)(const struct pna_holder *h, void *arg);
 void pna_gpu_holders_each(const struct pna_view *v, const struct pna_gpu *g, pna_holder_fn fn,
                           void *arg);
 
-/* The same for MIG device M: the kubelet's assignment of its MIG UUID first,
- * then the containers given its access capability node. */
+/* The same for MIG device M: the kubelet's assignment of its MIG UUID (or
+ * a DRA claim's device given its access capability node) first, then the
+ * containers given that node. */
 void pna_mig_holder(const struct pna_view *v, const struct pna_gpu_mig *m, struct pna_holder *h);
 
-/* The same for AMD compute partition P: the containers given its render
- * node.  (The kubelet's assignments name whole GPUs; a device plugin's
- * partition ids are not matched yet.) */
+/* The same for AMD compute partition P: a DRA claim's device given its
+ * render node first, then the containers given that node.  (A device
+ * plugin's ids name whole GPUs; its partition ids are not matched yet.) */
 void pna_partition_holder(const struct pna_view *v, const struct pna_gpu_partition *p,
                           struct pna_holder *h);
 

@@ -1,10 +1,11 @@
 /* model/kubernetes/podres_metrics.c -- primusPodResourceTable: the kubelet's device
  * assignments (model/kubernetes/podres.h), one descriptor per value.  The GPU and MIG
- * columns join the row's id with the GPU snapshot of the same view, the RDMA
- * port with the IB snapshot. */
+ * columns join the row's id (or a DRA device's nodes) with the GPU snapshot
+ * of the same view, the RDMA port with the IB snapshot. */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "model/gpu/gpu.h"
@@ -45,13 +46,14 @@ const char *pna_podres_kind_name(uint8_t kind)
     return kind < kind_enum.count && kind_names[kind] ? kind_names[kind] : "other";
 }
 
-/* The MIG device of primusGpuMigTable the row's MIG UUID names, or NULL. */
+/* The MIG device of primusGpuMigTable the row names (its MIG UUID, or a
+ * DRA device's access capability), or NULL. */
 static const struct pna_gpu_mig *mig_of(const struct pna_row *r)
 {
     const struct pna_podres_row *p = row_of(r);
     if (p->kind != PNA_POD_RESOURCE_KIND_MIG)
         return NULL;
-    return pna_gpu_mig_by_uuid(pna_view_snap(r->view, PNA_DOM_GPU), p->gpu_key);
+    return pna_podres_row_mig(p, pna_view_snap(r->view, PNA_DOM_GPU));
 }
 
 /* primusGpuIndex of the GPU the id names (a MIG device's GPU); 0 none. */
@@ -62,7 +64,7 @@ static void get_gpu_index(const struct pna_row *r, struct pna_value *out)
     const struct pna_gpu_mig *m = mig_of(r);
     uint32_t index = m ? m->gpu_index : 0;
     for (size_t i = 0; gs && !index && p->kind == PNA_POD_RESOURCE_KIND_GPU && i < gs->count; i++)
-        if (pna_podres_names_gpu(p->gpu_key, gs->gpus[i].uuid, gs->gpus[i].pci_bus_id))
+        if (pna_podres_row_on_gpu(p, &gs->gpus[i]))
             index = gs->gpus[i].index;
     pna_value_u64(out, index);
 }
@@ -103,7 +105,9 @@ static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
         return;
     const struct pna_ib_device *dev;
     const struct pna_ib_port *port;
-    if (pna_ib_find_netdev(&is->model, p->id, &dev, &port) && strcmp(dev->name, p->rdma_dev) == 0) {
+    /* A DRA NIC's device name is its interface (dranet). */
+    const char *netdev = p->dra ? p->dra->device : p->id;
+    if (pna_ib_find_netdev(&is->model, netdev, &dev, &port) && strcmp(dev->name, p->rdma_dev) == 0) {
         pna_value_u64(out, port->num);
         return;
     }
@@ -111,6 +115,25 @@ static void get_rdma_port(const struct pna_row *r, struct pna_value *out)
     if (dev && dev->n_ports == 1)
         pna_value_u64(out, dev->ports[0].num);
 }
+
+/* A text member of the row's DRA part; "" for a device plugin's id. */
+static void dra_text(const struct pna_row *r, size_t offset, struct pna_value *out)
+{
+    const struct pna_podres_dra *d = row_of(r)->dra;
+    pna_value_text(out, d ? (const char *)d + offset : "");
+}
+
+#define DRA_TEXT(fn, member)                                                   \
+    static void fn(const struct pna_row *r, struct pna_value *out)             \
+    {                                                                          \
+        dra_text(r, offsetof(struct pna_podres_dra, member), out);             \
+    }
+DRA_TEXT(get_claim_namespace, claim_namespace)
+DRA_TEXT(get_claim_name, claim_name)
+DRA_TEXT(get_driver, driver)
+DRA_TEXT(get_pool, pool)
+DRA_TEXT(get_device, device)
+DRA_TEXT(get_cdi_device, cdi_device)
 
 #define U32 PNA_SYNTAX_UNSIGNED
 #define INT PNA_SYNTAX_INTEGER
@@ -148,6 +171,19 @@ static const struct pna_metric podres_metrics[] = {
       .label = "rdma_device", .json = "rdma_device" },
     { .column = 14, .object = "primusPodResourceRdmaPort", .syntax = U32, .get = get_rdma_port,
       .max = 255, .label = "rdma_port", .json = "rdma_port" },
+    /* A DRA claim's device (empty for a device plugin's id). */
+    { .column = 15, .object = "primusPodResourceClaimNamespace", .syntax = TEXT,
+      .get = get_claim_namespace, .label = "claim_namespace", .json = "claim_namespace" },
+    { .column = 16, .object = "primusPodResourceClaimName", .syntax = TEXT, .get = get_claim_name,
+      .label = "claim", .json = "claim" },
+    { .column = 17, .object = "primusPodResourceDriver", .syntax = TEXT, .get = get_driver,
+      .label = "driver", .json = "driver" },
+    { .column = 18, .object = "primusPodResourcePool", .syntax = TEXT, .get = get_pool,
+      .label = "pool", .json = "pool" },
+    { .column = 19, .object = "primusPodResourceDevice", .syntax = TEXT, .get = get_device,
+      .label = "dra_device", .json = "dra_device" },
+    { .column = 20, .object = "primusPodResourceCdiDevice", .syntax = TEXT, .get = get_cdi_device,
+      .label = "cdi_device", .json = "cdi_device" },
 };
 
 /* primusPodResourceIndex: kept while the assignment lives. */
@@ -171,5 +207,6 @@ const struct pna_metric_table pna_podres_metrics = {
     .info_family = "primus_pod_resource_info",
     .info_help = "One series per device id the kubelet assigned to a container or can allocate "
                  "(pod-resources API): resource, device id, pod, container, NUMA node, whether "
-                 "allocatable, what it names (kind, MIG instance, RDMA device and port); always 1",
+                 "allocatable, what it names (kind, MIG instance, RDMA device and port), and for "
+                 "a DRA claim's device its claim, driver, pool, device and CDI device; always 1",
 };

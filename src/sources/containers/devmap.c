@@ -444,3 +444,8 @@ int32_t pna_devmap_render_of_pci(const struct pna_roots *roots, const char *pci)
         return -1;
     return find_numbered(dir, "renderD", NULL, NULL);
 }
+
+void pna_devmap_owner(const struct pna_roots *roots, struct pna_container_device *dev)
+{
+    resolve_owner(roots, dev);
+}

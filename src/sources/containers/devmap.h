@@ -37,6 +37,10 @@ int pna_devmap_resolve(const struct pna_roots *roots, char type, uint32_t major,
  * Shared nodes (kfd, nvidiactl, rdma_cm) belong to no single device. */
 void pna_devmap_owners(const struct pna_roots *roots, struct pna_container_set *set);
 
+/* The same for one classified device DEV (pna_devmap_classify): its
+ * gpu_index or rdma_dev, as pna_devmap_owners() finds them. */
+void pna_devmap_owner(const struct pna_roots *roots, struct pna_container_device *dev);
+
 #define PNA_DEVMAP_MAX_NVIDIA_GPUS 64   /* GPUs of one node read from procfs; more are ignored */
 
 /* One NVIDIA GPU as the driver lists it under procfs driver/nvidia/gpus/<PCI>/. */

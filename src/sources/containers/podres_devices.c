@@ -17,7 +17,8 @@
 #define DRM_MAJOR 226
 #define INFINIBAND_MAJOR 231
 #define UVERBS_MINOR_BASE 192
-#define MAX_ROW_NODES 2   /* a MIG device: its capability and its GPU */
+#define MAX_ROW_NODES PNA_PODRES_DRA_NODES   /* a DRA device's nodes; a device
+                                                plugin's MIG device: its capability and its GPU */
 
 struct lookup {
     const struct pna_roots *roots;
@@ -142,10 +143,34 @@ static size_t rdma_nodes(struct lookup *lk, const struct pna_podres_row *r,
     return 1;
 }
 
+/* A DRA device's nodes, as its CDI spec gave them (the container's path,
+ * numbers from the spec or else from the host's node). */
+static size_t dra_nodes(struct lookup *lk, const struct pna_podres_row *r,
+                        struct pna_container_device *out)
+{
+    for (size_t i = 0; i < r->dra->n_nodes; i++) {
+        const struct pna_podres_node *n = &r->dra->nodes[i];
+        struct pna_container_device *d = &out[i];
+        memset(d, 0, sizeof *d);
+        snprintf(d->path, sizeof d->path, "%s", n->path);
+        d->type = n->type;
+        d->has_numbers = n->has_numbers;
+        d->major = n->major;
+        d->minor = n->minor;
+        d->source = PNA_DEVS_DRA_CLAIM;
+        if (d->has_numbers ||
+            !pna_devmap_host_numbers(lk->roots, n->host_path[0] ? n->host_path : n->path, d))
+            pna_devmap_classify(d);
+    }
+    return r->dra->n_nodes;
+}
+
 /* The nodes row R stands for, into OUT (MAX_ROW_NODES); how many. */
 static size_t row_nodes(struct lookup *lk, const struct pna_podres_row *r,
                         struct pna_container_device *out)
 {
+    if (pna_podres_row_is_dra(r))
+        return dra_nodes(lk, r, out);
     switch (r->kind) {
     case PNA_POD_RESOURCE_KIND_GPU:
         if (strncmp(r->resource, "amd.com/", 8) == 0)

@@ -13,6 +13,9 @@
  *        plus the parent GPU's /dev/nvidiaN
  *   RDMA (rdma_dev set)  /dev/infiniband/uverbsN, 231:192+N, the uverbs node
  *        whose sysfs class/infiniband_verbs/uverbsN/ibdev is rdma_dev
+ *   a DRA claim's device: the device nodes its CDI devices inject (as the
+ *        row holds them, sources/kubernetes/dra.h), with source
+ *        PNA_DEVS_DRA_CLAIM
  *   anything else: no node is known, nothing is added.
  * A container the runtimes did not report gets nothing here (the GPU holder
  * columns and /pods show it from the pod-resources rows themselves). */

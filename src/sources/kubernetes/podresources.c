@@ -3,9 +3,9 @@
  *
  * The messages are unpacked by the code protoc-c generates from
  * podresources.proto at build time; this file only walks the unpacked tree
- * into flat rows, one per device id.  Fields the agent does not read (CPU
- * ids, memory, dynamic resources) are skipped by the unpacker or ignored
- * here.
+ * into flat rows, one per device id, and one per device of each DRA claim
+ * a container got.  Fields the agent does not read (CPU ids, memory) are
+ * skipped by the unpacker or ignored here.
  *
  * A string that does not fit its row field drops the whole device row (and is
  * counted): a cut id could equal another device's id, and a cut pod name
@@ -29,6 +29,8 @@ void pna_podres_set_init(struct pna_podres_set *set)
 
 void pna_podres_set_free(struct pna_podres_set *set)
 {
+    for (size_t i = 0; i < set->count; i++)
+        free(set->rows[i].dra);
     free(set->rows);
     pna_podres_set_init(set);
 }
@@ -95,6 +97,112 @@ static int add_devices(struct pna_podres_set *out, const V1__ContainerDevices *d
     return 0;
 }
 
+/* A new zeroed row of OUT for container CONTAINER of pod NS/POD, or NULL:
+ * *DROPPED when the row limit or a name's length left it out (counted), or
+ * out of memory (*DROPPED false). */
+static struct pna_podres_device *new_row(struct pna_podres_set *out, const char *pod,
+                                         const char *ns, const char *container, bool *dropped)
+{
+    *dropped = true;
+    if (out->count >= PNA_PODRES_MAX_DEVICES) {
+        out->dropped++;
+        return NULL;
+    }
+    if (PNA_ARRAY_RESERVE(out->rows, out->cap, out->count + 1) != 0) {
+        *dropped = false;
+        return NULL;
+    }
+    struct pna_podres_device *d = &out->rows[out->count];
+    memset(d, 0, sizeof *d);
+    d->numa_node = -1;
+    if (!fits_copy(d->pod_name, sizeof d->pod_name, pod) ||
+        !fits_copy(d->pod_namespace, sizeof d->pod_namespace, ns) ||
+        !fits_copy(d->container, sizeof d->container, container)) {
+        out->dropped++;
+        return NULL;
+    }
+    return d;
+}
+
+/* The CDI device names of RES, as many as fit (PNA_PODRES_MAX_CDI); a name
+ * too long to keep whole is left out (a cut name resolves to nothing or to
+ * another device). */
+static void copy_cdi_names(struct pna_podres_dra *d, const V1__ClaimResource *res)
+{
+    for (size_t i = 0; i < res->n_cdi_devices && d->n_cdi < PNA_PODRES_MAX_CDI; i++) {
+        const V1__CDIDevice *c = res->cdi_devices[i];
+        if (c && c->name && c->name[0] && fits_copy(d->cdi[d->n_cdi], sizeof d->cdi[0], c->name))
+            d->n_cdi++;
+    }
+}
+
+/* The DRA part of claim resource RES of claim DYN, or NULL: *DROPPED when
+ * a name is too long to keep whole or the driver is missing (the API
+ * requires one), else out of memory. */
+static struct pna_podres_dra *claim_device(const V1__DynamicResource *dyn,
+                                           const V1__ClaimResource *res, bool *dropped)
+{
+    *dropped = true;
+    if (!res || !res->driver_name || !res->driver_name[0])
+        return NULL;
+    struct pna_podres_dra *d = pna_podres_dra_new();
+    if (!d) {
+        *dropped = false;
+        return NULL;
+    }
+    if (!fits_copy(d->claim_namespace, sizeof d->claim_namespace, dyn->claim_namespace) ||
+        !fits_copy(d->claim_name, sizeof d->claim_name, dyn->claim_name) ||
+        !fits_copy(d->driver, sizeof d->driver, res->driver_name) ||
+        !fits_copy(d->pool, sizeof d->pool, res->pool_name) ||
+        !fits_copy(d->device, sizeof d->device, res->device_name)) {
+        free(d);
+        return NULL;
+    }
+    copy_cdi_names(d, res);
+    return d;
+}
+
+/* One row per claim resource of DYN (a DRA claim container CONTAINER of pod
+ * NS/POD references).  -1 only when memory runs out. */
+static int add_claim(struct pna_podres_set *out, const V1__DynamicResource *dyn,
+                     const char *pod, const char *ns, const char *container)
+{
+    for (size_t i = 0; dyn && i < dyn->n_claim_resources; i++) {
+        bool dropped;
+        if (out->n_dra >= PNA_PODRES_MAX_DRA_DEVICES) {
+            out->dropped++;
+            continue;
+        }
+        struct pna_podres_device *d = new_row(out, pod, ns, container, &dropped);
+        if (!d) {
+            if (!dropped)
+                return -1;
+            continue;
+        }
+        if (!(d->dra = claim_device(dyn, dyn->claim_resources[i], &dropped))) {
+            if (!dropped)
+                return -1;
+            out->dropped++;
+            continue;
+        }
+        out->count++;
+        out->n_dra++;
+    }
+    return 0;
+}
+
+/* Every device id and DRA device of container CTR of pod POD. */
+static int add_container(struct pna_podres_set *out, const V1__PodResources *pod,
+                         const V1__ContainerResources *ctr)
+{
+    int rc = 0;
+    for (size_t d = 0; d < ctr->n_devices && rc == 0; d++)
+        rc = add_devices(out, ctr->devices[d], pod->name, pod->namespace_, ctr->name);
+    for (size_t d = 0; d < ctr->n_dynamic_resources && rc == 0; d++)
+        rc = add_claim(out, ctr->dynamic_resources[d], pod->name, pod->namespace_, ctr->name);
+    return rc;
+}
+
 static void fail_empty(struct pna_podres_set *out, char *err, size_t errlen, const char *what,
                        size_t len)
 {
@@ -116,11 +224,8 @@ int pna_podres_decode_list(const uint8_t *msg, size_t len, struct pna_podres_set
     int rc = 0;
     for (size_t p = 0; p < r->n_pod_resources && rc == 0; p++) {
         const V1__PodResources *pod = r->pod_resources[p];
-        for (size_t c = 0; c < pod->n_containers && rc == 0; c++) {
-            const V1__ContainerResources *ctr = pod->containers[c];
-            for (size_t d = 0; d < ctr->n_devices && rc == 0; d++)
-                rc = add_devices(out, ctr->devices[d], pod->name, pod->namespace_, ctr->name);
-        }
+        for (size_t c = 0; c < pod->n_containers && rc == 0; c++)
+            rc = add_container(out, pod, pod->containers[c]);
     }
     v1__list_pod_resources_response__free_unpacked(r, NULL);
     if (rc != 0) {

@@ -6,21 +6,28 @@
  * Messages are decoded by protobuf-c from the API's proto definition
  * (src/sources/kubernetes/podresources.proto); the call is a unary gRPC call
  * (transport/grpc_client.h).  Only resource names, device ids, pod and
- * container names, namespaces and NUMA nodes are kept: CPU ids, memory and
- * dynamic resources are skipped. */
+ * container names, namespaces, NUMA nodes and the devices of dynamic
+ * resources (DRA claims) are kept: CPU ids and memory are skipped. */
 #ifndef PNA_SOURCES_PODRESOURCES_H
 #define PNA_SOURCES_PODRESOURCES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/kubernetes/podres.h"
+
 struct pna_grpc_client;
 
 #define PNA_PODRES_MAX_BYTES (16u << 20)   /* one response; larger is an error */
 #define PNA_PODRES_MAX_DEVICES 65536       /* rows per response; more are dropped, counted */
+#define PNA_PODRES_MAX_DRA_DEVICES 4096   /* DRA devices per response; more are dropped, counted */
 
 /* One device id: given to a container (List), or allocatable (pod and
- * container empty).  Strings are cut at a UTF-8 boundary with control
+ * container empty).  Or one device of a DRA claim the container got (DRA
+ * set; resource and id empty): its claim, the driver, pool and device that
+ * name it in the driver's ResourceSlice, and the CDI devices injected for
+ * it (at most PNA_PODRES_MAX_CDI, a longer name left out).
+ * Strings are cut at a UTF-8 boundary with control
  * characters replaced (pna_copy_display); an id that does not fit is
  * dropped and counted, never cut (two cut ids could collide). */
 struct pna_podres_device {
@@ -31,15 +38,22 @@ struct pna_podres_device {
     char pod_namespace[64];
     char container[128];
     int32_t numa_node;        /* lowest NUMA node of its topology; -1 none */
+    struct pna_podres_dra *dra;  /* ContainerResources.dynamic_resources' device
+                                    (its resolution empty); NULL for a device
+                                    plugin's id.  Owned by the set, which a
+                                    caller may take it from (setting NULL). */
 };
 
 struct pna_podres_set {
     struct pna_podres_device *rows;
     size_t count, cap;
-    uint64_t dropped;         /* over PNA_PODRES_MAX_DEVICES, or a field too long */
+    uint64_t dropped;         /* over PNA_PODRES_MAX_DEVICES or PNA_PODRES_MAX_DRA_DEVICES,
+                                 or a field too long */
+    size_t n_dra;             /* DRA devices among the rows */
 };
 
 void pna_podres_set_init(struct pna_podres_set *set);
+/* Frees the rows' DRA parts too (those still there). */
 void pna_podres_set_free(struct pna_podres_set *set);
 
 /* Decode a ListPodResourcesResponse / AllocatableResourcesResponse of LEN
