@@ -39,6 +39,7 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_pod_metrics,
     &pna_k8s_metrics,
     &pna_podres_metrics,
+    &pna_slurm_job_metrics,
     NULL,
 };
 
