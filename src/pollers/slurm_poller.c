@@ -4,12 +4,12 @@
  *
  * Shown as disabled, and retried quietly, while no hierarchy has one of
  * Slurm's directories (a node where slurmstepd never ran).  The GPUs a job
- * holds are joined at answer time (model/slurm_holders.h): the snapshot
+ * holds are joined at answer time (model/slurm/slurm_holders.h): the snapshot
  * describes the cgroup tree alone. */
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/events.h"
-#include "model/slurm.h"
+#include "model/slurm/slurm.h"
 #include "pollers/pollers.h"
 #include "sources/slurm/slurm_cgroup.h"
 #include "util/array.h"

@@ -1,5 +1,5 @@
 /* fuzz_slurm_cgroup.c -- libFuzzer harness for the Slurm cgroup readers
- * (model/slurm.c, sources/slurm/slurm_cgroup.c): the input's first line is
+ * (model/slurm/slurm.c, sources/slurm/slurm_cgroup.c): the input's first line is
  * a cgroup path for the path rule (as /proc/PID/cgroup shows one), all of it
  * a devices.list for its parser, and all of it a tree (fuzz.h's "=== PATH"
  * records) whose sys/fs/cgroup the source walks for jobs.  Checked: a job
@@ -9,7 +9,7 @@
  * jobs are sorted, distinct, within PNA_SLURM_MAX_JOBS and named by paths the
  * rule reads as theirs. */
 #include "pna_autoconf.h"
-#include "model/slurm.h"
+#include "model/slurm/slurm.h"
 #include "sources/slurm/slurm_cgroup.h"
 #include "fuzz.h"
 

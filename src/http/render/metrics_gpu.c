@@ -10,7 +10,7 @@
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 #include "model/kubernetes/holders.h"
-#include "model/slurm_holders.h"
+#include "model/slurm/slurm_holders.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -88,7 +88,7 @@ static void holder_series(const struct pna_holder *h, void *arg)
     pna_prom_u64(hs->p, rl.l, rl.n, 1);
 }
 
-/* One series per Slurm job holding the GPU (model/slurm_holders.h), its
+/* One series per Slurm job holding the GPU (model/slurm/slurm_holders.h), its
  * container labels empty. */
 static void job_series(const struct holder_series *hs)
 {

@@ -10,7 +10,7 @@
 
 #include "model/containers.h"
 #include "model/kubernetes/holders.h"
-#include "model/slurm_holders.h"
+#include "model/slurm/slurm_holders.h"
 #include "model/gpu/gpu.h"
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
@@ -166,7 +166,7 @@ static void get_holder_count(const struct pna_row *r, struct pna_value *out)
     pna_value_u64(out, h.count);
 }
 
-/* The Slurm job holding the GPU (model/slurm_holders.h), the lowest of several; none (0)
+/* The Slurm job holding the GPU (model/slurm/slurm_holders.h), the lowest of several; none (0)
  * when no job holds it. */
 static void get_holder_job(const struct pna_row *r, struct pna_value *out)
 {

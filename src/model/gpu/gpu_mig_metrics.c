@@ -9,7 +9,7 @@
 #include "model/metric_tables.h"
 
 #include "model/kubernetes/holders.h"
-#include "model/slurm_holders.h"
+#include "model/slurm/slurm_holders.h"
 #include "model/gpu/gpu.h"
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
@@ -70,7 +70,7 @@ static void get_namespace(const struct pna_row *r, struct pna_value *out)
     pna_value_text(out, h.pod_namespace);
 }
 
-/* The Slurm job whose processes run on the MIG device (model/slurm_holders.h); none (0)
+/* The Slurm job whose processes run on the MIG device (model/slurm/slurm_holders.h); none (0)
  * when none. */
 static void get_job(const struct pna_row *r, struct pna_value *out)
 {

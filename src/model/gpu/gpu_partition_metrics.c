@@ -9,7 +9,7 @@
 #include "model/metric_tables.h"
 
 #include "model/kubernetes/holders.h"
-#include "model/slurm_holders.h"
+#include "model/slurm/slurm_holders.h"
 #include "model/gpu/gpu.h"
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
@@ -69,7 +69,7 @@ static void get_namespace(const struct pna_row *r, struct pna_value *out)
 }
 
 /* The Slurm job whose device list has the partition's render node
- * (model/slurm_holders.h), the lowest of several; none (0) when none. */
+ * (model/slurm/slurm_holders.h), the lowest of several; none (0) when none. */
 static void get_job(const struct pna_row *r, struct pna_value *out)
 {
     uint32_t job = pna_slurm_partition_job(r->view, part_of(r));

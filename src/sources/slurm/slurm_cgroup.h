@@ -1,5 +1,5 @@
 /* sources/slurm/slurm_cgroup.h -- the Slurm jobs of this node, read from the
- * cgroup tree Slurm's cgroup plugins make (model/slurm.h has the layouts).
+ * cgroup tree Slurm's cgroup plugins make (model/slurm/slurm.h has the layouts).
  *
  * For each job directory: its steps (step_* directories), when it was made
  * (the directory's change time, which cgroupfs sets when the directory is
@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "core/roots.h"
-#include "model/slurm.h"
+#include "model/slurm/slurm.h"
 
 /* Read the jobs under ROOTS->sysfs/CGROUP_REL ("fs/cgroup") into S (its
  * jobs sorted; names Slurm does not make counted in S->rejected and left

@@ -1,4 +1,4 @@
-/* model/slurm_holders.h -- which Slurm job holds a GPU, a MIG device or an
+/* model/slurm/slurm_holders.h -- which Slurm job holds a GPU, a MIG device or an
  * AMD compute partition, and what each job holds: joins of the slurm and
  * gpu snapshots of one view, made at answer time.
  *
@@ -19,7 +19,7 @@
 
 #include "core/view.h"
 #include "model/gpu/gpu.h"
-#include "model/slurm.h"
+#include "model/slurm/slurm.h"
 
 /* Distinct jobs one GPU row names at most (its holder series). */
 #define PNA_SLURM_HOLDERS_MAX 32

@@ -1,6 +1,6 @@
-/* model/slurm.c -- see slurm.h: the cgroup path rule, devices.list, the job set. */
+/* model/slurm/slurm.c -- see slurm.h: the cgroup path rule, devices.list, the job set. */
 #include "pna_autoconf.h"
-#include "model/slurm.h"
+#include "model/slurm/slurm.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* model/slurm.h -- the Slurm jobs running on this node, as their cgroups
+/* model/slurm/slurm.h -- the Slurm jobs running on this node, as their cgroups
  * show them (PNA_DOM_SLURM), and the one rule that reads a cgroup path as a
  * Slurm job, step and user.
  *
@@ -18,7 +18,7 @@
  * cgroup tree is what Slurm itself wrote.
  *
  * The GPUs, MIG devices and RDMA devices a job holds are joins made at
- * answer time (model/slurm_holders.h): the GPU processes whose cgroup is in
+ * answer time (model/slurm/slurm_holders.h): the GPU processes whose cgroup is in
  * the job, and on v1 the devices Slurm's ConstrainDevices let the job open
  * (devices.list).  Slurm's v2 plugin constrains devices with an eBPF program
  * the agent cannot read back, so there the processes alone say it. */

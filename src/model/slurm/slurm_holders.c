@@ -1,6 +1,6 @@
-/* model/slurm_holders.c -- see slurm_holders.h. */
+/* model/slurm/slurm_holders.c -- see slurm_holders.h. */
 #include "pna_autoconf.h"
-#include "model/slurm_holders.h"
+#include "model/slurm/slurm_holders.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,13 @@
-/* model/slurm_metrics.c -- primusSlurmJobTable: the Slurm jobs of this node
- * (model/slurm.h), one descriptor per value.  The GPU and MIG columns join
- * the job with the GPU snapshot of the same view (model/slurm_holders.h). */
+/* model/slurm/slurm_metrics.c -- primusSlurmJobTable: the Slurm jobs of this node
+ * (model/slurm/slurm.h), one descriptor per value.  The GPU and MIG columns join
+ * the job with the GPU snapshot of the same view (model/slurm/slurm_holders.h). */
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
 #include "model/metric.h"
 #include "model/oids.h"
-#include "model/slurm.h"
-#include "model/slurm_holders.h"
+#include "model/slurm/slurm.h"
+#include "model/slurm/slurm_holders.h"
 
 static const struct pna_slurm_snap *slurm_snap(const struct pna_view *v)
 {
