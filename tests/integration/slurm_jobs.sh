@@ -38,8 +38,16 @@ S="$WORK/slurm"
 mkdir -p "$S/state" "$S/spool" "$S/munge"
 export SLURM_CONF="$S/slurm.conf"
 
+# The jobs first (slurmstepd outlives slurmd), then the daemons; a job
+# process still in the jobs' cgroups after that is one this test started.
 slurm_cleanup() {
-    scancel --quiet -w "$NODE" 2>/dev/null
+    if [ -s "$S/slurmctld.pid" ]; then
+        scancel --quiet -w "$NODE" 2>/dev/null
+        for _ in $(seq 100); do
+            [ -z "$(squeue -h -w "$NODE" 2>/dev/null)" ] && break
+            sleep 0.1
+        done
+    fi
     for f in slurmd slurmctld munged; do
         [ -s "$S/$f.pid" ] && kill "$(cat "$S/$f.pid")" 2>/dev/null
     done
@@ -49,8 +57,18 @@ slurm_cleanup() {
             sleep 0.1
         done
     done
+    local pid
+    for pid in $(cat /sys/fs/cgroup/freezer/slurm_"$NODE"/*/*/*/cgroup.procs \
+                     /sys/fs/cgroup/memory/slurm_"$NODE"/*/*/*/*/cgroup.procs 2>/dev/null | sort -u); do
+        kill -9 "$pid" 2>/dev/null
+    done
     for h in /sys/fs/cgroup/*/slurm_"$NODE"; do
-        [ -d "$h" ] && find "$h" -depth -type d -exec rmdir {} + 2>/dev/null
+        [ -d "$h" ] || continue
+        for _ in $(seq 50); do
+            find "$h" -depth -type d -exec rmdir {} + 2>/dev/null
+            [ -d "$h" ] || break
+            sleep 0.1
+        done
     done
 }
 trap 'slurm_cleanup; cleanup' EXIT
