@@ -205,8 +205,24 @@ for j in "$JOB_A" "$JOB_B"; do
     ok "job $j: uid $uid ($user), $steps steps, start $start, limit ${mem}M, 1 GPU, as scontrol says"
 done
 
+# snmptable renders the table with the MIB (where the IETF base MIBs exist);
+# the log keeps it (docs/slurm.md shows one).
+if [ -n "$PNA_IETF_MIBDIR" ] && [ -f "$PNA_IETF_MIBDIR/SNMPv2-SMI.txt" ] && command -v snmptable >/dev/null; then
+    table=$(MIBDIRS="+$PNA_IETF_MIBDIR:$PNA_MIBDIR" MIBS="+PRIMUS-NODE-MIB" \
+            snmptable $V2 -Cib "$TARGET" PRIMUS-NODE-MIB::primusSlurmJobTable 2>&1)
+    echo "$table"
+    for j in "$JOB_A" "$JOB_B"; do
+        echo "$table" | grep -q "^ *$j  *$(job 2 "$j")  *$(job 3 "$j")  *$(job 4 "$j") " ||
+            fail "snmptable has no row for job $j: $table"
+    done
+    ok "snmptable primusSlurmJobTable: a row per job"
+else
+    echo "note: no IETF base MIBs: snmptable rendering not checked"
+fi
+
 # The bridge: the same jobs, the same figures, a holder series per job.
 curl -s --max-time 5 "$HTTP_BASE/metrics" > "$WORK/metrics.txt" || fail "no /metrics"
+grep -e '^primus_slurm_job' -e '^primus_gpu_holder_info' "$WORK/metrics.txt"
 for j in "$JOB_A" "$JOB_B"; do
     grep -q "^primus_slurm_job_info{job=\"$j\",uid=\"$(job 2 "$j")\",user=\"$(job 3 "$j")\"} 1\$" \
         "$WORK/metrics.txt" || fail "no primus_slurm_job_info for $j: $(grep slurm_job_info "$WORK/metrics.txt")"
@@ -228,6 +244,7 @@ state=$(scontrol show job "$JOB_A" | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p')
 [ "$state" = CANCELLED ] || fail "scontrol says job $JOB_A is $state"
 wait_until 10 grep -q "$NOTIFY.19\b" "$WORK/traps.log" || fail "no primusSlurmJobEnd trap"
 trap_text=$(grep -A12 "$NOTIFY.19\b" "$WORK/traps.log")
+echo "$trap_text"
 echo "$trap_text" | grep -q "$JOB_ENTRY.2.$JOB_A = Gauge32: 0" ||
     echo "$trap_text" | grep -q "$JOB_ENTRY.2.$JOB_A = Unsigned32: 0" ||
     fail "the trap lacks primusSlurmJobUid.$JOB_A = 0: $trap_text"
