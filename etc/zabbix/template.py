@@ -216,6 +216,10 @@ TABLES = {
         columns={"RESOURCE": "primusPodResourceName", "DEVICE_ID": "primusPodResourceDeviceId",
                  "POD": "primusPodResourcePod", "NAMESPACE": "primusPodResourceNamespace"},
         lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="kubernetes"),
+    "primusSlurmJobTable": dict(
+        rule="Slurm jobs", prefix="primusSlurmJob", name="Slurm job {#SLURM_JOB} ({#SLURM_USER})",
+        index=[("SLURM_JOB", "n")], columns={"SLURM_USER": "primusSlurmJobUser"},
+        lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="slurm"),
     "primusPodStorageTable": dict(
         rule="Pod storage", prefix="primusPod", name="Pod {#NAMESPACE}/{#POD}",
         index=[("POD_UID", "s")], columns={"POD": "primusPodName", "NAMESPACE": "primusPodNamespace"},
@@ -226,7 +230,7 @@ TABLES = {
 GROUP_COMPONENT = {
     "primusSystem": "system", "primusCpu": "cpu", "primusMemory": "memory", "primusAgent": "agent",
     "primusGpu": "gpu", "primusRdma": "rdma", "primusPfc": "pfc", "primusContainers": "containers",
-    "primusStorage": "storage", "primusKubernetes": "kubernetes",
+    "primusStorage": "storage", "primusKubernetes": "kubernetes", "primusSlurm": "slurm",
 }
 
 # MIB objects no item covers, each with its reason.  The test fails on any
@@ -253,6 +257,7 @@ EXCLUDED = {
     "primusContainerDevicePath": "INDEX, not-accessible: {#DEVICE_PATH}",
     "primusPodUid": "INDEX, not-accessible: {#POD_UID}",
     "primusPodResourceIndex": "INDEX, not-accessible: {#POD_RESOURCE_INDEX}",
+    "primusSlurmJobId": "INDEX, not-accessible: {#SLURM_JOB}",
     "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
     "primusModuleLane": "INDEX, not-accessible: {#LANE}",
     # accessible-for-notify: only in notifications, so in the trap items' text
