@@ -84,21 +84,27 @@ static void test_paths(void)
 {
     /* v1: the memory hierarchy's path of a task (what /proc/PID/cgroup shows) */
     check_job("/slurm/uid_1000/job_42/step_0/task_0", 42, 1, 1000, 1, 0, "/slurm/uid_1000/job_42");
-    check_job("/slurm_n1/uid_0/job_1/step_batch/task_0", 1, 1, 0, 1, PNA_SLURM_STEP_BATCH, "/slurm_n1/uid_0/job_1");
-    check_job("/slurm_n1/uid_0/job_1/step_batch", 1, 1, 0, 1, PNA_SLURM_STEP_BATCH, "/slurm_n1/uid_0/job_1");
+    check_job("/slurm_n1/uid_0/job_1/step_batch/task_0", 1, 1, 0, 1, PNA_SLURM_STEP_BATCH,
+              "/slurm_n1/uid_0/job_1");
+    check_job("/slurm_n1/uid_0/job_1/step_batch", 1, 1, 0, 1, PNA_SLURM_STEP_BATCH,
+              "/slurm_n1/uid_0/job_1");
     check_job("/slurm_n1/uid_7/job_4294967295/step_extern", 4294967295u, 1, 7, 1,
               PNA_SLURM_STEP_EXTERN, "/slurm_n1/uid_7/job_4294967295");
     check_job("/slurm/uid_1000/job_3/step_interactive/task_special", 3, 1, 1000, 1,
               PNA_SLURM_STEP_INTERACTIVE, "/slurm/uid_1000/job_3");
     check_job("/slurm/uid_1000/job_3", 3, 1, 1000, 0, 0, "/slurm/uid_1000/job_3");
     /* slurmd in a container: Slurm's part below the container's own */
-    check_job("/docker/0123abcd/slurm/uid_5/job_9/step_2", 9, 1, 5, 1, 2, "/docker/0123abcd/slurm/uid_5/job_9");
+    check_job("/docker/0123abcd/slurm/uid_5/job_9/step_2", 9, 1, 5, 1, 2,
+              "/docker/0123abcd/slurm/uid_5/job_9");
     /* v2: the unified path, with and without the node's name and system.slice */
-    check_job("/system.slice/n1_slurmstepd.scope/job_77/step_0/user/task_0", 77, 0, 0, 1, 0, "/system.slice/n1_slurmstepd.scope/job_77");
+    check_job("/system.slice/n1_slurmstepd.scope/job_77/step_0/user/task_0", 77, 0, 0, 1, 0,
+              "/system.slice/n1_slurmstepd.scope/job_77");
     check_job("/system.slice/slurmstepd.scope/job_77/step_batch/slurm", 77, 0, 0, 1,
               PNA_SLURM_STEP_BATCH, "/system.slice/slurmstepd.scope/job_77");
-    check_job("/slurmstepd.scope/job_5/step_4294967279", 5, 0, 0, 1, PNA_SLURM_STEP_NUMBERED_MAX, "/slurmstepd.scope/job_5");
-    check_job("/system.slice/n1_slurmstepd.scope/job_77", 77, 0, 0, 0, 0, "/system.slice/n1_slurmstepd.scope/job_77");
+    check_job("/slurmstepd.scope/job_5/step_4294967279", 5, 0, 0, 1, PNA_SLURM_STEP_NUMBERED_MAX,
+              "/slurmstepd.scope/job_5");
+    check_job("/system.slice/n1_slurmstepd.scope/job_77", 77, 0, 0, 0, 0,
+              "/system.slice/n1_slurmstepd.scope/job_77");
 
     /* no job: not Slurm's, or Slurm's own directories above the jobs */
     check_none("/");
@@ -420,7 +426,8 @@ static void test_joins(void)
     snprintf(gs->procs[2].cgroup, sizeof gs->procs[2].cgroup, "/user.slice");
     gs->mig_count = 1;
     gs->migs = calloc(1, sizeof *gs->migs);
-    gs->migs[0] = (struct pna_gpu_mig){ .gpu_index = 0x4e00, .gpu_instance = 3, .compute_instance = 1 };
+    gs->migs[0] = (struct pna_gpu_mig){ .gpu_index = 0x4e00, .gpu_instance = 3,
+                                        .compute_instance = 1 };
     gs->part_count = 1;
     gs->parts = calloc(1, sizeof *gs->parts);
     gs->parts[0] = (struct pna_gpu_partition){ .gpu_index = 0xc100, .has_render = true,

@@ -197,7 +197,8 @@ int pna_slurm_cgroup_parse(const char *path, struct pna_slurm_cgroup *out, const
     size_t n = split(path, lv);
     *out = (struct pna_slurm_cgroup){ 0 };
     for (size_t i = 0; i < n; i++) {
-        bool v1 = name_is_v1_root(lv[i].s, lv[i].len) && i + 1 < n && has_prefix(&lv[i + 1], "uid_");
+        bool v1 = name_is_v1_root(lv[i].s, lv[i].len) && i + 1 < n &&
+                  has_prefix(&lv[i + 1], "uid_");
         bool v2 = name_is_v2_scope(lv[i].s, lv[i].len);
         if (!v1 && !v2)
             continue;

@@ -91,7 +91,8 @@ uint32_t pna_slurm_mig_job(const struct pna_view *v, const struct pna_gpu_mig *m
     const struct pna_gpu_snap *gs = gpu_snap(v);
     uint32_t lowest = 0;
     for (size_t i = 0; gs && i < gs->proc_count; i++) {
-        uint32_t job = proc_on_mig(&gs->procs[i], m) ? pna_slurm_job_of_cgroup(gs->procs[i].cgroup) : 0;
+        const struct pna_gpu_proc *p = &gs->procs[i];
+        uint32_t job = proc_on_mig(p, m) ? pna_slurm_job_of_cgroup(p->cgroup) : 0;
         if (job && (!lowest || job < lowest))
             lowest = job;
     }
@@ -111,7 +112,8 @@ uint32_t pna_slurm_partition_job(const struct pna_view *v, const struct pna_gpu_
 static bool job_runs_on(const struct pna_gpu_snap *gs, const struct pna_gpu *g, uint32_t job)
 {
     for (size_t i = 0; i < gs->proc_count; i++)
-        if (gs->procs[i].gpu_index == g->index && pna_slurm_job_of_cgroup(gs->procs[i].cgroup) == job)
+        if (gs->procs[i].gpu_index == g->index &&
+            pna_slurm_job_of_cgroup(gs->procs[i].cgroup) == job)
             return true;
     return false;
 }
@@ -146,7 +148,8 @@ bool pna_slurm_job_rdma(const struct pna_slurm_job *j, uint32_t *count)
     uint32_t n = 0;
     for (size_t i = 0; i < j->n_devices; i++) {
         const struct pna_slurm_device *d = &j->devices[i];
-        n += d->type == 'c' && d->major == INFINIBAND_MAJOR && d->minor >= (int32_t)UVERBS_FIRST_MINOR;
+        n += d->type == 'c' && d->major == INFINIBAND_MAJOR &&
+             d->minor >= (int32_t)UVERBS_FIRST_MINOR;
     }
     *count = n;
     return true;

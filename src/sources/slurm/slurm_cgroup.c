@@ -153,7 +153,8 @@ static void read_devices(struct walk *w, const char *rel, struct pna_slurm_job *
 {
     char path[1024], *text;
     if (!w->devices_root[0] ||
-        snprintf(path, sizeof path, "%s%s/devices.list", w->devices_root, rel) >= (int)sizeof path ||
+        snprintf(path, sizeof path, "%s%s/devices.list", w->devices_root, rel) >=
+            (int)sizeof path ||
         !(text = malloc(DEVICES_LIST_MAX)))
         return;
     if (pna_read_text(path, text, DEVICES_LIST_MAX) >= 0) {
