@@ -19,8 +19,8 @@
 #     machine), so the column must be absent; a list that constrains would be
 #     compared with its uverbs nodes instead;
 #   - scancel: the row goes, one primusSlurmJobEnd trap names the job's uid
-#     and user, and primusEventTable has a slurmJobEnd(19) row; scontrol says
-#     CANCELLED.
+#     and user, primusEventTable has a slurmJobEnd(19) row and /events the
+#     same event; scontrol says CANCELLED; the other job now holds the GPU.
 # Everything started here is stopped, and the job cgroups slurmd leaves
 # behind are removed.
 . "$(dirname "$0")/http_lib.sh"   # lib.sh, a free HTTP_PORT, curl
@@ -252,6 +252,14 @@ echo "$trap_text" | grep -q "$JOB_ENTRY.3.$JOB_A = STRING: \"root\"" ||
     fail "the trap lacks primusSlurmJobUser.$JOB_A = root: $trap_text"
 [ "$(grep -c "$NOTIFY.19\b" "$WORK/traps.log")" = 1 ] || fail "more than one primusSlurmJobEnd trap"
 snmp_walk "$OBJ.4.20.1.3" | grep -q " 19$" || fail "no slurmJobEnd(19) row in primusEventTable"
+# /events: the same event, as JSON
+curl -s --max-time 5 "$HTTP_BASE/events" > "$WORK/events.json" || fail "no /events"
+/usr/bin/python3 - "$WORK/events.json" "$JOB_A" <<'PY' || fail "/events has no slurmJobEnd of job $JOB_A: $(cat "$WORK/events.json")"
+import json, sys
+events = json.load(open(sys.argv[1]))["events"]
+ends = [e for e in events if e["type"] == "slurmJobEnd"]
+assert len(ends) == 1 and ends[0]["details"] == {"job": int(sys.argv[2]), "uid": 0, "user": "root"}, ends
+PY
 holder_is "$JOB_B" || fail "after $JOB_A ended, primusGpuHolderJob is $(snmp_value "$GPU_ENTRY.98.$GPU_IDX"), not $JOB_B"
 ok "scancel $JOB_A: row gone, one primusSlurmJobEnd trap (uid 0, root), event row, holder now $JOB_B"
 echo "PASS: $TEST_NAME"
