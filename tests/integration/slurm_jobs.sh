@@ -14,6 +14,8 @@
 #   - primusGpuHolderJob is the lower job id, primus_gpu_holder_info has one
 #     series per job with the job label; primus_slurm_job_info and the job
 #     families of /metrics agree with the SNMP cells;
+#   - a cgroup named as no Slurm job can be (job_99999999999999999999) is
+#     left out, named in the poller row and logged once;
 #   - RDMA devices: devices.list is read; slurmd 22.05 here leaves it
 #     "a *:* rwm" even with ConstrainDevices=yes (no device is denied on this
 #     machine), so the column must be absent; a list that constrains would be
@@ -235,6 +237,18 @@ for j in "$JOB_A" "$JOB_B"; do
         fail "no primus_gpu_holder_info series with job=\"$j\": $(grep holder_info "$WORK/metrics.txt")"
 done
 ok "bridge: primus_slurm_job_* agree with the SNMP cells; a holder series per job"
+
+# A cgroup Slurm does not make, beside the real ones: left out, counted and
+# named in the poller's row (primusPollerLastError of poller 10) and logged
+# once; the jobs are still served.
+GARBAGE="/sys/fs/cgroup/memory/slurm_$NODE/uid_0/job_99999999999999999999"
+mkdir "$GARBAGE" || fail "cannot make $GARBAGE"
+named() { snmp_value "$OBJ.4.10.1.7.10" | grep -q "job_99999999999999999999: bad job id"; }
+wait_until 10 named || { rmdir "$GARBAGE"; fail "poller row's last error: $(snmp_value "$OBJ.4.10.1.7.10")"; }
+rmdir "$GARBAGE"
+[ "$(grep -c "bad job id" "$WORK/agent.log")" = 1 ] || fail "the bad name logged $(grep -c "bad job id" "$WORK/agent.log") times"
+[ "$(job 2 "$JOB_A")" = 0 ] && [ "$(job 2 "$JOB_B")" = 0 ] || fail "the jobs' rows went with the bad name"
+ok "a cgroup named job_99999999999999999999 is left out, named in the poller row and logged once"
 
 # The end of job A: the row goes, one notification, one event row.
 scancel "$JOB_A"
