@@ -17,7 +17,8 @@ PNA_TEST_DEPS="snmptrapd smitools prometheus prometheus-snmp-exporter
   docker.io debootstrap debhelper lintian
   postgresql zabbix-server-pgsql zabbix-frontend-php php-cli php-pgsql
   monitoring-plugins-standard
-  python3-grpcio python3-grpc-tools python3-protobuf lldpd"
+  python3-grpcio python3-grpc-tools python3-protobuf lldpd
+  slurm-wlm slurm-client munge"
 
 # Install the named package sets (build, run, test) with apt-get, as root.
 pna_install_deps() {

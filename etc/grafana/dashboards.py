@@ -43,6 +43,9 @@ DEV_B = 'device=~"$device"'
 IF_B = 'interface=~"$interface"'
 NS_B = 'namespace=~"$namespace"'
 POL_B = 'poller=~"$poller"'
+# a Slurm job: the bridge's "job" label, which Prometheus keeps as
+# "exported_job" beside its own scrape job (docs/slurm.md)
+JOB_B = 'exported_job=~"$job"'
 # snmp_exporter label names (the lookups of etc/snmp_exporter/generator.yml)
 GPU_S = 'primusGpuPciBusId=~"$gpu"'
 DEV_S = 'primusRdmaDeviceName=~"$device"'
@@ -51,6 +54,7 @@ PHY_S = 'primusPhyIfName=~"$interface"'
 NS_S = 'primusContainerPodNamespace=~"$namespace"'
 PODNS_S = 'primusPodNamespace=~"$namespace"'
 POL_S = 'primusPollerName=~"$poller"'
+JOB_S = 'primusSlurmJobId=~"$job"'
 
 RI = "[$__rate_interval]"
 RANGE = "[$__range]"
@@ -654,14 +658,20 @@ def containers_dashboard():
     cb = "{%s,%s}" % (I, NS_B)
     cs = "{%s,%s}" % (I, NS_S)
     pod_s = "{%s,%s}" % (I, PODNS_S)
+    jb = "{%s,%s}" % (I, JOB_B)
+    js = "{%s,%s}" % (I, JOB_S)
     return dict(
         uid="pna-containers", title="Containers and storage", tags=["containers", "storage"],
         desc="Containers per node, OOM kills, memory against limits, GPU/RDMA devices per pod, "
-             "node and pod ephemeral storage and the Kubernetes GPU allocation rate.",
+             "node and pod ephemeral storage, the Kubernetes GPU allocation rate and the Slurm "
+             "jobs of the nodes.",
         variables=[INSTANCE_VAR,
                    ("namespace", "Namespace",
                     "label_values(primus_container_info{%s}, namespace)" % I,
-                    "label_values(primusContainerImage{%s}, primusContainerPodNamespace)" % I)],
+                    "label_values(primusContainerImage{%s}, primusContainerPodNamespace)" % I),
+                   ("job", "Slurm job",
+                    "label_values(primus_slurm_job_info{%s}, exported_job)" % I,
+                    "label_values(primusSlurmJobSteps{%s}, primusSlurmJobId)" % I)],
         rows=[
             row("Overview", [
                 stat("Containers", "Containers the agent sees on the selected nodes.",
@@ -790,6 +800,33 @@ def containers_dashboard():
                            [("sum by (instance, primusContainerPodNamespace, primusContainerPodName) "
                              "(primusContainerGpuCount%s) > 0" % cs, "")]),
                       hide=["Time", "job", "__name__", "pod_uid"], rename={"Value": "GPUs"}, w=8),
+            ]),
+            row("Slurm jobs", [
+                table("Slurm jobs", "The Slurm jobs running on the selected nodes, from their "
+                      "cgroups (primusSlurmJobTable): steps, GPUs and MIG devices held, memory used "
+                      "and its limit.",
+                      both([("primus_slurm_job_steps%s" % jb, ""), ("primus_slurm_job_gpus%s" % jb, ""),
+                            ("primus_slurm_job_mig_devices%s" % jb, ""),
+                            ("primus_slurm_job_memory_usage_bytes%s" % jb, ""),
+                            ("primus_slurm_job_memory_limit_bytes%s" % jb, "")],
+                           [("primusSlurmJobSteps%s" % js, ""), ("primusSlurmJobGpus%s" % js, ""),
+                            ("primusSlurmJobMigDevices%s" % js, ""),
+                            ("primusSlurmJobMemUsage%s" % js, ""),
+                            ("primusSlurmJobMemLimit%s" % js, "")]),
+                      hide=["Time", "job", "__name__"],
+                      rename={"Value #A": "Steps", "Value #B": "GPUs", "Value #C": "MIG devices",
+                              "Value #D": "Memory used", "Value #E": "Memory limit",
+                              "exported_job": "Slurm job", "primusSlurmJobId": "Slurm job"},
+                      units={"Memory used": "bytes", "Memory limit": "bytes"}, w=24),
+                ts("Slurm job memory", "Memory each job's cgroup uses, all its steps together.",
+                   both([("primus_slurm_job_memory_usage_bytes%s" % jb, "{{instance}} job {{exported_job}}")],
+                        [("primusSlurmJobMemUsage%s" % js, "{{instance}} job {{primusSlurmJobId}}")]),
+                   unit="bytes", lo=0),
+                ts("GPUs per Slurm job", "GPUs each job holds: its processes on them, or its "
+                   "cgroup v1 device list (primusSlurmJobGpus).",
+                   both([("primus_slurm_job_gpus%s" % jb, "{{instance}} job {{exported_job}}")],
+                        [("primusSlurmJobGpus%s" % js, "{{instance}} job {{primusSlurmJobId}}")]),
+                   lo=0),
             ]),
         ])
 

@@ -219,6 +219,10 @@ TABLES = {
                  "POD": "primusPodResourcePod", "NAMESPACE": "primusPodResourceNamespace",
                  "DRIVER": "primusPodResourceDriver", "DRA_DEVICE": "primusPodResourceDevice"},
         lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="kubernetes"),
+    "primusSlurmJobTable": dict(
+        rule="Slurm jobs", prefix="primusSlurmJob", name="Slurm job {#SLURM_JOB} ({#SLURM_USER})",
+        index=[("SLURM_JOB", "n")], columns={"SLURM_USER": "primusSlurmJobUser"},
+        lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="slurm"),
     "primusPodStorageTable": dict(
         rule="Pod storage", prefix="primusPod", name="Pod {#NAMESPACE}/{#POD}",
         index=[("POD_UID", "s")], columns={"POD": "primusPodName", "NAMESPACE": "primusPodNamespace"},
@@ -235,7 +239,7 @@ TABLES = {
 GROUP_COMPONENT = {
     "primusSystem": "system", "primusCpu": "cpu", "primusMemory": "memory", "primusAgent": "agent",
     "primusGpu": "gpu", "primusRdma": "rdma", "primusPfc": "pfc", "primusContainers": "containers",
-    "primusStorage": "storage", "primusKubernetes": "kubernetes",
+    "primusStorage": "storage", "primusKubernetes": "kubernetes", "primusSlurm": "slurm",
 }
 
 # MIB objects no item covers, each with its reason.  The test fails on any
@@ -264,6 +268,7 @@ EXCLUDED = {
     "primusPodResourceIndex": "INDEX, not-accessible: {#POD_RESOURCE_INDEX}",
     "primusPodLabelPodUid": "INDEX, not-accessible: {#POD_UID}",
     "primusPodLabelKeyId": "INDEX, not-accessible: {#LABEL_KEY_ID}",
+    "primusSlurmJobId": "INDEX, not-accessible: {#SLURM_JOB}",
     "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
     "primusModuleLane": "INDEX, not-accessible: {#LANE}",
     # accessible-for-notify: only in notifications, so in the trap items' text

@@ -170,6 +170,7 @@ const char *const pna_event_type_names[PNA_EV_TYPE_MAX + 1] = {
     [PNA_EV_PCIE_DOWNTRAINED] = "pcieDowntrained", [PNA_EV_PCIE_RESTORED] = "pcieRestored",
     [PNA_EV_MODULE_THRESHOLD] = "moduleThreshold",
     [PNA_EV_MODULE_THRESHOLD_CLEAR] = "moduleThresholdClear",
+    [PNA_EV_SLURM_JOB_END] = "slurmJobEnd",
 };
 
 const char *const pna_severity_names[PNA_SEV_CRITICAL + 1] = {

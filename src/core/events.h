@@ -32,8 +32,9 @@ enum pna_event_type {
     PNA_EV_PCIE_RESTORED = 16,       /* and is back at it */
     PNA_EV_MODULE_THRESHOLD = 17,    /* a module reading crossed one of its thresholds */
     PNA_EV_MODULE_THRESHOLD_CLEAR = 18, /* ... and is back inside them */
+    PNA_EV_SLURM_JOB_END = 19,       /* a Slurm job's cgroup went away */
 };
-#define PNA_EV_TYPE_MAX PNA_EV_MODULE_THRESHOLD_CLEAR
+#define PNA_EV_TYPE_MAX PNA_EV_SLURM_JOB_END
 
 /* Values are primusEventSeverity. */
 enum pna_severity {
@@ -108,6 +109,13 @@ struct pna_event_module {
     int64_t threshold;     /* the threshold crossed (the one left, for a clear) */
 };
 
+struct pna_event_slurm_job {
+    uint32_t job_id;       /* primusSlurmJobId */
+    uint32_t uid;          /* primusSlurmJobUid; 0 with has_uid false when not known */
+    uint8_t has_uid;
+    char user[64];         /* primusSlurmJobUser, "" unknown */
+};
+
 struct pna_event {
     enum pna_event_type type;
     enum pna_severity severity;
@@ -124,6 +132,7 @@ struct pna_event {
         struct pna_event_lossless lossless;
         struct pna_event_pcie pcie;
         struct pna_event_module module;
+        struct pna_event_slurm_job slurm_job;
     } u;
 };
 

@@ -40,6 +40,7 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_k8s_metrics,
     &pna_podres_metrics,
     &pna_pod_label_metrics,
+    &pna_slurm_job_metrics,
     NULL,
 };
 

@@ -51,6 +51,7 @@
 #define PNA_OID_CONTAINERS                           PNA_OID_OBJECTS, 8 /* primusContainers */
 #define PNA_OID_STORAGE                              PNA_OID_OBJECTS, 9 /* primusStorage */
 #define PNA_OID_KUBERNETES                           PNA_OID_OBJECTS, 10 /* primusKubernetes */
+#define PNA_OID_SLURM                                PNA_OID_OBJECTS, 11 /* primusSlurm */
 #define PNA_OID_NOTIFY_OBJECTS                       PNA_OID_OBJECTS, 99 /* primusNotifyObjects */
 
 /* Tables are not here: each table's OID (a group above and its number in
@@ -95,6 +96,7 @@ enum pna_mib_notif { /* in primusNodeNotifications */
     PNA_NOTIF_PCIE_RESTORED = 16,            /* primusPcieRestored */
     PNA_NOTIF_MODULE_THRESHOLD = 17,         /* primusModuleThreshold */
     PNA_NOTIF_MODULE_THRESHOLD_CLEAR = 18,   /* primusModuleThresholdClear */
+    PNA_NOTIF_SLURM_JOB_END = 19,            /* primusSlurmJobEnd */
 };
 
 /* Enumerated values. */

@@ -31,6 +31,7 @@ extern const struct pna_poller_ops pna_kubelet_poller;    /* index 6, PNA_DOM_KU
 extern const struct pna_poller_ops pna_storage_poller;    /* index 7, PNA_DOM_STORAGE */
 extern const struct pna_poller_ops pna_podres_poller;     /* index 8, PNA_DOM_PODRES */
 extern const struct pna_poller_ops pna_phy_poller;        /* index 9, PNA_DOM_PHY */
+extern const struct pna_poller_ops pna_slurm_poller;      /* index 10, PNA_DOM_SLURM */
 
 /* Each poller's settings: the values of the config keys it declares (its
  * ops' key table; docs/configuration.md lists them), handed to its init().
@@ -83,6 +84,10 @@ struct pna_kubelet_settings {
 
 struct pna_podres_settings {
     const char *socket;                /* podResourcesSocket, under rootfs */
+};
+
+struct pna_slurm_settings {
+    const char *cgroup_root;           /* slurmCgroupRoot, under sysfs */
 };
 
 struct pna_storage_settings {

@@ -286,6 +286,19 @@ static void module_varbinds(struct vb_builder *b, const struct pna_event *ev)
     add_int(b, m->threshold);
 }
 
+/* The ended job's row of primusSlurmJobTable, by its primusSlurmJobId: the
+ * row itself is gone, its cells say who ran it. */
+static void slurm_job_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_slurm_job *j = &ev->u.slurm_job;
+    vb_column(b, &pna_slurm_job_metrics, "primusSlurmJobUid");
+    vb_index_u32(b, j->job_id);
+    add_u32(b, j->has_uid ? j->uid : 0);
+    vb_column(b, &pna_slurm_job_metrics, "primusSlurmJobUser");
+    vb_index_u32(b, j->job_id);
+    add_str(b, j->user);
+}
+
 static unsigned notification_number(enum pna_event_type type)
 {
     switch (type) {
@@ -307,6 +320,7 @@ static unsigned notification_number(enum pna_event_type type)
     case PNA_EV_PCIE_RESTORED: return PNA_NOTIF_PCIE_RESTORED;
     case PNA_EV_MODULE_THRESHOLD: return PNA_NOTIF_MODULE_THRESHOLD;
     case PNA_EV_MODULE_THRESHOLD_CLEAR: return PNA_NOTIF_MODULE_THRESHOLD_CLEAR;
+    case PNA_EV_SLURM_JOB_END: return PNA_NOTIF_SLURM_JOB_END;
     }
     return 0;
 }
@@ -332,6 +346,7 @@ static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
     case PNA_EV_PCIE_RESTORED: pcie_varbinds(b, ev); break;
     case PNA_EV_MODULE_THRESHOLD:
     case PNA_EV_MODULE_THRESHOLD_CLEAR: module_varbinds(b, ev); break;
+    case PNA_EV_SLURM_JOB_END: slurm_job_varbinds(b, ev); break;
     }
 }
 

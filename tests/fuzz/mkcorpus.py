@@ -322,6 +322,29 @@ def cgroup():
     put("cgroup", "oom-control", b"oom_kill_disable 0\nunder_oom 0\noom_kill 7\n")
 
 
+def slurm_cgroup():
+    # Slurm's documented layouts (cgroup.conf, cgroup/v1 and cgroup/v2
+    # plugins), written here: paths, a devices.list, and trees of each
+    put("slurm_cgroup", "path-v1", b"/slurm_n1/uid_1000/job_42/step_0/task_0\n")
+    put("slurm_cgroup", "path-v2", b"/system.slice/n1_slurmstepd.scope/job_77/step_batch/user/task_0\n")
+    put("slurm_cgroup", "path-bad", b"/slurm/uid_1000/job_99999999999999999999/step_0\n")
+    put("slurm_cgroup", "devices", b"c 195:0 rwm\nc 231:192 rwm\nb 8:* r\n")
+    put("slurm_cgroup", "tree-v1", tree([
+        ("sys/fs/cgroup/memory/slurm_n1/uid_1000/job_42/memory.usage_in_bytes", b"73400320\n"),
+        ("sys/fs/cgroup/memory/slurm_n1/uid_1000/job_42/memory.limit_in_bytes", b"209715200\n"),
+        ("sys/fs/cgroup/memory/slurm_n1/uid_1000/job_42/step_batch/task_0/cgroup.procs", b"310\n"),
+        ("sys/fs/cgroup/memory/slurm_n1/uid_1000/job_abc/cgroup.procs", b""),
+        ("sys/fs/cgroup/devices/slurm_n1/uid_1000/job_42/devices.list",
+         b"c 195:3 rwm\nc 231:192 rwm\n")]))
+    put("slurm_cgroup", "tree-v2", tree([
+        ("sys/fs/cgroup/cgroup.controllers", b"cpuset cpu io memory pids\n"),
+        ("sys/fs/cgroup/system.slice/n1_slurmstepd.scope/job_77/memory.current", b"52428800\n"),
+        ("sys/fs/cgroup/system.slice/n1_slurmstepd.scope/job_77/memory.max", b"max\n"),
+        ("sys/fs/cgroup/system.slice/n1_slurmstepd.scope/job_77/step_0/user/task_0/cgroup.procs",
+         b"311\n"),
+        ("proc/311/status", b"Name:\tpython3\n")]))
+
+
 def docker():
     put("docker_list", "dockerprom", rd("docker", "prometheus-dockerprom", "containers-json.json"))
     put("docker_list", "telegraf", rd("docker", "telegraf", "list.json"))
@@ -627,7 +650,7 @@ def main():
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
-               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage):
+               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage, slurm_cgroup):
         fn()
 
 

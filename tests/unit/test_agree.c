@@ -74,6 +74,7 @@ static void build_roots(void)
     copy_fixture("containerd", rootfs);
     copy_fixture("sys", sysfs);
     copy_fixture("cgroup", sysfs);
+    copy_fixture("slurm", sysfs);
     copy_fixture("proc", procfs);
     copy_fixture("dev", devfs);
     char dir[PATH_MAX + 32];
@@ -597,6 +598,10 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     void *ib = start(&pna_ib_poller, cfg), *pfc = start(&pna_pfc_poller, cfg);
     void *ctr = start(&pna_containers_poller, cfg), *kub = start(&pna_kubelet_poller, cfg);
     void *sto = start(&pna_storage_poller, cfg);
+    /* Slurm's v1 tree beside the containers' v2 one (tests/fixtures/distinct/README.md) */
+    struct pna_slurm_settings *slurm_set = pna_config_settings(cfg, &pna_slurm_poller);
+    slurm_set->cgroup_root = "fs/slurm-v1";
+    void *slurm = start(&pna_slurm_poller, cfg);
     void *phy = start(&pna_phy_poller, cfg);
 
     /* first polls, then the sources move on, then the polls that give rates */
@@ -620,6 +625,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     collect(&pna_containers_poller, ctr);
     collect(&pna_kubelet_poller, kub);
     collect(&pna_storage_poller, sto);
+    collect(&pna_slurm_poller, slurm);
     collect(&pna_gpu_poller, gpu); /* the first GPU performance sample */
     raise_xids(ctl, gpu);
 
@@ -631,6 +637,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     stop(&pna_containers_poller, ctr);
     stop(&pna_kubelet_poller, kub);
     stop(&pna_storage_poller, sto);
+    stop(&pna_slurm_poller, slurm);
     kubelet_set->url = "";
 }
 
@@ -1390,8 +1397,10 @@ static void compare_claims(struct exposition *e)
     printf("# %zu families name a MIB object\n", claims);
 }
 
-/* primus_gpu_holder_info: as many series for a GPU as primusGpuHolderCount
- * says, and primusGpuHolderContainer (the lowest id) among them. */
+/* primus_gpu_holder_info: as many container series for a GPU as
+ * primusGpuHolderCount says, and primusGpuHolderContainer (the lowest id)
+ * among them; a Slurm job's series (the job label set) for
+ * primusGpuHolderJob when it names one. */
 static void compare_holders(struct exposition *e)
 {
     size_t rows = 0;
@@ -1402,10 +1411,16 @@ static void compare_holders(struct exposition *e)
         struct key k;
         row_key(c, &k);
         const struct cell *lowest = cell_in_row(c, "primusGpuHolderContainer");
+        const struct cell *job = cell_in_row(c, "primusGpuHolderJob");
         size_t found = 0;
-        bool lowest_seen = false;
+        bool lowest_seen = false, job_seen = !job || cell_number(job) == 0;
         struct sample *s;
         for (size_t at = 0; (s = next_sample(e, "primus_gpu_holder_info", &k, &at)) != NULL;) {
+            const char *job_label = sample_label(s, "job");
+            if (job_label && job_label[0]) {
+                job_seen |= job && strtoull(job_label, NULL, 10) == cell_number(job);
+                continue;
+            }
             found++;
             const char *id = sample_label(s, "container_id");
             /* a holder the kubelet names without a runtime record has
@@ -1414,6 +1429,7 @@ static void compare_holders(struct exposition *e)
         }
         CHECK_U64(found, cell_number(c));
         CHECK(lowest_seen || found == 0);
+        CHECK(job_seen);
         rows += found > 0;
         compared++;
     }

@@ -184,7 +184,8 @@ static void test_walk(void)
     }
     CHECK_INT(first_col_rows, 3);
     CHECK(cells > 60 && cells < 200);
-    CHECK_INT(cur[ELEN], mib_column("primusGpuProcessesOmitted"));
+    /* the last column: primusGpuHolderJob, answered (0) without a Slurm job */
+    CHECK_INT(cur[ELEN], mib_column("primusGpuHolderJob"));
 }
 
 static void test_count(void)

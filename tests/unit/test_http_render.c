@@ -886,7 +886,7 @@ static void test_containers_storage(void)
              "gpu_pci_bus_id=\"%s\",rdma_device=\"\",source=\"specDevice\"", id, g.list.gpus[0].pci_bus_id);
     CHECK_STR(sample(t, "primus_container_device_info", dev), "1");
     snprintf(dev, sizeof dev, "gpu=\"%u\",pci_bus_id=\"%s\",uuid=\"%s\",container_id=\"%s\","
-             "container=\"trainer\",pod=\"llm-train-0\",namespace=\"ml\"",
+             "container=\"trainer\",pod=\"llm-train-0\",namespace=\"ml\",job=\"\"",
              (unsigned)g.list.gpus[0].vendor_index, g.list.gpus[0].pci_bus_id, g.list.gpus[0].uuid,
              f.rows[0].id);
     CHECK_STR(sample(t, "primus_gpu_holder_info", dev), "1");

@@ -118,6 +118,13 @@ static json_t *details(const struct pna_event *ev)
     case PNA_EV_MODULE_THRESHOLD:
     case PNA_EV_MODULE_THRESHOLD_CLEAR:
         return module_details(&ev->u.module);
+    case PNA_EV_SLURM_JOB_END: {
+        const struct pna_event_slurm_job *j = &ev->u.slurm_job;
+        json_t *o = json_pack("{s:I,s:o}", "job", (json_int_t)j->job_id, "user",
+                              pna_json_text(j->user));
+        json_object_set_new(o, "uid", j->has_uid ? json_integer(j->uid) : json_null());
+        return o;
+    }
     }
     return json_object();
 }

@@ -10,6 +10,7 @@
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 #include "model/kubernetes/holders.h"
+#include "model/slurm/slurm_holders.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -83,7 +84,28 @@ static void holder_series(const struct pna_holder *h, void *arg)
     rl.l[rl.n++] = (struct pna_prom_label){ "container", h->container_name };
     rl.l[rl.n++] = (struct pna_prom_label){ "pod", h->pod };
     rl.l[rl.n++] = (struct pna_prom_label){ "namespace", h->pod_namespace };
+    rl.l[rl.n++] = (struct pna_prom_label){ "job", "" };
     pna_prom_u64(hs->p, rl.l, rl.n, 1);
+}
+
+/* One series per Slurm job holding the GPU (model/slurm/slurm_holders.h), its
+ * container labels empty. */
+static void job_series(const struct holder_series *hs)
+{
+    uint32_t jobs[PNA_SLURM_HOLDERS_MAX];
+    size_t n = pna_slurm_gpu_jobs(&hs->v->base, hs->row->rec, jobs);
+    for (size_t i = 0; i < n; i++) {
+        struct pna_row_labels rl;
+        char job[16];
+        snprintf(job, sizeof job, "%u", (unsigned)jobs[i]);
+        pna_prom_identity_labels(hs->v, &pna_gpu_metrics, hs->row, &rl);
+        rl.l[rl.n++] = (struct pna_prom_label){ "container_id", "" };
+        rl.l[rl.n++] = (struct pna_prom_label){ "container", "" };
+        rl.l[rl.n++] = (struct pna_prom_label){ "pod", "" };
+        rl.l[rl.n++] = (struct pna_prom_label){ "namespace", "" };
+        rl.l[rl.n++] = (struct pna_prom_label){ "job", job };
+        pna_prom_u64(hs->p, rl.l, rl.n, 1);
+    }
 }
 
 static void holders(struct pna_prom *p, const struct pna_http_view *v)
@@ -93,13 +115,16 @@ static void holders(struct pna_prom *p, const struct pna_http_view *v)
                     "A container (and pod) holding the GPU: one series per container the kubelet "
                     "gave it (pod-resources; container_id empty when its runtime record is not "
                     "seen) or that has one of its device nodes; always 1 (their number is "
-                    "primusGpuHolderCount).");
+                    "primusGpuHolderCount).  A Slurm job holding it (its processes on the GPU, "
+                    "or its device list) has a series of its own with the job label "
+                    "(primusGpuHolderJob), container labels empty.");
     for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
         if (!pna_http_row(t, v, i, &row))
             continue;
         struct holder_series hs = { p, v, &row };
         pna_gpu_holders_each(&v->base, row.rec, holder_series, &hs);
+        job_series(&hs);
     }
 }
 

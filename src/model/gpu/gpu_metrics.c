@@ -10,6 +10,7 @@
 
 #include "model/containers.h"
 #include "model/kubernetes/holders.h"
+#include "model/slurm/slurm_holders.h"
 #include "model/gpu/gpu.h"
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
@@ -163,6 +164,17 @@ static void get_holder_count(const struct pna_row *r, struct pna_value *out)
     struct pna_holder h;
     pna_gpu_holder(r->view, gpu_of(r), &h);
     pna_value_u64(out, h.count);
+}
+
+/* The Slurm job holding the GPU (model/slurm/slurm_holders.h), the lowest of several; none (0)
+ * when no job holds it. */
+static void get_holder_job(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t job = pna_slurm_gpu_job(r->view, gpu_of(r));
+    if (job)
+        pna_value_u64(out, job);
+    else
+        pna_value_none(out);
 }
 
 static void get_retired_pages(const struct pna_row *r, struct pna_value *out)
@@ -515,6 +527,8 @@ static const struct pna_metric gpu_metrics[] = {
     RESIDENCY(95, "primusGpuThrottleResSocketThermal", PNA_GPU_RES_SOCKET_THERMAL, "socket_thermal"),
     RESIDENCY(96, "primusGpuThrottleResVrThermal", PNA_GPU_RES_VR_THERMAL, "vr_thermal"),
     RESIDENCY(97, "primusGpuThrottleResHbmThermal", PNA_GPU_RES_HBM_THERMAL, "hbm_thermal"),
+    { .column = 98, .object = "primusGpuHolderJob", .syntax = U32, .flags = ID,
+      .get = get_holder_job },
 };
 
 /* The row's key: the GPU's (gpu_key.h), then its holder (the first the
@@ -539,7 +553,7 @@ const struct pna_metric_table pna_gpu_metrics = {
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
-            PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM),
     PNA_TABLE_OID(PNA_OID_GPU, 10),
     PNA_KEY_JOINED(gpu_key, holder_labels, holder_join),
     .index_ordered = true,

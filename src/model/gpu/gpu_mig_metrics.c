@@ -9,6 +9,7 @@
 #include "model/metric_tables.h"
 
 #include "model/kubernetes/holders.h"
+#include "model/slurm/slurm_holders.h"
 #include "model/gpu/gpu.h"
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
@@ -69,6 +70,17 @@ static void get_namespace(const struct pna_row *r, struct pna_value *out)
     pna_value_text(out, h.pod_namespace);
 }
 
+/* The Slurm job whose processes run on the MIG device (model/slurm/slurm_holders.h); none (0)
+ * when none. */
+static void get_job(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t job = pna_slurm_mig_job(r->view, mig_of(r));
+    if (job)
+        pna_value_u64(out, job);
+    else
+        pna_value_none(out);
+}
+
 #define U32 PNA_SYNTAX_UNSIGNED
 #define C64 PNA_SYNTAX_COUNTER64
 #define TEXT PNA_SYNTAX_TEXT
@@ -112,6 +124,8 @@ static const struct pna_metric mig_metrics[] = {
       .scale = PNA_SCALE_E(-4),
       .help = "Share of time a tensor pipe of the MIG device was active, over the last poll "
               "interval, 0..1" },
+    { .column = 14, .object = "primusGpuMigHolderJob", .syntax = U32, .get = get_job,
+      .label = "job", .json = "holder_job" },
 };
 
 /* The GPU's key, then the GPU and compute instance ids. */
@@ -128,7 +142,7 @@ const struct pna_metric_table pna_gpu_mig_metrics = {
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
-            PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM),
     PNA_TABLE_OID(PNA_OID_GPU, 13),
     PNA_KEY(mig_key),
     .index_ordered = true,

@@ -9,6 +9,7 @@
 #include "model/metric_tables.h"
 
 #include "model/kubernetes/holders.h"
+#include "model/slurm/slurm_holders.h"
 #include "model/gpu/gpu.h"
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
@@ -67,6 +68,17 @@ static void get_namespace(const struct pna_row *r, struct pna_value *out)
     pna_value_text(out, h.pod_namespace);
 }
 
+/* The Slurm job whose device list has the partition's render node
+ * (model/slurm/slurm_holders.h), the lowest of several; none (0) when none. */
+static void get_job(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t job = pna_slurm_partition_job(r->view, part_of(r));
+    if (job)
+        pna_value_u64(out, job);
+    else
+        pna_value_none(out);
+}
+
 #define U32 PNA_SYNTAX_UNSIGNED
 #define C64 PNA_SYNTAX_COUNTER64
 #define TEXT PNA_SYNTAX_TEXT
@@ -106,6 +118,8 @@ static const struct pna_metric part_metrics[] = {
       .label = "pod", .json = "pod" },
     { .column = 11, .object = "primusGpuPartitionHolderNamespace", .syntax = TEXT,
       .get = get_namespace, .label = "namespace", .json = "namespace" },
+    { .column = 12, .object = "primusGpuPartitionHolderJob", .syntax = U32, .get = get_job,
+      .label = "job", .json = "holder_job" },
 };
 
 /* The GPU's key, then the partition's id. */
@@ -120,7 +134,7 @@ const struct pna_metric_table pna_gpu_partition_metrics = {
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
-            PNA_VIEW_DOMAIN(PNA_DOM_PODRES),
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM),
     PNA_TABLE_OID(PNA_OID_GPU, 14),
     PNA_KEY(part_key),
     .index_ordered = true,
