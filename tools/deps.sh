@@ -18,7 +18,7 @@ PNA_TEST_DEPS="snmptrapd smitools prometheus prometheus-snmp-exporter
   postgresql zabbix-server-pgsql zabbix-frontend-php php-cli php-pgsql
   monitoring-plugins-standard
   python3-grpcio python3-grpc-tools python3-protobuf lldpd
-  slurm-wlm slurm-client munge"
+  slurm-wlm slurm-client munge podman"
 
 # Install the named package sets (build, run, test) with apt-get, as root.
 pna_install_deps() {
