@@ -39,7 +39,7 @@ start_http_agent --rootfs "$WORK/root"
 wait_agent
 wait_http
 LABELS="$K8S.20.1"   # primusPodLabelEntry
-wait_until 15 sh -c "snmpwalk $V2 -On -Oq $TARGET $LABELS | grep -q ." || fail "primusPodLabelTable is empty"
+wait_until 30 sh -c "snmpwalk $V2 -On -Oq $TARGET $LABELS | grep -q '^$LABELS\\.'" || fail "primusPodLabelTable is empty"
 
 snmp_walk "$LABELS" > "$WORK/walk"
 http_body /metrics > "$WORK/metrics"
