@@ -11,10 +11,12 @@
 #include "core/events.h"
 #include "core/heap.h"
 #include "http/http.h"
+#include "http/render/render.h"
 #include "core/log.h"
 #include "core/poller.h"
 #include "core/privileges.h"
 #include "core/view.h"
+#include "model/export/export.h"
 #include "model/metric_tables.h"
 #include "pollers/pollers.h"
 #include "snmp/agent.h"
@@ -49,6 +51,7 @@ struct cli {
     struct pna_roots roots;     /* NULL members: not given */
     int foreground;
     int logging_set;
+    int list_metrics;           /* --list-metrics: after the config is read */
 };
 
 static void usage(FILE *out)
@@ -72,7 +75,8 @@ static void usage(FILE *out)
         "      --devfs DIR      read device nodes under DIR (default /dev)\n"
         "      --rootfs DIR     read host files (os-release, runtimes) under DIR (default /)\n"
         "      --list-metrics   print every served value (MIB object, column, syntax,\n"
-        "                       Prometheus family, type, scale, label, JSON member) and exit\n"
+        "                       Prometheus family, type, scale, label, JSON member) that the\n"
+        "                       config file (-c, or the default) exports, and exit\n"
         "      --list-tables    print every table and scalar group (OID, index objects,\n"
         "                       identity labels) and exit\n"
         "      --probe URL      GET URL (e.g. http://127.0.0.1:9101/healthz) and exit: 0 on a\n"
@@ -130,7 +134,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
         case OPT_PROCFS: cli->roots.procfs = optarg; break;
         case OPT_DEVFS: cli->roots.devfs = optarg; break;
         case OPT_ROOTFS: cli->roots.rootfs = optarg; break;
-        case OPT_LIST_METRICS: pna_metric_catalogue(stdout); return 1;
+        case OPT_LIST_METRICS: cli->list_metrics = 1; break;
         case OPT_LIST_TABLES: pna_table_catalogue(stdout); return 1;
         case OPT_PROBE: cli->probe_url = optarg; break;
         case 'h': usage(stdout); return 1;
@@ -176,6 +180,18 @@ static int load_config(struct pna_config *cfg, const struct cli *cli)
     /* -x on the command line beats agentXSocket in the file. */
     cfg->agentx_socket = cli->agentx_socket;
     if (pna_config_load(cfg, path, pna_agent_remember_line, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, APP_NAME ": %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* The export control tokens checked against what the front ends serve. */
+static int setup_exports(const struct pna_config *cfg)
+{
+    char err[512];
+    struct pna_export_names names = pna_metrics_export_names();
+    if (pna_export_setup(&cfg->exports, pna_metric_tables, &names, err, sizeof err) != 0) {
         fprintf(stderr, APP_NAME ": %s\n", err);
         return -1;
     }
@@ -259,8 +275,15 @@ int main(int argc, char **argv)
         fprintf(stderr, APP_NAME ": %s\n", err);
         return 1;
     }
-    if (load_config(&cfg, &cli) != 0)
+    if (load_config(&cfg, &cli) != 0 || setup_exports(&cfg) != 0)
         return 1;
+    if (cli.list_metrics) {
+        pna_metric_catalogue(stdout);
+        pna_export_describe(stdout);
+        pna_export_reset();
+        pna_config_free(&cfg);
+        return 0;
+    }
     apply_cli(&cfg, &cli);
     setup_logging(&cli);
     if (!heap_tuned)
@@ -297,6 +320,7 @@ int main(int argc, char **argv)
     pna_agent_shutdown(APP_NAME);
     pna_events_shutdown();
     pna_cache_clear();
+    pna_export_reset();
     pna_config_free(&cfg);
     if (cli.pidfile)
         unlink(cli.pidfile);

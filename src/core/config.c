@@ -49,6 +49,7 @@ struct parse {
     void *remember_arg;
     char **users;                      /* createUser so far: "engine/name" */
     size_t nusers, users_cap;
+    const char *file_kept;             /* FILE, copied once for the export items */
 };
 
 /* The slot in cfg->pollers of the poller named NAME, or -1. */
@@ -470,6 +471,175 @@ static int apply_ping_interval(struct parse *ps, const char *token, char *rest)
     return 0;
 }
 
+/* ---- export control --------------------------------------------------------
+ * What the patterns and labels name is checked later, against the
+ * descriptors (model/export/export.c), with the file and line kept here. */
+
+/* A Prometheus label name: [a-zA-Z_][a-zA-Z0-9_]*, not "__" (Prometheus's own). */
+static bool export_label_name_ok(const char *s)
+{
+    if (!s[0] || (s[0] == '_' && s[1] == '_') || strlen(s) >= PNA_EXPORT_NAME_MAX)
+        return false;
+    for (size_t i = 0; s[i]; i++) {
+        char c = s[i];
+        bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        if (!letter && !(i > 0 && c >= '0' && c <= '9'))
+            return false;
+    }
+    return true;
+}
+
+/* A glob over family and object names: their characters and fnmatch(3)'s
+ * '*', '?' and bracket expressions ('[', ']', '!', '-'). */
+static bool export_pattern_ok(const char *s)
+{
+    if (!s[0] || strlen(s) >= PNA_EXPORT_NAME_MAX)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_*?[]!-", *s))
+            return false;
+    return true;
+}
+
+/* FILE as the config owns it (for the items that keep where they were written). */
+static const char *kept_file(struct parse *ps, int *rc)
+{
+    if (!ps->file_kept)
+        ps->file_kept = keep(ps, ps->file, rc);
+    return ps->file_kept;
+}
+
+static int export_add(struct parse *ps, const char *token, struct pna_export_list *list,
+                      size_t max, const char *text, const char *value)
+{
+    int rc = 0;
+    if (list->count >= max)
+        return fail(ps, "%s: more than %zu entries", token, max);
+    const char *t = keep(ps, text, &rc), *v = value ? keep(ps, value, &rc) : NULL;
+    const char *file = kept_file(ps, &rc);
+    if (rc)
+        return rc;
+    list->items[list->count++] = (struct pna_export_item){ t, v, file, ps->line };
+    return 0;
+}
+
+/* exportInclude / exportExclude PATTERN...: every line adds to the list. */
+static int apply_export_patterns(struct parse *ps, const char *token, char *rest)
+{
+    struct pna_export_config *e = &ps->cfg->exports;
+    struct pna_export_list *list = strcasecmp(token, "exportInclude") == 0 ? &e->include
+                                                                           : &e->exclude;
+    char *w;
+    size_t n = 0;
+    while ((w = next_word(&rest)) != NULL) {
+        if (!export_pattern_ok(w))
+            return fail(ps, "%s: '%s' is not a family or MIB object name or glob (letters, "
+                        "digits, '_', and the glob characters * ? [ ] ! -)", token, w);
+        if (export_add(ps, token, list, PNA_EXPORT_PATTERNS_MAX, w, NULL) != 0)
+            return -1;
+        n++;
+    }
+    return n ? 0 : fail(ps, "%s: expected at least one family or MIB object name", token);
+}
+
+/* exportLabelDrop LABEL... */
+static int apply_export_label_drop(struct parse *ps, const char *token, char *rest)
+{
+    char *w;
+    size_t n = 0;
+    while ((w = next_word(&rest)) != NULL) {
+        if (!export_label_name_ok(w))
+            return fail(ps, "%s: '%s' is not a Prometheus label name", token, w);
+        if (export_add(ps, token, &ps->cfg->exports.label_drop, PNA_EXPORT_PATTERNS_MAX, w,
+                       NULL) != 0)
+            return -1;
+        n++;
+    }
+    return n ? 0 : fail(ps, "%s: expected at least one label name", token);
+}
+
+/* A static label's value: printable, valid UTF-8 (a bad byte would fail the
+ * whole scrape), no quote or backslash that a relabel rule would have to
+ * unescape, at most PNA_EXPORT_VALUE_MAX bytes. */
+static bool export_value_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > PNA_EXPORT_VALUE_MAX)
+        return false;
+    for (const unsigned char *u = (const unsigned char *)s; *u;) {
+        if (*u < 0x80) {
+            if (*u < 0x20 || *u == 0x7f || *u == '"' || *u == '\\')
+                return false;
+            u++;
+            continue;
+        }
+        size_t len = (*u & 0xe0) == 0xc0 ? 2 : (*u & 0xf0) == 0xe0 ? 3 : (*u & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || (len == 2 && *u < 0xc2))
+            return false;
+        for (size_t i = 1; i < len; i++)
+            if ((u[i] & 0xc0) != 0x80)
+                return false;
+        u += len;
+    }
+    return true;
+}
+
+/* One "key=value" of exportStaticLabels. */
+static int export_static_one(struct parse *ps, const char *token, char *item)
+{
+    struct pna_export_list *list = &ps->cfg->exports.static_labels;
+    char *eq = strchr(item, '=');
+    if (!eq)
+        return fail(ps, "%s: '%s' is not key=value", token, item);
+    *eq = '\0';
+    const char *value = eq + 1;
+    if (!export_label_name_ok(item))
+        return fail(ps, "%s: '%s' is not a Prometheus label name", token, item);
+    if (!export_value_ok(value))
+        return fail(ps, "%s: %s: the value must be 1 to %d bytes of printable UTF-8 without "
+                    "'\"' or '\\'", token, item, PNA_EXPORT_VALUE_MAX);
+    for (size_t i = 0; i < list->count; i++)
+        if (strcmp(list->items[i].text, item) == 0)
+            return fail(ps, "%s: label '%s' is given twice (first at %s:%u)", token, item,
+                        list->items[i].file, list->items[i].line);
+    return export_add(ps, token, list, PNA_EXPORT_STATIC_MAX, item, value);
+}
+
+/* exportStaticLabels KEY=VALUE[,KEY=VALUE...] (words or commas). */
+static int apply_export_static(struct parse *ps, const char *token, char *rest)
+{
+    char *w;
+    size_t n = 0;
+    while ((w = next_word(&rest)) != NULL) {
+        char *save = NULL;
+        if (w[0] == ',' || (w[0] && w[strlen(w) - 1] == ',') || strstr(w, ",,"))
+            return fail(ps, "%s: an empty item in '%s'", token, w);
+        for (char *item = strtok_r(w, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+            if (export_static_one(ps, token, item) != 0)
+                return -1;
+            n++;
+        }
+    }
+    return n ? 0 : fail(ps, "%s: expected key=value[,key=value...]", token);
+}
+
+/* exportSeriesLimit N: at most N series on /metrics (0: no limit). */
+static int apply_export_limit(struct parse *ps, const char *token, char *rest)
+{
+    uint64_t v;
+    char *w = next_word(&rest);
+    if (!w || next_word(&rest))
+        return fail(ps, "%s: expected one number of series", token);
+    if (parse_uint(ps, token, w, 0, 100000000, &v))
+        return -1;
+    struct pna_export_config *e = &ps->cfg->exports;
+    int rc = 0;
+    e->series_limit = v;
+    e->series_limit_file = kept_file(ps, &rc);
+    e->series_limit_line = ps->line;
+    return rc;
+}
+
 /* The agent's tokens that are not simple keys, each with its parser. */
 struct agent_token {
     const char *token;
@@ -483,6 +653,11 @@ static const struct agent_token agent_tokens[] = {
     { "prometheusCompat", apply_compat_token },
     { "agentXSocket", apply_agentx_socket },
     { "agentXPingInterval", apply_ping_interval },
+    { "exportInclude", apply_export_patterns },
+    { "exportExclude", apply_export_patterns },
+    { "exportLabelDrop", apply_export_label_drop },
+    { "exportStaticLabels", apply_export_static },
+    { "exportSeriesLimit", apply_export_limit },
 };
 
 static const struct agent_token *agent_token(const char *token)
@@ -744,7 +919,7 @@ int pna_config_load(struct pna_config *cfg, const char *path,
                     void (*remember)(const struct pna_netsnmp_line *line, void *arg),
                     void *arg, char *err, size_t errlen)
 {
-    struct parse ps = { cfg, path, 0, err, errlen, remember, arg, NULL, 0, 0 };
+    struct parse ps = { cfg, path, 0, err, errlen, remember, arg, NULL, 0, 0, NULL };
     FILE *f = open_config(path, err, errlen);
     if (!f)
         return -1;

@@ -36,6 +36,40 @@ enum pna_prom_compat {
 };
 #define PNA_MAX_NAMES 32
 
+/* ---- export control (exportInclude, exportExclude, exportLabelDrop,
+ * exportStaticLabels, exportSeriesLimit) --------------------------------------
+ * The loader checks what it can alone (a pattern's characters, a label's
+ * name and value); what the patterns name is checked against the
+ * descriptors at start-up (model/export/export.h), which reports the
+ * pattern's own file and line. */
+#define PNA_EXPORT_PATTERNS_MAX 128
+#define PNA_EXPORT_STATIC_MAX 16
+#define PNA_EXPORT_NAME_MAX 160      /* a pattern, a label name */
+#define PNA_EXPORT_VALUE_MAX 128     /* a static label's value */
+
+/* A word of a line and where it was written. */
+struct pna_export_item {
+    const char *text;                /* owned by the config */
+    const char *value;               /* exportStaticLabels: the label's value */
+    const char *file;
+    unsigned line;
+};
+
+struct pna_export_list {
+    size_t count;
+    struct pna_export_item items[PNA_EXPORT_PATTERNS_MAX];
+};
+
+struct pna_export_config {
+    struct pna_export_list include;  /* globs: MIB objects and families kept */
+    struct pna_export_list exclude;  /* globs: MIB objects and families left out */
+    struct pna_export_list label_drop;     /* label names */
+    struct pna_export_list static_labels;  /* name (text) = value */
+    uint64_t series_limit;           /* 0: none */
+    const char *series_limit_file;
+    unsigned series_limit_line;
+};
+
 /* A name list key's value (PNA_KEY_NAMES): every line of the token adds to it. */
 struct pna_name_list {
     size_t count;
@@ -106,6 +140,8 @@ struct pna_config {
      * primus_pod_labels_info); none by default.  The kubelet and containers
      * pollers both read pod labels, so the list is the agent's. */
     struct pna_label_allow pod_labels;
+    /* What the front ends export (exportInclude ... exportSeriesLimit). */
+    struct pna_export_config exports;
 
     /* logging */
     unsigned log_rate_interval_s; /* logRateInterval: per kind of line; 0 = no limit */

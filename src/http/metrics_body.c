@@ -16,6 +16,7 @@ struct pna_metrics_body {
     uint64_t gen[PNA_DOM_COUNT];      /* the key: each domain's generation, 0 = none */
     char *data;
     size_t len;
+    struct pna_prom_stats stats;      /* its families' series counts (export control) */
     struct pna_metrics_body *older;   /* the list of live bodies, newest first */
 };
 
@@ -45,6 +46,7 @@ static void unref(struct pna_metrics_body *b)
             break;
         }
     bodies.alive--;
+    pna_prom_stats_free(&b->stats);
     free(b->data);
     free(b);
 }
@@ -61,12 +63,14 @@ static struct pna_metrics_body *render(const struct pna_http_view *v, const uint
      * the old and the new buffer at once (a body of 7.5 MB peaked at 12). */
     if (bodies.last_len)
         pna_buf_reserve(&out, bodies.last_len + bodies.last_len / 8);
-    size_t errors = pna_metrics_render_domains(&out, v);
+    size_t errors = pna_metrics_render_domains_counted(&out, v, &b->stats);
     if (out.failed) {
         pna_buf_free(&out);
+        pna_prom_stats_free(&b->stats);
         free(b);
         return NULL;
     }
+    pna_metrics_series_count_drops(&b->stats);
     if (errors)
         pna_log(LOG_WARNING, "http: /metrics rendered with %zu dropped samples", errors);
     b->data = pna_buf_steal(&out, &b->len);
@@ -135,6 +139,11 @@ const char *pna_metrics_body_data(const struct pna_metrics_body *b, size_t *len)
 {
     *len = b->len;
     return b->data ? b->data : "";
+}
+
+const struct pna_prom_stats *pna_metrics_body_stats(const struct pna_metrics_body *b)
+{
+    return &b->stats;
 }
 
 uint64_t pna_metrics_body_serial(const struct pna_metrics_body *b)

@@ -48,6 +48,8 @@ void pna_metrics_body_release(struct pna_metrics_body *b);
 /* The body's text and length; its serial (1, 2, 3... never 0). */
 const char *pna_metrics_body_data(const struct pna_metrics_body *b, size_t *len);
 uint64_t pna_metrics_body_serial(const struct pna_metrics_body *b);
+/* Its families' series counts and what the export control dropped from it. */
+const struct pna_prom_stats *pna_metrics_body_stats(const struct pna_metrics_body *b);
 
 /* Bodies alive (for the tests). */
 size_t pna_metrics_bodies_alive(void);

@@ -159,7 +159,7 @@ static struct metrics_reply *metrics_reply(struct pna_metrics_body *body,
     struct metrics_reply *r = calloc(1, sizeof *r);
     struct pna_buf tail;
     pna_buf_init(&tail);
-    size_t errors = pna_metrics_render_agent(&tail, v);
+    size_t errors = pna_metrics_render_agent_after(&tail, v, pna_metrics_body_stats(body));
     if (!r || tail.failed) {
         pna_buf_free(&tail);
         free(r);

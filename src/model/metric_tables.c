@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "model/export/export.h"
+
 const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_system_metrics,
     &pna_cpu_metrics,
@@ -76,19 +78,35 @@ static const char *dash(const char *s)
     return s && s[0] ? s : "-";
 }
 
+/* What the export control lets each front end serve of M: its object and
+ * family, or NULL (model/export/export.h). */
+static const char *exported_object(const struct pna_metric_table *t, const struct pna_metric *m)
+{
+    return m->object && pna_export_object_on(t, m) ? m->object : NULL;
+}
+
+static const char *exported_family(const struct pna_metric *m)
+{
+    return m->family && pna_export_family_on(m->family) ? m->family : NULL;
+}
+
 void pna_metric_catalogue(FILE *out)
 {
     fprintf(out, "# table\tobject\tcolumn\tsyntax\tmax\tfamily\ttype\tscale\tlabel\tjson\n");
     for (size_t t = 0; pna_metric_tables[t]; t++) {
         const struct pna_metric_table *tab = pna_metric_tables[t];
-        if (tab->info_family)
+        if (tab->info_family && pna_export_family_on(tab->info_family))
             fprintf(out, "%s\t-\t-\t-\t-\t%s\tgauge\t-\t-\t-\n", tab->object, tab->info_family);
         for (size_t i = 0; i < tab->count; i++) {
             const struct pna_metric *m = &tab->metrics[i];
+            const char *object = exported_object(tab, m), *family = exported_family(m);
+            /* a value the control leaves out of both front ends is not listed */
+            if ((m->object || m->family) && !object && !family)
+                continue;
             char scale[48];
             pna_scale_text(m->scale, scale, sizeof scale);
-            fprintf(out, "%s\t%s\t%u\t%s\t%llu\t%s\t%s\t%s\t%s\t%s\n", tab->object, dash(m->object),
-                    m->column, syntax_name(m->syntax), (unsigned long long)m->max, dash(m->family),
+            fprintf(out, "%s\t%s\t%u\t%s\t%llu\t%s\t%s\t%s\t%s\t%s\n", tab->object, dash(object),
+                    m->column, syntax_name(m->syntax), (unsigned long long)m->max, dash(family),
                     family_type_name(m->type), dash(scale[0] ? scale + 1 : NULL), dash(m->label),
                     dash(m->json));
         }

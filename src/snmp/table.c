@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "model/export/export.h"
 #include "model/oids.h"
 #include "util/array.h"
 
@@ -146,11 +147,18 @@ size_t pna_table_oid(const struct pna_metric_table *t, oid *out)
     return n;
 }
 
-/* The descriptor of column COL, or NULL: a lookup table per registration. */
+/* The descriptor of column COL, or NULL: a lookup table per registration.
+ * A column the export control leaves out has none: GET answers noSuchObject
+ * and GETNEXT passes it by, at no cost per request. */
 struct columns {
     unsigned min, max;
     const struct pna_metric **by_col;  /* [0 .. max] */
 };
+
+static bool served_column(const struct pna_metric_table *t, const struct pna_metric *m)
+{
+    return m->column && m->syntax != PNA_SYNTAX_NONE && pna_export_object_on(t, m);
+}
 
 static int columns_init(struct columns *c, const struct pna_metric_table *t)
 {
@@ -158,7 +166,7 @@ static int columns_init(struct columns *c, const struct pna_metric_table *t)
     c->max = 0;
     for (size_t i = 0; i < t->count; i++) {
         unsigned col = t->metrics[i].column;
-        if (!col || t->metrics[i].syntax == PNA_SYNTAX_NONE)
+        if (!served_column(t, &t->metrics[i]))
             continue;
         c->min = col < c->min ? col : c->min;
         c->max = col > c->max ? col : c->max;
@@ -169,7 +177,7 @@ static int columns_init(struct columns *c, const struct pna_metric_table *t)
     if (!c->by_col)
         return -1;
     for (size_t i = 0; i < t->count; i++)
-        if (t->metrics[i].column && t->metrics[i].syntax != PNA_SYNTAX_NONE)
+        if (served_column(t, &t->metrics[i]))
             c->by_col[t->metrics[i].column] = &t->metrics[i];
     return 0;
 }
@@ -382,7 +390,8 @@ static int resolve_get(struct table_reg *reg, const struct pna_view *v, const oi
     const struct pna_metric_table *tab = reg->t;
     size_t t = reg->table_oid_len;
     if (name_len <= t + 2 || snmp_oid_compare(name, t, reg->table_oid, t) != 0 ||
-        name[t] != 1 || name[t + 1] < reg->cols.min || name[t + 1] > reg->cols.max)
+        name[t] != 1 || name[t + 1] < reg->cols.min || name[t + 1] > reg->cols.max ||
+        !reg->cols.by_col[name[t + 1]])
         return (int)SNMP_NOSUCHOBJECT;
     size_t n = prepare_order(reg, v);
     const oid *idx = name + t + 2;
@@ -504,7 +513,8 @@ static bool scalar_cell(const struct pna_metric_table *t, const struct pna_view 
 {
     const struct pna_metric *m = pna_metric_by_column(t, subid);
     struct pna_row row;
-    if (!m || m->syntax == PNA_SYNTAX_NONE || t->rows(v) == 0 || !pna_metric_row(t, v, 0, &row))
+    if (!m || m->syntax == PNA_SYNTAX_NONE || !pna_export_object_on(t, m) || t->rows(v) == 0 ||
+        !pna_metric_row(t, v, 0, &row))
         return false;
     struct pna_value val;
     pna_metric_value(t, m, &row, &val);
@@ -516,8 +526,9 @@ static int scalar_get(const struct pna_metric_table *t, const struct pna_view *v
 {
     oid group[MAX_OID_LEN];
     size_t g = pna_table_oid(t, group);
-    if (name_len != g + 2 || snmp_oid_compare(name, g, group, g) != 0 ||
-        !pna_metric_by_column(t, (unsigned)name[g]))
+    const struct pna_metric *m = name_len > g ? pna_metric_by_column(t, (unsigned)name[g]) : NULL;
+    if (name_len != g + 2 || snmp_oid_compare(name, g, group, g) != 0 || !m ||
+        !pna_export_object_on(t, m))
         return (int)SNMP_NOSUCHOBJECT;
     if (name[g + 1] != 0)
         return (int)SNMP_NOSUCHINSTANCE;
@@ -594,15 +605,18 @@ static int register_one_scalar(const struct pna_metric_table *t, unsigned subid)
 static int register_scalars(const struct pna_metric_table *t)
 {
     for (size_t i = 0; i < t->count; i++)
-        if (t->metrics[i].column && t->metrics[i].syntax != PNA_SYNTAX_NONE &&
-            register_one_scalar(t, t->metrics[i].column) != 0)
+        if (served_column(t, &t->metrics[i]) && register_one_scalar(t, t->metrics[i].column) != 0)
             return -1;
     return 0;
 }
 
 int pna_table_register(const struct pna_metric_table *t)
 {
-    return t->kind == PNA_TABLE_SCALARS ? register_scalars(t) : register_rows(t);
+    if (t->kind == PNA_TABLE_SCALARS)
+        return register_scalars(t);
+    /* a table whose every column the export control leaves out is not in
+     * the registration: its OIDs answer noSuchObject, walks pass it by */
+    return pna_export_table_on(t) ? register_rows(t) : 0;
 }
 
 int pna_snmp_tables_register(void)

@@ -73,13 +73,41 @@ static void render_tables(struct pna_prom *p, const struct pna_http_view *v, boo
             pna_prom_table(p, v, pna_metric_tables[i]);
 }
 
-size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_view *v)
+size_t pna_metrics_render_domains_counted(struct pna_buf *out, const struct pna_http_view *v,
+                                          struct pna_prom_stats *stats)
 {
     struct pna_prom p;
     pna_prom_init(&p, out);
+    pna_prom_set_limit(&p, pna_export_series_limit());
     render_tables(&p, v, false);
     for (size_t i = 0; i < sizeof domain_extras / sizeof domain_extras[0]; i++)
         domain_extras[i](&p, v);
+    pna_prom_end(&p);
+    size_t errors = p.errors;
+    if (stats)
+        pna_prom_take_stats(&p, stats);
+    pna_prom_free(&p);
+    return errors;
+}
+
+size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_view *v)
+{
+    return pna_metrics_render_domains_counted(out, v, NULL);
+}
+
+size_t pna_metrics_render_agent_after(struct pna_buf *out, const struct pna_http_view *v,
+                                      const struct pna_prom_stats *body)
+{
+    struct pna_prom p;
+    pna_prom_init(&p, out);
+    render_tables(&p, v, true);
+    pna_metrics_agent_extras(&p, v);
+    struct pna_prom_stats own;
+    pna_prom_take_stats(&p, &own);
+    if (own.duplicates)
+        pna_metrics_series_count_drops(&(struct pna_prom_stats){ .duplicates = own.duplicates });
+    pna_metrics_series(&p, body, &own);
+    pna_prom_stats_free(&own);
     size_t errors = p.errors;
     pna_prom_free(&p);
     return errors;
@@ -87,17 +115,15 @@ size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_vie
 
 size_t pna_metrics_render_agent(struct pna_buf *out, const struct pna_http_view *v)
 {
-    struct pna_prom p;
-    pna_prom_init(&p, out);
-    render_tables(&p, v, true);
-    pna_metrics_agent_extras(&p, v);
-    size_t errors = p.errors;
-    pna_prom_free(&p);
-    return errors;
+    return pna_metrics_render_agent_after(out, v, NULL);
 }
 
 size_t pna_metrics_render(struct pna_buf *out, const struct pna_http_view *v)
 {
-    size_t errors = pna_metrics_render_domains(out, v);
-    return errors + pna_metrics_render_agent(out, v);
+    struct pna_prom_stats body;
+    size_t errors = pna_metrics_render_domains_counted(out, v, &body);
+    pna_metrics_series_count_drops(&body);
+    errors += pna_metrics_render_agent_after(out, v, &body);
+    pna_prom_stats_free(&body);
+    return errors;
 }

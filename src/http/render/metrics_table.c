@@ -186,7 +186,8 @@ static void info_series(struct pna_prom *p, const struct pna_http_view *v,
 {
     char help[PNA_HELP_MAX];
     snprintf(help, sizeof help, "%s (%s).", t->info_help ? t->info_help : "", t->object);
-    pna_prom_family(p, t->info_family, PNA_PROM_GAUGE, help);
+    if (pna_prom_family(p, t->info_family, PNA_PROM_GAUGE, help) != 0)
+        return;
     size_t rows = t->rows(&v->base);
     for (size_t i = 0; i < rows; i++) {
         struct pna_row row;
@@ -240,6 +241,8 @@ void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,
             pna_prom_family(p, m->family, prom_type(m), help);
             family = m->family;
         }
+        if (!pna_prom_wanted(p))
+            continue;           /* left out by the export control */
         for (size_t i = 0; i < rows; i++) {
             struct pna_row row;
             struct pna_value val;
@@ -261,7 +264,8 @@ void pna_prom_replaced(struct pna_prom *p, const struct pna_http_view *v,
     const struct pna_metric *m = pna_metric_by_object(t, r->object);
     if (!m)
         return;
-    pna_prom_family(p, r->name, r->type, r->help);
+    if (pna_prom_family(p, r->name, r->type, r->help) != 0)
+        return;
     size_t rows = t->rows(&v->base);
     for (size_t i = 0; i < rows; i++) {
         struct pna_row row;

@@ -8,19 +8,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/export/export.h"
+
 void pna_prom_init(struct pna_prom *p, struct pna_buf *out)
 {
     memset(p, 0, sizeof *p);
     p->out = out;
+    pna_buf_init(&p->stats.names);
+    p->drops = pna_export_label_drops(&p->ndrops);
+    p->static_names = pna_export_static_names(&p->nstatic);
+    p->static_values = pna_export_static_values(&p->nstatic);
+}
+
+void pna_prom_stats_free(struct pna_prom_stats *s)
+{
+    free(s->counts);
+    pna_buf_free(&s->names);
+    memset(s, 0, sizeof *s);
+}
+
+const char *pna_prom_count_name(const struct pna_prom_stats *s, const struct pna_prom_count *c)
+{
+    return s->names.data ? s->names.data + c->name : "";
 }
 
 void pna_prom_free(struct pna_prom *p)
 {
+    pna_prom_end(p);
     for (size_t i = 0; i < p->seen_cap; i++)
         free(p->seen[i]);
     free(p->seen);
     p->seen = NULL;
     p->seen_cap = p->seen_count = 0;
+    free(p->dups);
+    p->dups = NULL;
+    p->dups_cap = p->dups_count = 0;
+    pna_prom_stats_free(&p->stats);
+}
+
+void pna_prom_set_limit(struct pna_prom *p, uint64_t limit)
+{
+    p->limit = limit;
 }
 
 static bool name_char(char c, bool first)
@@ -173,9 +201,67 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* ---- the export control: family counts, the series limit ------------------------ */
+
+static void count_family(struct pna_prom *p, bool dropped)
+{
+    struct pna_prom_stats *s = &p->stats;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 128;
+        struct pna_prom_count *c = realloc(s->counts, cap * sizeof *c);
+        if (!c) {
+            p->out->failed = true;
+            return;
+        }
+        s->counts = c;
+        s->cap = cap;
+    }
+    s->counts[s->n++] = (struct pna_prom_count){ s->names.len, p->family_samples, dropped };
+    pna_buf_append(&s->names, p->family, strlen(p->family) + 1);
+}
+
+/* The current family is complete: counted, and taken out of OUT whole when
+ * it would pass the limit. */
+static void family_close(struct pna_prom *p)
+{
+    if (!p->family_open)
+        return;
+    p->family_open = false;
+    if (!p->family_samples)
+        return;
+    struct pna_prom_stats *s = &p->stats;
+    bool drop = p->limit && s->series + p->family_samples > p->limit;
+    if (drop) {
+        p->out->len = p->family_start;
+        if (p->out->data)
+            p->out->data[p->out->len] = '\0';
+        p->families--;
+        p->samples -= p->family_samples;
+        s->limit_families++;
+        s->limit_series += p->family_samples;
+    } else {
+        s->series += p->family_samples;
+    }
+    count_family(p, drop);
+}
+
+void pna_prom_end(struct pna_prom *p)
+{
+    family_close(p);
+}
+
+void pna_prom_take_stats(struct pna_prom *p, struct pna_prom_stats *out)
+{
+    pna_prom_end(p);
+    *out = p->stats;
+    memset(&p->stats, 0, sizeof p->stats);
+    pna_buf_init(&p->stats.names);
+}
+
 int pna_prom_family(struct pna_prom *p, const char *name, enum pna_prom_type type,
                     const char *help)
 {
+    family_close(p);
     p->header_done = false;
     p->type = type;
     p->help = help ? help : "";
@@ -186,7 +272,22 @@ int pna_prom_family(struct pna_prom *p, const char *name, enum pna_prom_type typ
         p->errors++;
         return -1;
     }
+    if (!pna_export_family_on(name)) {
+        p->family_ok = false;
+        return 1;
+    }
+    p->family_open = true;
+    p->family_start = p->out->len;
+    p->family_samples = 0;
+    p->dups_count = 0;
+    if (p->dups)
+        memset(p->dups, 0, p->dups_cap * sizeof *p->dups);
     return 0;
+}
+
+bool pna_prom_wanted(const struct pna_prom *p)
+{
+    return p->family_ok;
 }
 
 static const char *type_name(enum pna_prom_type t)
@@ -215,6 +316,85 @@ static void write_header(struct pna_prom *p)
     pna_buf_printf(p->out, "\n# TYPE %s %s\n", p->family, type_name(p->type));
 }
 
+static bool dropped_label(const struct pna_prom *p, const char *name)
+{
+    for (size_t i = 0; i < p->ndrops; i++)
+        if (strcmp(p->drops[i], name) == 0)
+            return true;
+    return false;
+}
+
+static bool has_label(const struct pna_prom_label *labels, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(labels[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* The label set of a sample once its dropped labels are out (FNV-1a over
+ * names and values, each ended by a byte no name or value has); never 0. */
+static uint64_t label_set_hash(const struct pna_prom *p, const struct pna_prom_label *labels,
+                               size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        if (dropped_label(p, labels[i].name))
+            continue;
+        const char *parts[2] = { labels[i].name, labels[i].value ? labels[i].value : "" };
+        for (size_t k = 0; k < 2; k++) {
+            for (const char *c = parts[k]; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+            h = (h ^ 0xffu) * 1099511628211ULL;
+        }
+    }
+    return h ? h : 1;
+}
+
+/* Whether a sample of the current family had this label set already (the
+ * guard behind exportLabelDrop: a drop the start-up check let through must
+ * still not make two series one); records it when not. */
+static bool duplicate(struct pna_prom *p, const struct pna_prom_label *labels, size_t n)
+{
+    if ((p->dups_count + 1) * 2 > p->dups_cap) {
+        size_t cap = p->dups_cap ? p->dups_cap * 2 : 256;
+        uint64_t *tab = calloc(cap, sizeof *tab);
+        if (!tab) {
+            p->out->failed = true;
+            return false;
+        }
+        for (size_t i = 0; i < p->dups_cap; i++) {
+            if (!p->dups[i])
+                continue;
+            size_t j = p->dups[i] & (cap - 1);
+            while (tab[j])
+                j = (j + 1) & (cap - 1);
+            tab[j] = p->dups[i];
+        }
+        free(p->dups);
+        p->dups = tab;
+        p->dups_cap = cap;
+    }
+    uint64_t h = label_set_hash(p, labels, n);
+    size_t j = h & (p->dups_cap - 1);
+    while (p->dups[j]) {
+        if (p->dups[j] == h)
+            return true;
+        j = (j + 1) & (p->dups_cap - 1);
+    }
+    p->dups[j] = h;
+    p->dups_count++;
+    return false;
+}
+
+static void put_label(struct pna_prom *p, bool *first, const char *name, const char *value)
+{
+    pna_buf_printf(p->out, "%s%s=\"", *first ? "{" : ",", name);
+    pna_prom_escape_label(p->out, value);
+    pna_buf_putc(p->out, '"');
+    *first = false;
+}
+
 /* Name and labels of a sample; false when the sample must be dropped. */
 static bool begin_sample(struct pna_prom *p, const struct pna_prom_label *labels, size_t n)
 {
@@ -226,20 +406,25 @@ static bool begin_sample(struct pna_prom *p, const struct pna_prom_label *labels
             return false;
         }
     }
+    if (p->ndrops && duplicate(p, labels, n)) {
+        p->stats.duplicates++;
+        return false;
+    }
     if (!p->header_done)
         write_header(p);
     pna_buf_puts(p->out, p->family);
-    if (n) {
-        pna_buf_putc(p->out, '{');
-        for (size_t i = 0; i < n; i++) {
-            pna_buf_printf(p->out, "%s%s=\"", i ? "," : "", labels[i].name);
-            pna_prom_escape_label(p->out, labels[i].value);
-            pna_buf_putc(p->out, '"');
-        }
+    bool first = true;
+    for (size_t i = 0; i < n; i++)
+        if (!p->ndrops || !dropped_label(p, labels[i].name))
+            put_label(p, &first, labels[i].name, labels[i].value);
+    for (size_t i = 0; i < p->nstatic; i++)   /* the agent's own label of that name wins */
+        if (!has_label(labels, n, p->static_names[i]))
+            put_label(p, &first, p->static_names[i], p->static_values[i]);
+    if (!first)
         pna_buf_putc(p->out, '}');
-    }
     pna_buf_putc(p->out, ' ');
     p->samples++;
+    p->family_samples++;
     return true;
 }
 

@@ -36,6 +36,29 @@ struct pna_prom_label {
 
 #define PNA_PROM_NAME_MAX 160
 
+/* One family's series in a rendering (primus_agent_series{family}). */
+struct pna_prom_count {
+    size_t name;          /* offset of its name in the stats' NAMES */
+    size_t series;
+    bool dropped;         /* left out whole by exportSeriesLimit */
+};
+
+/* What a rendering served, family by family, and what the export control
+ * took out of it (model/export/export.h). */
+struct pna_prom_stats {
+    struct pna_prom_count *counts;
+    size_t n, cap;
+    struct pna_buf names;           /* the families' names, NUL-separated */
+    uint64_t series;                /* series written (those kept) */
+    uint64_t limit_families;        /* families dropped whole by the limit */
+    uint64_t limit_series;          /* their series */
+    uint64_t duplicates;            /* series dropped as another's duplicate */
+};
+
+void pna_prom_stats_free(struct pna_prom_stats *s);
+/* The name of count C of S. */
+const char *pna_prom_count_name(const struct pna_prom_stats *s, const struct pna_prom_count *c);
+
 struct pna_prom {
     struct pna_buf *out;
     char family[PNA_PROM_NAME_MAX];
@@ -50,16 +73,47 @@ struct pna_prom {
     size_t families;      /* families with at least one sample */
     size_t samples;
     size_t errors;        /* rejected names or types, split families */
+
+    /* The export control, taken at init (model/export/export.h): labels
+     * left out and added, and the series limit (pna_prom_set_limit). */
+    const char *const *drops;
+    size_t ndrops;
+    const char *const *static_names, *const *static_values;
+    size_t nstatic;
+    uint64_t limit;       /* 0: none */
+    /* The current family: where it began in OUT, its samples so far, the
+     * hashes of their label sets (the duplicate guard, with drops). */
+    bool family_open;
+    size_t family_start, family_samples;
+    uint64_t *dups;
+    size_t dups_cap, dups_count;
+    struct pna_prom_stats stats;
 };
 
 void pna_prom_init(struct pna_prom *p, struct pna_buf *out);
 void pna_prom_free(struct pna_prom *p);
 
+/* At most LIMIT series from here on (0: none): a family that would pass it
+ * is taken out of OUT whole when it ends, and counted; the families after
+ * it are still written when they fit. */
+void pna_prom_set_limit(struct pna_prom *p, uint64_t limit);
+/* End the last family (its limit check); then P's stats are complete.
+ * pna_prom_free() does it too. */
+void pna_prom_end(struct pna_prom *p);
+/* Move P's stats into OUT (ended first); P keeps none. */
+void pna_prom_take_stats(struct pna_prom *p, struct pna_prom_stats *out);
+
 /* Start family NAME (copied).  HELP must stay valid until the next call.
- * Returns 0, or -1 when NAME is not a valid metric name or a counter's name
- * does not end in "_total" (its samples are then dropped and counted). */
+ * Returns 0, 1 when the export control leaves the family out (its samples
+ * are then dropped silently: pna_prom_wanted() says so), or -1 when NAME is
+ * not a valid metric name or a counter's name does not end in "_total" (its
+ * samples are then dropped and counted). */
 int pna_prom_family(struct pna_prom *p, const char *name, enum pna_prom_type type,
                     const char *help);
+
+/* Whether the current family's samples are written (a renderer may skip
+ * computing them when not). */
+bool pna_prom_wanted(const struct pna_prom *p);
 
 /* One sample of the current family; LABELS may be NULL when N is 0. */
 void pna_prom_u64(struct pna_prom *p, const struct pna_prom_label *labels, size_t n, uint64_t v);

@@ -22,6 +22,7 @@
 #include "core/view.h"
 #include "http/buf.h"
 #include "http/render/prom.h"
+#include "model/export/export.h"
 #include "model/metric.h"
 
 struct pna_http_view {
@@ -137,8 +138,37 @@ void pna_metrics_compat(struct pna_prom *p, const struct pna_http_view *v);
  * of cache generations, http/metrics_body.h), then the agent's own, which
  * change with the clock and the poller counters (rendered for each request). */
 size_t pna_metrics_render(struct pna_buf *out, const struct pna_http_view *v);
+/* The domains' part; STATS (may be NULL) receives its families' series
+ * counts and what the export control dropped (pna_prom_stats_free() it).
+ * exportSeriesLimit bounds this part: the node's figures, where the series
+ * are. */
+size_t pna_metrics_render_domains_counted(struct pna_buf *out, const struct pna_http_view *v,
+                                          struct pna_prom_stats *stats);
 size_t pna_metrics_render_domains(struct pna_buf *out, const struct pna_http_view *v);
+/* The agent's part, ended by the series counts of BODY (the domains' part
+ * it is sent after; NULL: none) and of its own families. */
+size_t pna_metrics_render_agent_after(struct pna_buf *out, const struct pna_http_view *v,
+                                      const struct pna_prom_stats *body);
 size_t pna_metrics_render_agent(struct pna_buf *out, const struct pna_http_view *v);
+
+/* ---- export control ------------------------------------------------------- */
+
+/* The series counts and what the export control left out (metrics_series.c). */
+#define PNA_SERIES_FAMILY "primus_agent_series"                 /* {family} */
+#define PNA_SERIES_LIMITED_FAMILY "primus_agent_series_limited" /* {family} */
+#define PNA_SERIES_DROPPED_FAMILY "primus_agent_series_dropped_total" /* {reason} */
+
+/* primus_agent_series{family} for every family of BODY and OWN (the agent
+ * part's own so far), primus_agent_series_limited{family} for BODY's
+ * families exportSeriesLimit left out, and the dropped series counter. */
+void pna_metrics_series(struct pna_prom *p, const struct pna_prom_stats *body,
+                        const struct pna_prom_stats *own);
+/* Add a body's drops to the process's counters (once per body rendered). */
+void pna_metrics_series_count_drops(const struct pna_prom_stats *body);
+
+/* The families and labels the bridge renders in code (metrics_names.c), for
+ * the export control's start-up checks. */
+struct pna_export_names pna_metrics_export_names(void);
 
 /* ---- JSON endpoints ------------------------------------------------------- */
 
