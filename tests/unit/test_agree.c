@@ -2168,6 +2168,69 @@ static void check_coverage(void)
     CHECK_U64(missing, 0);
 }
 
+/* The export control's start-up checks know every family and label that
+ * /metrics carries (model/export/export.h): the descriptors' and the
+ * bridge's lists (http/render/metrics_names.c), the compat names included. */
+static void check_export_names(struct pna_http_view *hv)
+{
+    struct pna_export_names names = pna_metrics_export_names();
+    unsigned saved = hv->compat;
+    hv->compat = PNA_COMPAT_DCGM | PNA_COMPAT_AMD;
+    struct pna_buf out;
+    pna_buf_init(&out);
+    CHECK_U64(pna_metrics_render(&out, hv), 0);
+    hv->compat = saved;
+    char *text = pna_buf_steal(&out, NULL);
+    struct exposition e;
+    parse_exposition(text, &e);
+    size_t unknown = 0;
+    for (size_t i = 0; i < e.ns; i++) {
+        const struct sample *s = &e.s[i];
+        if (!pna_export_known_family(pna_metric_tables, &names, s->name)) {
+            if (unknown++ < 20)
+                fprintf(stderr, "# family %s is not known to the export control\n", s->name);
+        }
+        for (size_t k = 0; k < s->nl; k++)
+            if (!pna_export_known_label(pna_metric_tables, &names, s->key[k]) &&
+                unknown++ < 20)
+                fprintf(stderr, "# label %s (of %s) is not known to the export control\n",
+                        s->key[k], s->name);
+    }
+    CHECK_U64(unknown, 0);
+    free_exposition(&e);
+    free(text);
+}
+
+/* primus_agent_series{family} says how many series each family has, as the
+ * exposition itself shows them; it lists every family but its own three. */
+static void compare_series_counts(const struct exposition *e)
+{
+    size_t families = 0, listed = 0;
+    for (size_t i = 0; i < e->nf; i++) {
+        const char *f = e->f[i].name;
+        if (strncmp(f, PNA_SERIES_FAMILY, strlen(PNA_SERIES_FAMILY)) == 0)
+            continue;
+        size_t n = 0;
+        for (size_t j = 0; j < e->ns; j++)
+            n += strcmp(e->s[j].name, f) == 0;
+        families++;
+        for (size_t j = 0; j < e->ns; j++) {
+            const struct sample *s = &e->s[j];
+            const char *fam = sample_label(s, "family");
+            if (strcmp(s->name, PNA_SERIES_FAMILY) != 0 || !fam || strcmp(fam, f) != 0)
+                continue;
+            listed++;
+            if (strtoull(s->value, NULL, 10) != n)
+                fprintf(stderr, "# %s{family=\"%s\"} is %s, the exposition has %zu\n",
+                        PNA_SERIES_FAMILY, f, s->value, n);
+            CHECK_U64(strtoull(s->value, NULL, 10), n);
+            compared++;
+        }
+    }
+    CHECK_U64(listed, families);
+    CHECK(families > 100);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp))
@@ -2223,6 +2286,8 @@ int main(void)
     compare_gpu_replaced_json(&hv);
     compare_named_json(&hv);
     compare_pod_labels(&e, &hv);
+    compare_series_counts(&e);
+    check_export_names(&hv);
     printf("# %zu values compared\n", compared);
 
     free_exposition(&e);

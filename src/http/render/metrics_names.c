@@ -30,6 +30,7 @@ static const char *const code_families[] = {
     "rdma_cnp_handled", "rdma_out_of_sequence", "rdma_rx_write_requests",
     "node_ephemeral_storage_available_bytes", "node_ephemeral_storage_capacity_bytes",
     "node_ephemeral_storage_usage_bytes", "node_ephemeral_storage_usage_percent",
+    "pod_ephemeral_storage_usage_bytes", "node_k8s_gpu_allocation_rate",
     "primus_pod_labels_info", "primus_events_total", "primus_poller_info",
     PNA_SERIES_FAMILY, PNA_SERIES_LIMITED_FAMILY, PNA_SERIES_DROPPED_FAMILY,
 };

@@ -290,6 +290,39 @@ static int check_static_labels(const struct universe *u, const struct pna_export
     return 0;
 }
 
+struct known_arg {
+    const char *name;
+    bool found;
+};
+
+static bool note_known(const char *name, bool is_family, void *arg)
+{
+    struct known_arg *a = arg;
+    size_t n = strlen(name);
+    if (is_family && (strcmp(name, a->name) == 0 ||
+                      (n && name[n - 1] == '*' && strncmp(name, a->name, n - 1) == 0)))
+        a->found = true;
+    return a->found;
+}
+
+bool pna_export_known_family(const struct pna_metric_table *const *tables,
+                             const struct pna_export_names *names, const char *name)
+{
+    struct universe u = { tables, names };
+    struct known_arg a = { name, false };
+    each_name(&u, note_known, &a);
+    return a.found;
+}
+
+bool pna_export_known_label(const struct pna_metric_table *const *tables,
+                            const struct pna_export_names *names, const char *label)
+{
+    struct universe u = { tables, names };
+    struct label_find f = { label, LABEL_UNKNOWN, "" };
+    find_label(&u, &f);
+    return f.role != LABEL_UNKNOWN;
+}
+
 /* ---- the lookups ----------------------------------------------------------------- */
 
 static uint64_t name_hash(const char *s)

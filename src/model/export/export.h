@@ -80,6 +80,14 @@ const char *const *pna_export_static_values(size_t *n);
 /* The most series /metrics may carry (0: no limit). */
 uint64_t pna_export_series_limit(void);
 
+/* Whether NAME is a family (or LABEL a label) of the series that TABLES'
+ * descriptors and the bridge's NAMES say the agent serves: what the
+ * start-up checks know (the tests hold the renderers to it). */
+bool pna_export_known_family(const struct pna_metric_table *const *tables,
+                             const struct pna_export_names *names, const char *name);
+bool pna_export_known_label(const struct pna_metric_table *const *tables,
+                            const struct pna_export_names *names, const char *label);
+
 /* What the control leaves out, as comment lines for --list-metrics. */
 void pna_export_describe(FILE *out);
 
