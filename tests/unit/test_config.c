@@ -395,6 +395,10 @@ static void test_defaults(void)
     CHECK_INT(cfg.log_rate_interval_s, 60);
     CHECK_INT(cfg.stale_after_s, 300);
     CHECK(cfg.node_name == NULL && cfg.http_addr == NULL && cfg.standalone_addr == NULL);
+    /* export control: everything exported, nothing dropped or added, no limit */
+    CHECK(cfg.exports.include.count == 0 && cfg.exports.exclude.count == 0 &&
+          cfg.exports.label_drop.count == 0 && cfg.exports.static_labels.count == 0);
+    CHECK_U64(cfg.exports.series_limit, 0);
     for (size_t i = 0; i < cfg.n_pollers; i++) /* poller NAME on, its own interval */
         CHECK(!cfg.pollers[i].set_enabled && cfg.pollers[i].interval_ms == 0 &&
               cfg.pollers[i].timeout_ms == 0);
