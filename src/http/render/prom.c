@@ -280,8 +280,7 @@ int pna_prom_family(struct pna_prom *p, const char *name, enum pna_prom_type typ
     p->family_start = p->out->len;
     p->family_samples = 0;
     p->dups_count = 0;
-    if (p->dups)
-        memset(p->dups, 0, p->dups_cap * sizeof *p->dups);
+    p->dups_family++;       /* the guard's table is empty for the new family */
     return 0;
 }
 
@@ -316,10 +315,12 @@ static void write_header(struct pna_prom *p)
     pna_buf_printf(p->out, "\n# TYPE %s %s\n", p->family, type_name(p->type));
 }
 
-static bool dropped_label(const struct pna_prom *p, const char *name)
+/* Whether NAME is one of the N NAMES (the first character compared first:
+ * this runs for every label of every series). */
+static bool one_of(const char *const *names, size_t n, const char *name)
 {
-    for (size_t i = 0; i < p->ndrops; i++)
-        if (strcmp(p->drops[i], name) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (names[i][0] == name[0] && strcmp(names[i], name) == 0)
             return true;
     return false;
 }
@@ -327,19 +328,19 @@ static bool dropped_label(const struct pna_prom *p, const char *name)
 static bool has_label(const struct pna_prom_label *labels, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(labels[i].name, name) == 0)
+        if (labels[i].name[0] == name[0] && strcmp(labels[i].name, name) == 0)
             return true;
     return false;
 }
 
-/* The label set of a sample once its dropped labels are out (FNV-1a over
- * names and values, each ended by a byte no name or value has); never 0. */
-static uint64_t label_set_hash(const struct pna_prom *p, const struct pna_prom_label *labels,
-                               size_t n)
+/* The label set of a sample once its dropped labels (bits of DROP) are out
+ * (FNV-1a over names and values, each ended by a byte no name or value
+ * has); never 0. */
+static uint64_t label_set_hash(const struct pna_prom_label *labels, size_t n, uint64_t drop)
 {
     uint64_t h = 1469598103934665603ULL;
     for (size_t i = 0; i < n; i++) {
-        if (dropped_label(p, labels[i].name))
+        if (drop & (1ull << i))
             continue;
         const char *parts[2] = { labels[i].name, labels[i].value ? labels[i].value : "" };
         for (size_t k = 0; k < 2; k++) {
@@ -351,47 +352,68 @@ static uint64_t label_set_hash(const struct pna_prom *p, const struct pna_prom_l
     return h ? h : 1;
 }
 
+/* A slot of the duplicate guard's table belongs to the family whose serial
+ * it holds: a new family starts with an empty table without clearing it. */
+static bool dups_grow(struct pna_prom *p)
+{
+    size_t cap = p->dups_cap ? p->dups_cap * 2 : 256;
+    struct pna_prom_dup *tab = calloc(cap, sizeof *tab);
+    if (!tab)
+        return false;
+    for (size_t i = 0; i < p->dups_cap; i++) {
+        if (p->dups[i].family != p->dups_family)
+            continue;
+        size_t j = p->dups[i].hash & (cap - 1);
+        while (tab[j].family == p->dups_family)
+            j = (j + 1) & (cap - 1);
+        tab[j] = p->dups[i];
+    }
+    free(p->dups);
+    p->dups = tab;
+    p->dups_cap = cap;
+    return true;
+}
+
 /* Whether a sample of the current family had this label set already (the
  * guard behind exportLabelDrop: a drop the start-up check let through must
  * still not make two series one); records it when not. */
-static bool duplicate(struct pna_prom *p, const struct pna_prom_label *labels, size_t n)
+static bool duplicate(struct pna_prom *p, const struct pna_prom_label *labels, size_t n,
+                      uint64_t drop)
 {
-    if ((p->dups_count + 1) * 2 > p->dups_cap) {
-        size_t cap = p->dups_cap ? p->dups_cap * 2 : 256;
-        uint64_t *tab = calloc(cap, sizeof *tab);
-        if (!tab) {
-            p->out->failed = true;
-            return false;
-        }
-        for (size_t i = 0; i < p->dups_cap; i++) {
-            if (!p->dups[i])
-                continue;
-            size_t j = p->dups[i] & (cap - 1);
-            while (tab[j])
-                j = (j + 1) & (cap - 1);
-            tab[j] = p->dups[i];
-        }
-        free(p->dups);
-        p->dups = tab;
-        p->dups_cap = cap;
+    if ((p->dups_count + 1) * 2 > p->dups_cap && !dups_grow(p)) {
+        p->out->failed = true;
+        return false;
     }
-    uint64_t h = label_set_hash(p, labels, n);
+    uint64_t h = label_set_hash(labels, n, drop);
     size_t j = h & (p->dups_cap - 1);
-    while (p->dups[j]) {
-        if (p->dups[j] == h)
+    while (p->dups[j].family == p->dups_family) {
+        if (p->dups[j].hash == h)
             return true;
         j = (j + 1) & (p->dups_cap - 1);
     }
-    p->dups[j] = h;
+    p->dups[j] = (struct pna_prom_dup){ h, p->dups_family };
     p->dups_count++;
     return false;
 }
 
-static void put_label(struct pna_prom *p, bool *first, const char *name, const char *value)
+/* The labels of LABELS that exportLabelDrop leaves out, one bit each (a
+ * sample has at most PNA_PROM_LABELS_DROPPABLE labels that can be: past
+ * those, none is). */
+#define PNA_PROM_LABELS_DROPPABLE 64
+static uint64_t drop_mask(const struct pna_prom *p, const struct pna_prom_label *labels, size_t n)
 {
-    pna_buf_printf(p->out, "%s%s=\"", *first ? "{" : ",", name);
-    pna_prom_escape_label(p->out, value);
-    pna_buf_putc(p->out, '"');
+    uint64_t drop = 0;
+    for (size_t i = 0; i < n && i < PNA_PROM_LABELS_DROPPABLE; i++)
+        if (one_of(p->drops, p->ndrops, labels[i].name))
+            drop |= 1ull << i;
+    return drop;
+}
+
+static void put_label(struct pna_prom *p, bool *first, const char *name)
+{
+    pna_buf_putc(p->out, *first ? '{' : ',');
+    pna_buf_puts(p->out, name);
+    pna_buf_puts(p->out, "=\"");
     *first = false;
 }
 
@@ -406,7 +428,8 @@ static bool begin_sample(struct pna_prom *p, const struct pna_prom_label *labels
             return false;
         }
     }
-    if (p->ndrops && duplicate(p, labels, n)) {
+    uint64_t drop = p->ndrops ? drop_mask(p, labels, n) : 0;
+    if (p->ndrops && duplicate(p, labels, n, drop)) {
         p->stats.duplicates++;
         return false;
     }
@@ -414,12 +437,23 @@ static bool begin_sample(struct pna_prom *p, const struct pna_prom_label *labels
         write_header(p);
     pna_buf_puts(p->out, p->family);
     bool first = true;
-    for (size_t i = 0; i < n; i++)
-        if (!p->ndrops || !dropped_label(p, labels[i].name))
-            put_label(p, &first, labels[i].name, labels[i].value);
-    for (size_t i = 0; i < p->nstatic; i++)   /* the agent's own label of that name wins */
-        if (!has_label(labels, n, p->static_names[i]))
-            put_label(p, &first, p->static_names[i], p->static_values[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (i < PNA_PROM_LABELS_DROPPABLE && (drop & (1ull << i)))
+            continue;
+        put_label(p, &first, labels[i].name);
+        pna_prom_escape_label(p->out, labels[i].value);
+        pna_buf_putc(p->out, '"');
+    }
+    /* Static values were checked at start-up: nothing in them to escape.
+     * The agent's own label of that name wins (the check refuses every
+     * label the agent is known to use; this keeps the exposition valid). */
+    for (size_t i = 0; i < p->nstatic; i++) {
+        if (has_label(labels, n, p->static_names[i]))
+            continue;
+        put_label(p, &first, p->static_names[i]);
+        pna_buf_puts(p->out, p->static_values[i]);
+        pna_buf_putc(p->out, '"');
+    }
     if (!first)
         pna_buf_putc(p->out, '}');
     pna_buf_putc(p->out, ' ');

@@ -36,6 +36,12 @@ struct pna_prom_label {
 
 #define PNA_PROM_NAME_MAX 160
 
+/* A label set seen in family FAMILY (the duplicate guard). */
+struct pna_prom_dup {
+    uint64_t hash;
+    uint64_t family;
+};
+
 /* One family's series in a rendering (primus_agent_series{family}). */
 struct pna_prom_count {
     size_t name;          /* offset of its name in the stats' NAMES */
@@ -85,8 +91,9 @@ struct pna_prom {
      * hashes of their label sets (the duplicate guard, with drops). */
     bool family_open;
     size_t family_start, family_samples;
-    uint64_t *dups;
+    struct pna_prom_dup *dups;
     size_t dups_cap, dups_count;
+    uint64_t dups_family;         /* the serial of the current family (from 1) */
     struct pna_prom_stats stats;
 };
 
