@@ -3,12 +3,31 @@
 #include "pna_autoconf.h"
 #include "core/view.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/health.h"
 
 static struct pna_agent_identity identity;
+static _Atomic uint64_t series_served, series_dropped_limit, series_dropped_duplicate;
+
+void pna_agent_series_served(uint64_t series)
+{
+    atomic_store(&series_served, series);
+}
+
+void pna_agent_series_dropped(uint64_t limit, uint64_t duplicate)
+{
+    atomic_fetch_add(&series_dropped_limit, limit);
+    atomic_fetch_add(&series_dropped_duplicate, duplicate);
+}
+
+void pna_agent_series_dropped_now(uint64_t *limit, uint64_t *duplicate)
+{
+    *limit = atomic_load(&series_dropped_limit);
+    *duplicate = atomic_load(&series_dropped_duplicate);
+}
 
 void pna_agent_set_identity(const char *version, bool standalone)
 {
@@ -34,6 +53,9 @@ static void take_agent_state(struct pna_view *v)
     v->event_capacity = pna_events_capacity();
     for (int t = 1; t <= PNA_EV_TYPE_MAX; t++)
         v->events_by_type[t] = pna_events_total_of((enum pna_event_type)t);
+    v->series_served = atomic_load(&series_served);
+    v->series_dropped_limit = atomic_load(&series_dropped_limit);
+    v->series_dropped_duplicate = atomic_load(&series_dropped_duplicate);
 }
 
 void pna_view_take(struct pna_view *v, uint32_t what)

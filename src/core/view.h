@@ -42,9 +42,20 @@ struct pna_view {
     struct pna_agent_identity agent;
     uint64_t events_total, events_dropped, event_capacity;
     uint64_t events_by_type[PNA_EV_TYPE_MAX + 1];
+    /* The bridge's export control: series on its last /metrics answer, and
+     * those dropped since start by the series limit and the duplicate guard. */
+    uint64_t series_served, series_dropped_limit, series_dropped_duplicate;
 };
 
 void pna_agent_set_identity(const char *version, bool standalone);
+
+/* The bridge's figures for the views (primusAgentSeries,
+ * primusAgentSeriesDropped): any thread. */
+void pna_agent_series_served(uint64_t series);
+void pna_agent_series_dropped(uint64_t limit, uint64_t duplicate);
+/* Those counts now: /metrics shows them with its own body's drops, which
+ * were counted after the answer's view was taken. */
+void pna_agent_series_dropped_now(uint64_t *limit, uint64_t *duplicate);
 
 void pna_view_take(struct pna_view *v, uint32_t what);
 void pna_view_release(struct pna_view *v);

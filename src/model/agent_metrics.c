@@ -80,6 +80,12 @@ static void get_mode(const struct pna_row *r, struct pna_value *out)
                                                      : PNA_AGENT_MODE_SUBAGENT);
 }
 
+static void get_series_dropped(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_view *v = view_of(r);
+    pna_value_u64(out, v->series_dropped_limit + v->series_dropped_duplicate);
+}
+
 #define VIEW(member) PNA_FIELD(struct pna_view, member)
 
 static const struct pna_metric agent_metrics[] = {
@@ -106,6 +112,13 @@ static const struct pna_metric agent_metrics[] = {
     { .get = get_ready, .family = "primus_agent_ready", .type = GAUGE,
       .help = "1 once every enabled poller has finished a first run and none is failing "
               "(/ready), else 0" },
+    /* The bridge's export control.  /metrics serves these figures split by
+     * family and reason (primus_agent_series{family},
+     * primus_agent_series_dropped_total{reason}: http/render/metrics_series.c,
+     * from the same view fields), so no family of their own here. */
+    { .column = 30, .object = "primusAgentSeries", .syntax = U32,
+      .field = VIEW(series_served) },
+    { .column = 31, .object = "primusAgentSeriesDropped", .syntax = C64, .get = get_series_dropped },
 };
 
 const struct pna_metric_table pna_agent_metrics = {

@@ -18,7 +18,8 @@
 #    of 20,000 series holds: the node's families carry at most 20,000 series,
 #    each family whole or not at all, the families left out are those that
 #    did not fit, named in primus_agent_series_limited with their counts and
-#    counted in primus_agent_series_dropped_total{reason="limit"}.
+#    counted in primus_agent_series_dropped_total{reason="limit"} and, over
+#    SNMP, in primusAgentSeriesDropped (primusAgentSeries: the answer's series).
 . "$(dirname "$0")/http_lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 
@@ -170,5 +171,14 @@ c=$(metric_value "$WORK/large.txt" primus_agent_series_dropped_total 'reason="li
 d=$(awk '/^primus_agent_series_limited\{/ { s += $NF } END { print s + 0 }' "$WORK/large.txt")
 [ -n "$c" ] && [ "$c" -ge "$d" ] || fail "primus_agent_series_dropped_total{reason=\"limit\"} is '$c', below $d"
 ok "primus_agent_series_dropped_total{reason=\"limit\"} = $c (>= $d, this body's)"
+# The same figures over SNMP (primusAgentSeries, primusAgentSeriesDropped):
+# nothing has scraped since, so they are those of the answer just read.
+served=$(awk '/^primus_agent_series\{/ { s += $NF } END { print s + 0 }' "$WORK/large.txt")
+dup=$(metric_value "$WORK/large.txt" primus_agent_series_dropped_total 'reason="duplicate"')
+[ "$(snmp_value "$OBJ.4.30.0")" = "$served" ] ||
+    fail "primusAgentSeries is $(snmp_value "$OBJ.4.30.0"), the answer's primus_agent_series sum $served"
+[ "$(snmp_value "$OBJ.4.31.0")" = "$((c + dup))" ] ||
+    fail "primusAgentSeriesDropped is $(snmp_value "$OBJ.4.31.0"), /metrics says $c + $dup"
+ok "primusAgentSeries = $served, primusAgentSeriesDropped = $((c + dup)), as /metrics says"
 stop_agent_now
 echo "PASS: $TEST_NAME"

@@ -762,6 +762,9 @@ static void fill_agent_state(struct pna_view *v)
     v->events_total = 4321;
     v->events_dropped = 17;
     v->event_capacity = 250;
+    v->series_served = 23456;
+    v->series_dropped_limit = 4100;
+    v->series_dropped_duplicate = 31;
 }
 
 /* ---- /metrics, parsed ------------------------------------------------------------ */

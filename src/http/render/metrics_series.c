@@ -8,21 +8,17 @@
  * (http/metrics_body.c keeps them with it) and the agent part's own
  * families, which come before these three; the three are not in the counts.
  *
- * Thread ownership: the counters are atomics, added to by whichever HTTP
- * thread renders a body. */
+ * The drop counters are the agent's figures (core/view.h; primusAgentSeries
+ * and primusAgentSeriesDropped read a view's copy), added to by whichever
+ * HTTP thread renders a body; /metrics reads them after its body is
+ * rendered, so that they include its drops. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 
-#include <stdatomic.h>
-
-static _Atomic uint64_t dropped_limit, dropped_duplicate;
-
 void pna_metrics_series_count_drops(const struct pna_prom_stats *body)
 {
-    if (!body)
-        return;
-    atomic_fetch_add(&dropped_limit, body->limit_series);
-    atomic_fetch_add(&dropped_duplicate, body->duplicates);
+    if (body && (body->limit_series || body->duplicates))
+        pna_agent_series_dropped(body->limit_series, body->duplicates);
 }
 
 static void counts_of(struct pna_prom *p, const struct pna_prom_stats *s, bool limited)
@@ -38,6 +34,7 @@ static void counts_of(struct pna_prom *p, const struct pna_prom_stats *s, bool l
 void pna_metrics_series(struct pna_prom *p, const struct pna_prom_stats *body,
                         const struct pna_prom_stats *own)
 {
+    pna_agent_series_served((body ? body->series : 0) + (own ? own->series : 0));
     pna_prom_family(p, PNA_SERIES_FAMILY, PNA_PROM_GAUGE,
                     "Series of each family on this /metrics answer (every family but "
                     PNA_SERIES_FAMILY ", " PNA_SERIES_LIMITED_FAMILY " and "
@@ -54,6 +51,8 @@ void pna_metrics_series(struct pna_prom *p, const struct pna_prom_stats *body,
                     "series made one by exportLabelDrop; the second is dropped).");
     const struct pna_prom_label limit[] = { { "reason", "limit" } };
     const struct pna_prom_label dup[] = { { "reason", "duplicate" } };
-    pna_prom_u64(p, limit, 1, atomic_load(&dropped_limit));
-    pna_prom_u64(p, dup, 1, atomic_load(&dropped_duplicate));
+    uint64_t by_limit, by_duplicate;
+    pna_agent_series_dropped_now(&by_limit, &by_duplicate);
+    pna_prom_u64(p, limit, 1, by_limit);
+    pna_prom_u64(p, dup, 1, by_duplicate);
 }

@@ -160,7 +160,8 @@ size_t pna_metrics_render_agent(struct pna_buf *out, const struct pna_http_view 
 
 /* primus_agent_series{family} for every family of BODY and OWN (the agent
  * part's own so far), primus_agent_series_limited{family} for BODY's
- * families exportSeriesLimit left out, and the dropped series counter. */
+ * families exportSeriesLimit left out, and the dropped series counters;
+ * the sum of the first becomes primusAgentSeries. */
 void pna_metrics_series(struct pna_prom *p, const struct pna_prom_stats *body,
                         const struct pna_prom_stats *own);
 /* Add a body's drops to the process's counters (once per body rendered). */
