@@ -13,7 +13,8 @@
 #    left out is not on /metrics while the column it mirrors still answers;
 #    a dropped label is on no series; the static labels are on every one;
 #    promtool finds the exposition clean; primus_agent_series{family} is
-#    each family's count as the exposition shows it.
+#    each family's count as the exposition shows it; a real Prometheus
+#    (Debian's) scrapes it and stores every series with the static labels.
 # 3. On a large node (2,400 containers: more than 20,000 series), the limit
 #    of 20,000 series holds: the node's families carry at most 20,000 series,
 #    each family whole or not at all, the families left out are those that
@@ -126,6 +127,27 @@ awk '
     }' "$WORK/metrics.txt" > "$WORK/series.diff" ||
     fail "primus_agent_series disagrees with the exposition: $(head -5 "$WORK/series.diff")"
 ok "primus_agent_series{family} = each family's series ($(grep -c '^primus_agent_series{' "$WORK/metrics.txt") families)"
+# A real Prometheus stores them: every series of the job carries the static
+# labels (besides the scrape's own up and scrape_* series), none of them the
+# dropped label, and the family left out is not there.
+if ! command -v prometheus >/dev/null; then
+    ok "SKIP the Prometheus scrape: prometheus not installed (Debian: prometheus)"
+else
+    PPORT=$(free_tcp_port)
+    printf '%s\n' "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}" \
+        "scrape_configs:" "  - job_name: agent" \
+        "    static_configs: [{targets: ['127.0.0.1:$HTTP_PORT']}]" > "$WORK/prometheus.yml"
+    start_prometheus "$WORK/prometheus.yml" "$PPORT"
+    has() { query "$1" | grep -q '"result":\[{'; }
+    wait_until 40 has 'count(primus_gpu_power_watts{job="agent",cluster="east",rack="r12"}) == 2' ||
+        fail "Prometheus has no primus_gpu_power_watts of 2 GPUs with the static labels: $(query up)"
+    has 'up{job="agent"} == 1' || fail "Prometheus: the scrape is not up: $(query up)"
+    has '{job="agent",cluster!="east",__name__!~"up|scrape_.*"}' &&
+        fail "Prometheus stored series without cluster=\"east\": $(query 'count by (__name__) ({job="agent",cluster!="east",__name__!~"up|scrape_.*"})')"
+    has '{job="agent",node!=""}' && fail "Prometheus stored a series with the dropped label node"
+    has '{__name__="primus_gpu_temperature_celsius"}' && fail "Prometheus stored primus_gpu_temperature_celsius"
+    ok "Prometheus: every series of the scrape has cluster and rack, none node, no primus_gpu_temperature_celsius"
+fi
 stop_agent_now
 
 # ---- 3. the limit at 20,000 series on a large node -------------------------------------------
