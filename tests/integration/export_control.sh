@@ -139,13 +139,17 @@ else
         "    static_configs: [{targets: ['127.0.0.1:$HTTP_PORT']}]" > "$WORK/prometheus.yml"
     start_prometheus "$WORK/prometheus.yml" "$PPORT"
     has() { query "$1" | grep -q '"result":\[{'; }
+    # none EXPR: the query succeeds, with no series (a query Prometheus
+    # refused would pass a bare "not has")
+    none() { query "$1" | grep -q '"status":"success".*"result":\[\]'; }
     wait_until 40 has 'count(primus_gpu_power_watts{job="agent",cluster="east",rack="r12"}) == 2' ||
         fail "Prometheus has no primus_gpu_power_watts of 2 GPUs with the static labels: $(query up)"
     has 'up{job="agent"} == 1' || fail "Prometheus: the scrape is not up: $(query up)"
-    has '{job="agent",cluster!="east",__name__!~"up|scrape_.*"}' &&
+    none '{job="agent",cluster!="east",__name__!~"up|scrape_.*"}' ||
         fail "Prometheus stored series without cluster=\"east\": $(query 'count by (__name__) ({job="agent",cluster!="east",__name__!~"up|scrape_.*"})')"
-    has '{job="agent",node!=""}' && fail "Prometheus stored a series with the dropped label node"
-    has '{__name__="primus_gpu_temperature_celsius"}' && fail "Prometheus stored primus_gpu_temperature_celsius"
+    none '{job="agent",node!=""}' || fail "Prometheus stored a series with the dropped label node"
+    none '{__name__="primus_gpu_temperature_celsius"}' ||
+        fail "Prometheus stored primus_gpu_temperature_celsius"
     ok "Prometheus: every series of the scrape has cluster and rack, none node, no primus_gpu_temperature_celsius"
     prom_pid=${PIDS[${#PIDS[@]}-1]}     # start_prometheus's; its work is done
     kill "$prom_pid"

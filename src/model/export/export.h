@@ -52,7 +52,9 @@ struct pna_export_names {
 /* Check CFG against the descriptors of TABLES (NULL-terminated: what the
  * agent serves) and the bridge's NAMES, and make it the process's export
  * control.  Returns 0, or -1 with "FILE:LINE: TOKEN: reason" in ERR, the
- * control left as it was. */
+ * control left as it was.  CFG, TABLES and NAMES must outlive the control
+ * (pna_export_reset() before pna_config_free()): the patterns are kept for
+ * the families named at run time. */
 int pna_export_setup(const struct pna_export_config *cfg,
                      const struct pna_metric_table *const *tables,
                      const struct pna_export_names *names, char *err, size_t errlen);
