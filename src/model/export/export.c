@@ -17,11 +17,14 @@
 struct name_entry {
     const char *name;
     bool on;
+    bool described;           /* pna_export_describe() wrote it (main thread) */
 };
 
 struct control {
     bool active;
     const struct pna_export_config *cfg;    /* the patterns, for run-time names */
+    const struct pna_metric_table *const *all_tables;   /* what was checked */
+    const struct pna_export_names *names;
     bool bridge_include, snmp_include;      /* an include pattern names that front end */
     /* SNMP: per table handed in, one verdict per descriptor. */
     const struct pna_metric_table *tables[TABLES_MAX];
@@ -435,7 +438,7 @@ int pna_export_setup(const struct pna_export_config *cfg,
                      const struct pna_export_names *names, char *err, size_t errlen)
 {
     struct universe u = { tables, names };
-    struct control c = { .cfg = cfg };
+    struct control c = { .cfg = cfg, .all_tables = tables, .names = names };
     if (check_patterns(&u, &cfg->include, "exportInclude", &c.bridge_include, &c.snmp_include,
                        err, errlen) != 0 ||
         check_patterns(&u, &cfg->exclude, "exportExclude", NULL, NULL, err, errlen) != 0 ||
@@ -519,13 +522,25 @@ uint64_t pna_export_series_limit(void)
     return ctl.series_limit;
 }
 
+static bool describe_family(const char *name, bool is_family, void *arg)
+{
+    FILE *out = arg;
+    if (!is_family)
+        return false;
+    struct name_entry *e = family_slot(ctl.families, ctl.families_cap, name);
+    if (e->name && !e->on && !e->described) {
+        e->described = true;
+        fprintf(out, "# not exported: family %s\n", name);
+    }
+    return false;
+}
+
 void pna_export_describe(FILE *out)
 {
     if (!ctl.active)
         return;
-    for (size_t i = 0; i < ctl.families_cap; i++)
-        if (ctl.families[i].name && !ctl.families[i].on)
-            fprintf(out, "# not exported: family %s\n", ctl.families[i].name);
+    struct universe u = { ctl.all_tables, ctl.names };
+    each_name(&u, describe_family, out);   /* in the order /metrics has them */
     for (size_t i = 0; i < ctl.ntables; i++)
         if (!ctl.table_on[i])
             fprintf(out, "# not exported: table %s\n", ctl.tables[i]->object);
