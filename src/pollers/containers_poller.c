@@ -254,6 +254,7 @@ static void collect_storage(struct containers_state *st, struct pna_container_se
     char why[160];
     if (!st->storage)
         return;
+    pna_cstorage_read_pod_labels(st->storage, st->pod_labels);
     int rc = pna_cstorage_scan(st->storage, &st->roots, st->storage_root, st->storage_run_root,
                                &st->cg, st->cdi, set, &ss, why, sizeof why);
     if (partial[0])
@@ -350,11 +351,13 @@ static void destroy_snap(struct pna_snap *snap)
     free(s);
 }
 
-/* The pod sandboxes' labels of this poll (Docker's; a CRI-O reader adds its
- * sandboxes' with pna_oci_pod_labels_add()), in index order. */
+/* The pod sandboxes' labels of this poll (Docker's and CRI-O's), in index
+ * order. */
 static int take_pod_labels(struct containers_state *st, struct pna_containers_snap *s)
 {
     if (s->docker_seen && pna_docker_take_pod_labels(st->docker, &s->pod_labels) < 0)
+        return -1;
+    if (st->storage && pna_cstorage_take_pod_labels(st->storage, &s->pod_labels) < 0)
         return -1;
     pna_pod_label_set_finish(&s->pod_labels);
     return 0;

@@ -11,6 +11,9 @@
 #     devices: the GPU of its CDI annotation through the node's CDI spec
 #     (source cdi(5)), the RDMA device of linux.devices (specDevice(1));
 #   - the sidecar whose pid was reused: stopped(4); the sandbox: no row;
+#   - pod labels with no kubeletUrl: the sandbox's io.kubernetes.cri-o.Labels
+#     (read with jq) that podLabels allows, in primusPodLabelTable and
+#     primus_pod_labels_info; the others (pod-template-hash) nowhere;
 #   - a state.json made malformed: the poller table says which file and
 #     why (SNMP and /health), the container still served as it last was,
 #     no crash; made good again, no more errors are counted.
@@ -29,7 +32,7 @@ SANDBOX=7e1c5a0f3b9d2e8c4a6f1b0d9e3c7a5f2b8d4e6c1a9f3b7d5e2c8a4f6b1d0e9c
 # The node poller's files from this machine, so the agent starts.
 fake_procfs "$FX/proc"
 mkdir -p "$WORK/sys"
-echo "pollInterval containers 1" > "$WORK/agent.conf"
+printf 'pollInterval containers 1\npodLabels app,team.example.com/*\n' > "$WORK/agent.conf"
 start_snmpd
 start_http_agent --rootfs "$FX/rootfs" --procfs "$FX/proc" --sysfs "$WORK/sys" --devfs "$WORK/sys"
 wait_agent
@@ -81,6 +84,31 @@ grep -F "primus_container_device_info{container_id=\"$TRAINER\"" "$WORK/metrics.
      "container_id=\"$TRAINER\",container=\"trainer\",pod=\"trainer-0\",namespace=\"ml-team\"")" = "$(ctr 9 $TRAINER)" ] ||
     fail "/metrics start time disagrees with SNMP"
 ok "/metrics agrees with SNMP (info labels, runtime crio, states, the CDI device, start time)"
+
+# ---- pod labels from the sandbox, no kubelet -------------------------------------------
+LABELS="$K8S.20.1"   # primusPodLabelEntry
+sandbox_labels() { jq -r '.annotations["io.kubernetes.cri-o.Labels"]' "$CTRS/$SANDBOX/userdata/config.json"; }
+pod_uid=$(sandbox_labels | jq -r '.["io.kubernetes.pod.uid"]')
+for key in app team.example.com/queue; do
+    want=$(sandbox_labels | jq -r --arg k "$key" '.[$k]')
+    [ -n "$want" ] && [ "$want" != null ] || fail "the fixture's sandbox has no label $key"
+    got=$(snmp_value "$LABELS.6.$(str_index "$pod_uid").$(str_index "$key")")
+    [ "$got" = "$want" ] || fail "primusPodLabelValue of $key: '$got', want '$want'"
+    [ "$(snmp_value "$LABELS.4.$(str_index "$pod_uid").$(str_index "$key")")" = "$(ann $SANDBOX io.kubernetes.pod.name)" ] ||
+        fail "primusPodLabelPod of $key"
+done
+rows=$(snmpwalk $V2 -On -Oq "$TARGET" "$LABELS.5" | grep -c "^$LABELS\.5\.")
+[ "$rows" = 2 ] || fail "primusPodLabelTable has $rows rows, want the 2 allowed labels: $(snmp_walk "$LABELS.5")"
+info=$(grep '^primus_pod_labels_info{' "$WORK/metrics.txt")
+for want in 'namespace="ml-team"' 'pod="trainer-0"' 'label_app="trainer"' 'label_team_example_com_queue="gpu-a100"'; do
+    echo "$info" | grep -qF "$want" || fail "primus_pod_labels_info lacks $want: $info"
+done
+[ "$(echo "$info" | wc -l)" = 1 ] || fail "not one primus_pod_labels_info series: $info"
+for word in pod-template-hash pod_template_hash 6d8f7c9b5; do
+    snmp_walk "$OBJ" | grep -qF -- "$word" && fail "'$word', not allowed, is in the MIB"
+    grep -qF -- "$word" "$WORK/metrics.txt" && fail "'$word', not allowed, is on /metrics"
+done
+ok "pod labels from CRI-O's sandbox (no kubeletUrl): primusPodLabelTable and primus_pod_labels_info agree with the spec; pod-template-hash nowhere"
 
 # ---- bad input: a state.json cut half-way ---------------------------------------------
 # Written in place of the good one by a rename, as CRI-O writes it.
