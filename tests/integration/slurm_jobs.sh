@@ -16,10 +16,11 @@
 #     families of /metrics agree with the SNMP cells;
 #   - a cgroup named as no Slurm job can be (job_99999999999999999999) is
 #     left out, named in the poller row and logged once;
-#   - RDMA devices: devices.list is read; slurmd 22.05 here leaves it
-#     "a *:* rwm" even with ConstrainDevices=yes (no device is denied on this
-#     machine), so the column must be absent; a list that constrains would be
-#     compared with its uverbs nodes instead;
+#   - RDMA devices: devices.list is read; slurmd 22.05 leaves it
+#     "a *:* rwm" even with ConstrainDevices=yes (it writes its GRES devices
+#     as exceptions over the inherited allow-all, which the v1 kernel does
+#     not list; no GRES is configured here), so the column must be absent; a
+#     list that constrains would be compared with its uverbs nodes instead;
 #   - scancel: the row goes, one primusSlurmJobEnd trap names the job's uid
 #     and user, primusEventTable has a slurmJobEnd(19) row and /events the
 #     same event; scontrol says CANCELLED; the other job now holds the GPU.
