@@ -83,7 +83,11 @@ grep -F "primus_container_device_info{container_id=\"$TRAINER\"" "$WORK/metrics.
 [ "$(metric_value "$WORK/metrics.txt" primus_container_start_time_seconds \
      "container_id=\"$TRAINER\",container=\"trainer\",pod=\"trainer-0\",namespace=\"ml-team\"")" = "$(ctr 9 $TRAINER)" ] ||
     fail "/metrics start time disagrees with SNMP"
-ok "/metrics agrees with SNMP (info labels, runtime crio, states, the CDI device, start time)"
+for rt in crio:1 podman:1 containerd:0 docker:0; do
+    [ "$(metric_value "$WORK/metrics.txt" primus_containers_runtime_up "runtime=\"${rt%%:*}\"")" = "${rt#*:}" ] ||
+        fail "primus_containers_runtime_up{runtime=\"${rt%%:*}\"} is not ${rt#*:}: $(grep runtime_up "$WORK/metrics.txt")"
+done
+ok "/metrics agrees with SNMP (info labels, runtime crio, states, the CDI device, start time, runtime_up: the store read)"
 
 # ---- pod labels from the sandbox, no kubelet -------------------------------------------
 LABELS="$K8S.20.1"   # primusPodLabelEntry
