@@ -136,22 +136,12 @@ struct holder_series {
     const struct pna_row *row;
 };
 
-static void holder_labels(const struct holder_series *hs, const struct pna_holder *h,
-                          const char *job, struct pna_row_labels *rl)
-{
-    pna_prom_identity_labels(hs->v, &pna_rdma_device_metrics, hs->row, rl);
-    rl->l[rl->n++] = (struct pna_prom_label){ "container_id", h->container_id };
-    rl->l[rl->n++] = (struct pna_prom_label){ "container", h->container_name };
-    rl->l[rl->n++] = (struct pna_prom_label){ "pod", h->pod };
-    rl->l[rl->n++] = (struct pna_prom_label){ "namespace", h->pod_namespace };
-    rl->l[rl->n++] = (struct pna_prom_label){ "job", job };
-}
 
 static void holder_series(const struct pna_holder *h, void *arg)
 {
     const struct holder_series *hs = arg;
     struct pna_row_labels rl;
-    holder_labels(hs, h, "", &rl);
+    pna_prom_holder_labels(hs->v, &pna_rdma_device_metrics, hs->row, h, "", &rl);
     pna_prom_u64(hs->p, rl.l, rl.n, 1);
 }
 
@@ -159,12 +149,11 @@ static void job_series(const struct holder_series *hs)
 {
     uint32_t jobs[PNA_SLURM_HOLDERS_MAX];
     size_t n = pna_slurm_rdma_jobs(&hs->v->base, hs->row->rec, jobs);
-    const struct pna_holder none = { "", "", "", "", NULL, 0 };
     for (size_t i = 0; i < n; i++) {
         struct pna_row_labels rl;
         char job[16];
         snprintf(job, sizeof job, "%u", (unsigned)jobs[i]);
-        holder_labels(hs, &none, job, &rl);
+        pna_prom_holder_labels(hs->v, &pna_rdma_device_metrics, hs->row, NULL, job, &rl);
         pna_prom_u64(hs->p, rl.l, rl.n, 1);
     }
 }
