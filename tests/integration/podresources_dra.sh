@@ -268,6 +268,17 @@ esac
 [ "$(status_of)" = 1 ] || fail "podresources poller '$(status_of)' with a partial error, want ok(1)"
 ok "gpu-7 (no CDI spec entry): a plain row and the poller's error '$err'"
 
+# The NIC a claim gave ml/llm-0's trainer: its RDMA device's holder columns
+# name the pod (the DRA device resolved to mlx5_2), in SNMP and /metrics.
+RDMA_ENTRY="$OBJ.6.10.1" MLX2=$(str_index mlx5_2)
+wait_until 10 sh -c "snmpget $V2 -On -Oqv $TARGET $RDMA_ENTRY.23.$MLX2 | grep -qx '\"*llm-0\"*'" ||
+    fail "primusRdmaHolderPod of mlx5_2 is '$(snmp_value "$RDMA_ENTRY.23.$MLX2")', not llm-0"
+[ "$(snmp_value "$RDMA_ENTRY.24.$MLX2")" = ml ] && [ "$(snmp_value "$RDMA_ENTRY.21.$MLX2")" = 1 ] ||
+    fail "mlx5_2: namespace '$(snmp_value "$RDMA_ENTRY.24.$MLX2")', holders $(snmp_value "$RDMA_ENTRY.21.$MLX2")"
+curl -s --max-time 5 "$HTTP_BASE/metrics" | grep '^primus_rdma_holder_info{device="mlx5_2"' |
+    grep 'pod="llm-0"' | grep -q 'namespace="ml"' || fail "no primus_rdma_holder_info of mlx5_2 for ml/llm-0"
+ok "mlx5_2, given by a DRA claim: primusRdmaHolderPod llm-0 in ml, and its primus_rdma_holder_info series"
+
 if [ -n "$PNA_IETF_MIBDIR" ] && [ -f "$PNA_IETF_MIBDIR/SNMPv2-SMI.txt" ] && command -v snmptable >/dev/null; then
     MIBDIRS="+$PNA_IETF_MIBDIR:$PNA_MIBDIR" MIBS="+PRIMUS-NODE-MIB" \
         snmptable $V2 -Cb -Cw 200 "$TARGET" PRIMUS-NODE-MIB::primusPodResourceTable > "$WORK/snmptable" 2>&1
