@@ -26,6 +26,7 @@
 need_fake_nvml
 command -v prometheus >/dev/null || skip "prometheus not installed (Debian: prometheus)"
 command -v promtool >/dev/null || skip "promtool not installed (Debian: prometheus)"
+command -v jq >/dev/null || skip "jq not installed (Debian: jq)"
 PY=/usr/bin/python3
 "$PY" -c 'import yaml' 2>/dev/null || skip "python3-yaml not installed"
 K8S="$top_srcdir/etc/kubernetes"
