@@ -44,3 +44,8 @@ pna_install_deps() {
     # shellcheck disable=SC2086
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 }
+
+# The RPM's test (rpmbuild, rpmsign, rpmlint; busybox-static above is the
+# scratch root's shell) and the schema check of the Prometheus Operator
+# monitors against their CRDs (python3-jsonschema).
+PNA_TEST_DEPS="$PNA_TEST_DEPS rpm rpmlint gnupg python3-jsonschema"

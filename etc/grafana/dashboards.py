@@ -44,7 +44,8 @@ IF_B = 'interface=~"$interface"'
 NS_B = 'namespace=~"$namespace"'
 POL_B = 'poller=~"$poller"'
 # a Slurm job: the bridge's "job" label, which Prometheus keeps as
-# "exported_job" beside its own scrape job (docs/slurm.md)
+# "exported_job" beside its own scrape job (docs/slurm.md); the Kubernetes
+# scrape kit in etc/kubernetes keeps honor_labels off so that it stays so
 JOB_B = 'exported_job=~"$job"'
 # snmp_exporter label names (the lookups of etc/snmp_exporter/generator.yml)
 GPU_S = 'primusGpuPciBusId=~"$gpu"'

@@ -195,6 +195,7 @@ struct pna_containers_snap {
     struct pna_container_set set;
     bool containerd_seen;      /* the containerd state directory exists */
     bool docker_seen;          /* dockerd answered this poll */
+    bool storage_seen;         /* CRI-O's and Podman's containers/storage store was read */
     uint32_t docker_errors;    /* failed Docker requests since start */
     uint64_t oom_kills;        /* kills the OOM watch reported (primusContainerOomKillsTotal) */
     uint64_t oom_decreases;    /* oom_kill counts that went down within one cgroup's life,

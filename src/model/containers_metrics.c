@@ -62,20 +62,21 @@ static void get_count(const struct pna_row *r, struct pna_value *out)
     pna_value_u64(out, n);
 }
 
-static void get_runtime_up(const struct pna_row *r, bool docker, struct pna_value *out)
-{
-    const struct pna_containers_snap *s = r->rec;
-    pna_value_u64(out, (docker ? s->docker_seen : s->containerd_seen) ? 1 : 0);
-}
-
 static void get_containerd_up(const struct pna_row *r, struct pna_value *out)
 {
-    get_runtime_up(r, false, out);
+    pna_value_u64(out, ((const struct pna_containers_snap *)r->rec)->containerd_seen);
 }
 
 static void get_docker_up(const struct pna_row *r, struct pna_value *out)
 {
-    get_runtime_up(r, true, out);
+    pna_value_u64(out, ((const struct pna_containers_snap *)r->rec)->docker_seen);
+}
+
+/* CRI-O and Podman share the store and have no socket the agent asks: both
+ * series say whether the store was read. */
+static void get_storage_up(const struct pna_row *r, struct pna_value *out)
+{
+    pna_value_u64(out, ((const struct pna_containers_snap *)r->rec)->storage_seen);
 }
 
 static void get_devices_dropped(const struct pna_row *r, struct pna_value *out)
@@ -96,9 +97,14 @@ static const struct pna_metric container_scalar_metrics[] = {
     { .get = get_containerd_up, .family = "primus_containers_runtime_up", .type = GAUGE,
       .label = "runtime", .label_value = "containerd",
       .help = "1 when the runtime was seen at the last poll (containerd's state directory exists, "
-              "dockerd answered), else 0" },
+              "dockerd answered; crio and podman: their containers/storage store was read), "
+              "else 0" },
     { .get = get_docker_up, .family = "primus_containers_runtime_up", .type = GAUGE,
       .label = "runtime", .label_value = "docker" },
+    { .get = get_storage_up, .family = "primus_containers_runtime_up", .type = GAUGE,
+      .label = "runtime", .label_value = "crio" },
+    { .get = get_storage_up, .family = "primus_containers_runtime_up", .type = GAUGE,
+      .label = "runtime", .label_value = "podman" },
     { .field = SNAP(docker_errors), .family = "primus_containers_docker_errors_total", .type = COUNTER,
       .help = "Failed requests to the Docker Engine API since the agent started" },
     { .get = get_devices_dropped, .family = "primus_containers_devices_dropped_total", .type = COUNTER,

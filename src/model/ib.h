@@ -182,6 +182,8 @@ struct pna_ib_device {
     char sys_image_guid_text[24];
     char pci_addr[16];            /* "0000:5e:00.0" when the device is a PCI function */
     char driver[32];              /* driver of the parent device ("mlx5_core"), or "" */
+    bool has_uverbs;              /* a verbs node /dev/infiniband/uverbsN is its own */
+    uint32_t uverbs;              /* N (class/infiniband_verbs/uverbsN/ibdev names it) */
     struct pna_pcie pcie;         /* its PCIe link, AER totals and locality (PCI functions) */
 
     struct pna_ib_port *ports;    /* sorted by num */

@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "model/ib.h"
+#include "model/kubernetes/holders.h"
 #include "model/metric.h"
 #include "model/oids.h"
+#include "model/slurm/slurm_holders.h"
 
 static const struct pna_ib_model *ib_model(const struct pna_view *v)
 {
@@ -88,6 +90,51 @@ static void get_port_count(const struct pna_row *r, struct pna_value *out)
     pna_value_u64(out, ((const struct pna_ib_device *)r->rec)->n_ports);
 }
 
+/* Who holds the device (model/kubernetes/holders.h, model/slurm/slurm_holders.h):
+ * joins made here, from the view's containers, pod-resources and Slurm
+ * snapshots. */
+static void device_holder(const struct pna_row *r, struct pna_holder *h)
+{
+    pna_rdma_holder(r->view, ((const struct pna_ib_device *)r->rec)->name, h);
+}
+
+static void get_holder_count(const struct pna_row *r, struct pna_value *out)
+{
+    struct pna_holder h;
+    device_holder(r, &h);
+    pna_value_u64(out, h.count);
+}
+
+static void get_holder_container(const struct pna_row *r, struct pna_value *out)
+{
+    struct pna_holder h;
+    device_holder(r, &h);
+    pna_value_text(out, h.container_id);
+}
+
+static void get_holder_pod(const struct pna_row *r, struct pna_value *out)
+{
+    struct pna_holder h;
+    device_holder(r, &h);
+    pna_value_text(out, h.pod);
+}
+
+static void get_holder_namespace(const struct pna_row *r, struct pna_value *out)
+{
+    struct pna_holder h;
+    device_holder(r, &h);
+    pna_value_text(out, h.pod_namespace);
+}
+
+static void get_holder_job(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t job = pna_slurm_rdma_job(r->view, r->rec);
+    if (job)
+        pna_value_u64(out, job);
+    else
+        pna_value_none(out);
+}
+
 #define PCIE_IF(member, has) PNA_FIELD_IF(struct pna_ib_device, pcie.member, pcie.has)
 #define AER_COL(col, obj, member, fam, text, js)                                               \
     { .column = (col), .object = (obj), .syntax = C64,                                       \
@@ -148,6 +195,18 @@ static const struct pna_metric device_metrics[] = {
       .help = "NUMA node of the device's PCI function, -1 for none", .json = "numa_node" },
     { .column = 20, .object = "primusRdmaLocalCpus", .syntax = TEXT,
       .field = PCIE_IF(local_cpus, has_local_cpus), .label = "local_cpus", .json = "local_cpus" },
+    { .column = 21, .object = "primusRdmaHolderCount", .syntax = U32, .get = get_holder_count,
+      .family = "primus_rdma_holders", .type = GAUGE, .json = "holders",
+      .help = "Containers holding the RDMA device: those the kubelet gave it (pod-resources) "
+              "and those whose device lists have one of its device nodes, each counted once" },
+    { .column = 22, .object = "primusRdmaHolderContainer", .syntax = TEXT,
+      .get = get_holder_container, .json = "holder_container_id" },
+    { .column = 23, .object = "primusRdmaHolderPod", .syntax = TEXT, .get = get_holder_pod,
+      .json = "holder_pod" },
+    { .column = 24, .object = "primusRdmaHolderNamespace", .syntax = TEXT,
+      .get = get_holder_namespace, .json = "holder_namespace" },
+    { .column = 25, .object = "primusRdmaHolderJob", .syntax = U32, .get = get_holder_job,
+      .json = "holder_job" },
 };
 
 /* Rows ascend by device name, but string indexes sort by length first: the
@@ -161,7 +220,8 @@ const struct pna_metric_table pna_rdma_device_metrics = {
     .object = "primusRdmaDeviceTable",
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_IB,
-    .view = PNA_VIEW_DOMAIN(PNA_DOM_IB),
+    .view = PNA_VIEW_DOMAIN(PNA_DOM_IB) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM),
     PNA_TABLE_OID(PNA_OID_RDMA, 10),
     PNA_KEY(device_key),
     .metrics = device_metrics,

@@ -248,14 +248,16 @@ static int collect_docker(struct containers_state *st, struct pna_container_set 
  * (PARTIAL, when nothing was said there yet), the other runtimes' rows
  * still served. */
 static void collect_storage(struct containers_state *st, struct pna_container_set *set,
-                            char *partial, size_t partial_len)
+                            bool *seen, char *partial, size_t partial_len)
 {
     struct pna_cstorage_stats ss;
     char why[160];
     if (!st->storage)
         return;
+    pna_cstorage_read_pod_labels(st->storage, st->pod_labels);
     int rc = pna_cstorage_scan(st->storage, &st->roots, st->storage_root, st->storage_run_root,
                                &st->cg, st->cdi, set, &ss, why, sizeof why);
+    *seen = rc == 0;
     if (partial[0])
         return;
     if (rc < 0)
@@ -350,11 +352,13 @@ static void destroy_snap(struct pna_snap *snap)
     free(s);
 }
 
-/* The pod sandboxes' labels of this poll (Docker's; a CRI-O reader adds its
- * sandboxes' with pna_oci_pod_labels_add()), in index order. */
+/* The pod sandboxes' labels of this poll (Docker's and CRI-O's), in index
+ * order. */
 static int take_pod_labels(struct containers_state *st, struct pna_containers_snap *s)
 {
     if (s->docker_seen && pna_docker_take_pod_labels(st->docker, &s->pod_labels) < 0)
+        return -1;
+    if (st->storage && pna_cstorage_take_pod_labels(st->storage, &s->pod_labels) < 0)
         return -1;
     pna_pod_label_set_finish(&s->pod_labels);
     return 0;
@@ -393,7 +397,7 @@ static int containers_collect(void *state, const struct pna_snap *prev,
         pna_strlcpy(err, partial, errlen);
         goto fail;
     }
-    collect_storage(st, &s->set, partial, sizeof partial);
+    collect_storage(st, &s->set, &s->storage_seen, partial, sizeof partial);
     if (!partial[0] && cs.bad_specs)
         snprintf(partial, sizeof partial, "containerd: %u bad spec(s), last: %s", cs.bad_specs,
                  cs.last_error);

@@ -9,6 +9,7 @@
 #include "pna_autoconf.h"
 #include "core/config.h"
 #include "core/events.h"
+#include "core/log.h"
 #include "model/slurm/slurm.h"
 #include "pollers/pollers.h"
 #include "sources/slurm/slurm_cgroup.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 /* A job the last poll saw: what its end event names. */
 struct seen_job {
@@ -36,6 +38,7 @@ struct slurm_state {
     struct seen_job *seen;
     size_t n_seen, cap_seen;
     bool polled;               /* a first poll is no news: nothing ended */
+    bool said_unreadable;      /* the refused /proc/PID/fd was logged */
 };
 
 static int slurm_init(void **state, const struct pna_config *cfg, const void *settings,
@@ -121,6 +124,20 @@ static bool track_jobs(struct slurm_state *st, const struct pna_slurm_snap *s)
     return true;
 }
 
+/* Another user's /proc/PID/fd needs CAP_SYS_PTRACE: without it the jobs'
+ * open devices are unknown, which is a deployment choice, not a failing
+ * poll; said once, when first seen. */
+static void say_unreadable(struct slurm_state *st, const struct pna_slurm_snap *s)
+{
+    if (!s->procs_unreadable || st->said_unreadable)
+        return;
+    st->said_unreadable = true;
+    pna_log(LOG_WARNING,
+            "slurm: the open files of %u job processes are not readable (CAP_SYS_PTRACE): "
+            "their GPUs and RDMA devices are known from NVML's process list and devices.list only",
+            (unsigned)s->procs_unreadable);
+}
+
 static void destroy_snap(struct pna_snap *snap)
 {
     pna_slurm_snap_free((struct pna_slurm_snap *)snap);
@@ -142,6 +159,7 @@ static int slurm_collect(void *state, const struct pna_snap *prev,
         return -1;
     }
     name_users(s, (const struct pna_slurm_snap *)prev);
+    say_unreadable(st, s);
     if (!track_jobs(st, s)) {
         pna_slurm_snap_free(s);
         snprintf(err, errlen, "out of memory");

@@ -11,6 +11,9 @@
 #     devices: the GPU of its CDI annotation through the node's CDI spec
 #     (source cdi(5)), the RDMA device of linux.devices (specDevice(1));
 #   - the sidecar whose pid was reused: stopped(4); the sandbox: no row;
+#   - pod labels with no kubeletUrl: the sandbox's io.kubernetes.cri-o.Labels
+#     (read with jq) that podLabels allows, in primusPodLabelTable and
+#     primus_pod_labels_info; the others (pod-template-hash) nowhere;
 #   - a state.json made malformed: the poller table says which file and
 #     why (SNMP and /health), the container still served as it last was,
 #     no crash; made good again, no more errors are counted.
@@ -28,8 +31,10 @@ SHIPPER=9a0b1c2d3e4f5061728394a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f
 SANDBOX=7e1c5a0f3b9d2e8c4a6f1b0d9e3c7a5f2b8d4e6c1a9f3b7d5e2c8a4f6b1d0e9c
 # The node poller's files from this machine, so the agent starts.
 fake_procfs "$FX/proc"
+# The RDMA devices of the distinct fixture: uverbs0 is mlx5_0's verbs node.
 mkdir -p "$WORK/sys"
-echo "pollInterval containers 1" > "$WORK/agent.conf"
+cp -a "$PNA_FIXTURES/distinct/sys/class" "$PNA_FIXTURES/distinct/sys/devices" "$WORK/sys/"
+printf 'pollInterval containers 1\npollInterval ib 1\npodLabels app,team.example.com/*\n' > "$WORK/agent.conf"
 start_snmpd
 start_http_agent --rootfs "$FX/rootfs" --procfs "$FX/proc" --sysfs "$WORK/sys" --devfs "$WORK/sys"
 wait_agent
@@ -62,6 +67,15 @@ src_col=$(snmpwalk $V2 -On "$TARGET" "$DEV_ENTRY" | grep -F ".$(str_index $TRAIN
     fail "/dev/infiniband/uverbs0 is not 231:192"
 [ "$(dev 2 /dev/infiniband/uverbs0)" = 2 ] || fail "uverbs0 kind $(dev 2 /dev/infiniband/uverbs0), not rdma(2)"
 ok "devices: /dev/nvidia0 gpu(1) by the CDI annotation nvidia.com/gpu=0, /dev/infiniband/uverbs0 rdma(2) 231:192"
+# The RDMA device's holder columns name the trainer (uverbs0 is mlx5_0's).
+RDMA_ENTRY="$OBJ.6.10.1"
+rdma() { snmp_value "$RDMA_ENTRY.$1.$(str_index "$2")"; }
+wait_until 10 sh -c "snmpget $V2 -On -Oqv $TARGET $RDMA_ENTRY.22.$(str_index mlx5_0) | grep -q $TRAINER" ||
+    fail "primusRdmaHolderContainer of mlx5_0 is '$(rdma 22 mlx5_0)', not the trainer"
+[ "$(rdma 21 mlx5_0)" = 1 ] && [ "$(rdma 23 mlx5_0)" = trainer-0 ] && [ "$(rdma 24 mlx5_0)" = ml-team ] ||
+    fail "mlx5_0 holders $(rdma 21 mlx5_0) pod '$(rdma 23 mlx5_0)' namespace '$(rdma 24 mlx5_0)'"
+[ "$(rdma 21 mlx5_1)" = 0 ] && [ -z "$(rdma 22 mlx5_1 | tr -d '"')" ] || fail "mlx5_1 has a holder: $(rdma 22 mlx5_1)"
+ok "primusRdmaDeviceTable: mlx5_0 held by the trainer (1 holder, trainer-0 in ml-team), mlx5_1 by none"
 [ "$(ctr 8 $SHIPPER)" = 4 ] || fail "the sidecar (its pid reused) is $(ctr 8 $SHIPPER), not stopped(4)"
 case $(ctr 2 $SANDBOX) in *"No Such"*) ;; *) fail "the sandbox is served: $(ctr 2 $SANDBOX)" ;; esac
 ok "sidecar with a reused pid: stopped(4); the pod sandbox: no row"
@@ -75,12 +89,44 @@ done
 echo "$info" | grep -qF 'runtime="crio"' || fail "/metrics runtime: $info"
 grep -F "primus_container_state{container_id=\"$SHIPPER\"" "$WORK/metrics.txt" | grep -qF 'state="stopped"' ||
     fail "/metrics: the sidecar not stopped"
+grep '^primus_rdma_holder_info{' "$WORK/metrics.txt" | grep 'device="mlx5_0"' |
+    grep -F "container_id=\"$TRAINER\"" | grep -qF 'pod="trainer-0"' ||
+    fail "/metrics: no primus_rdma_holder_info of mlx5_0 for the trainer: $(grep rdma_holder "$WORK/metrics.txt")"
 grep -F "primus_container_device_info{container_id=\"$TRAINER\"" "$WORK/metrics.txt" |
     grep -F 'path="/dev/nvidia0"' | grep -qF 'source="cdi"' || fail "/metrics: /dev/nvidia0 not from cdi"
 [ "$(metric_value "$WORK/metrics.txt" primus_container_start_time_seconds \
      "container_id=\"$TRAINER\",container=\"trainer\",pod=\"trainer-0\",namespace=\"ml-team\"")" = "$(ctr 9 $TRAINER)" ] ||
     fail "/metrics start time disagrees with SNMP"
-ok "/metrics agrees with SNMP (info labels, runtime crio, states, the CDI device, start time)"
+for rt in crio:1 podman:1 containerd:0 docker:0; do
+    [ "$(metric_value "$WORK/metrics.txt" primus_containers_runtime_up "runtime=\"${rt%%:*}\"")" = "${rt#*:}" ] ||
+        fail "primus_containers_runtime_up{runtime=\"${rt%%:*}\"} is not ${rt#*:}: $(grep runtime_up "$WORK/metrics.txt")"
+done
+ok "/metrics agrees with SNMP (info labels, runtime crio, states, the CDI device, start time, runtime_up: the store read)"
+
+# ---- pod labels from the sandbox, no kubelet -------------------------------------------
+LABELS="$K8S.20.1"   # primusPodLabelEntry
+sandbox_labels() { jq -r '.annotations["io.kubernetes.cri-o.Labels"]' "$CTRS/$SANDBOX/userdata/config.json"; }
+pod_uid=$(sandbox_labels | jq -r '.["io.kubernetes.pod.uid"]')
+for key in app team.example.com/queue; do
+    want=$(sandbox_labels | jq -r --arg k "$key" '.[$k]')
+    [ -n "$want" ] && [ "$want" != null ] || fail "the fixture's sandbox has no label $key"
+    got=$(snmp_value "$LABELS.6.$(str_index "$pod_uid").$(str_index "$key")")
+    [ "$got" = "$want" ] || fail "primusPodLabelValue of $key: '$got', want '$want'"
+    [ "$(snmp_value "$LABELS.4.$(str_index "$pod_uid").$(str_index "$key")")" = "$(ann $SANDBOX io.kubernetes.pod.name)" ] ||
+        fail "primusPodLabelPod of $key"
+done
+rows=$(snmpwalk $V2 -On -Oq "$TARGET" "$LABELS.5" | grep -c "^$LABELS\.5\.")
+[ "$rows" = 2 ] || fail "primusPodLabelTable has $rows rows, want the 2 allowed labels: $(snmp_walk "$LABELS.5")"
+info=$(grep '^primus_pod_labels_info{' "$WORK/metrics.txt")
+for want in 'namespace="ml-team"' 'pod="trainer-0"' 'label_app="trainer"' 'label_team_example_com_queue="gpu-a100"'; do
+    echo "$info" | grep -qF "$want" || fail "primus_pod_labels_info lacks $want: $info"
+done
+[ "$(echo "$info" | wc -l)" = 1 ] || fail "not one primus_pod_labels_info series: $info"
+for word in pod-template-hash pod_template_hash 6d8f7c9b5; do
+    snmp_walk "$OBJ" | grep -qF -- "$word" && fail "'$word', not allowed, is in the MIB"
+    grep -qF -- "$word" "$WORK/metrics.txt" && fail "'$word', not allowed, is on /metrics"
+done
+ok "pod labels from CRI-O's sandbox (no kubeletUrl): primusPodLabelTable and primus_pod_labels_info agree with the spec; pod-template-hash nowhere"
 
 # ---- bad input: a state.json cut half-way ---------------------------------------------
 # Written in place of the good one by a rename, as CRI-O writes it.
@@ -97,10 +143,12 @@ ok "malformed state.json: named in primusPollerLastError and /health, the last g
 cp "$WORK/state.json.good" "$CTRS/$TRAINER/userdata/state.json.new"
 mv "$CTRS/$TRAINER/userdata/state.json.new" "$CTRS/$TRAINER/userdata/state.json"
 # primusPollerLastError keeps the last failure; primusPollerErrors (column 6)
-# counts each poll that had one: it stops growing.
-errors() { snmpwalk $V2 -On -Oqv "$TARGET" "$OBJ.4.10.1.6" | paste -sd' '; }
+# counts each poll that had one: it stops growing (the containers poller's
+# row: the RDMA poller reads a fixture with problems of its own).
+errors() { snmp_value "$OBJ.4.10.1.6.5"; }   # the containers poller's row
 sleep 2
 e1=$(errors); sleep 3; e2=$(errors)
+case $e1 in ''|*[!0-9]*) fail "primusPollerErrors.5 is '$e1', not a count" ;; esac
 [ "$e1" = "$e2" ] || fail "the poller still counts errors after state.json is good again: $e1 -> $e2"
 [ "$(ctr 8 $TRAINER)" = 2 ] || fail "trainer $(ctr 8 $TRAINER) after the good state.json came back"
 ok "state.json good again: no more errors counted (primusPollerErrors steady over 3 polls)"

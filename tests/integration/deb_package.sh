@@ -3,12 +3,20 @@
 # clean (no error or warning), installed with dpkg -i; the INSTALLED agent,
 # with the installed conffile, registers with a private snmpd and is walked;
 # then dpkg -r keeps only the conffiles and dpkg --purge leaves nothing.
+# lldpd's group: the installed generator adds _lldpd to the unit where the
+# group exists and writes nothing where it does not, the package's trigger on
+# lldpd is declared and runs, and the installed agent, started with the
+# unit's capability bounding set and the groups of the generated drop-in,
+# reads a real lldpd's neighbour (lldp_lib.sh: two namespaces, an lldpd in
+# each), which it cannot without them.
 #
-# Needs root, dpkg-dev, debhelper and lintian.  It never touches an
+# Needs root, dpkg-dev, debhelper and lintian (and lldpd, ip and setpriv for
+# the LLDP part).  It never touches an
 # operator's install: where the package, or any file it would install,
 # is already on the machine, it skips.  Whatever happens, the package is
 # purged at exit.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lldp_lib.sh"
 
 PKG=primus-node-agent
 [ "${PNA_HEAVY_SKIP:-0}" = 1 ] && skip "PNA_HEAVY_SKIP=1: the package is built once per run, in the other pass"
@@ -28,8 +36,10 @@ SNIPPET=/etc/snmp/snmpd.conf.d/primus-node-agent.conf
 MAN=/usr/share/man/man8/primus-node-agent.8.gz
 WANTS=/etc/systemd/system/multi-user.target.wants/primus-node-agent.service
 DSH_STATE=/var/lib/systemd/deb-systemd-helper-enabled/primus-node-agent.service.dsh-also
+GENERATOR=/lib/systemd/system-generators/primus-node-agent-lldpd-generator
 OURS=("$BIN" "$MIB" "$UNIT" /usr/lib/systemd/system/primus-node-agent.service "$CONF"
-      /etc/primus-node-agent "$SNIPPET" "$MAN" /usr/share/doc/$PKG "$WANTS" "$DSH_STATE")
+      /etc/primus-node-agent "$SNIPPET" "$MAN" /usr/share/doc/$PKG "$WANTS" "$DSH_STATE"
+      "$GENERATOR" /usr/lib/systemd/system-generators/primus-node-agent-lldpd-generator)
 
 # Never clobber what is there: a package (in any state, config-files too)
 # or files from a `make install` or a hand copy.
@@ -60,14 +70,16 @@ dpkg_locked() { # LOG ARGS...
 }
 
 INSTALLED=""
-deb_cleanup() {
+# lib.sh's cleanup, run by its EXIT trap and by lldp_lib.sh's, purges the
+# package first.
+eval "lib_$(declare -f cleanup)"
+cleanup() {
     if [ -n "$INSTALLED" ]; then
         dpkg_locked "$WORK/dpkg-exit-purge.log" --purge "$PKG" ||
             { echo "FAIL: $TEST_NAME: dpkg --purge $PKG at exit failed:"; cat "$WORK/dpkg-exit-purge.log"; }
     fi
-    cleanup
+    lib_cleanup
 }
-trap deb_cleanup EXIT
 
 # The version is configure.ac's; debian/changelog must say the same.
 version=$(sed -n 's/^AC_INIT(\[primus-node-agent\], *\[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
@@ -134,15 +146,19 @@ ok "control: $PKG $version, Depends on libsnmp, Recommends snmpd"
 dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's,^\.,,; s,/$,,' >"$WORK/contents"
 # Its files and links (directories like /usr/sbin are shared with the system).
 dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ {print $6}' | sed 's,^\.,,' >"$WORK/files"
-for p in "$BIN" "$MIB" "$UNIT" "$CONF" "$SNIPPET" "$MAN"; do
+for p in "$BIN" "$MIB" "$UNIT" "$CONF" "$SNIPPET" "$MAN" "$GENERATOR"; do
     grep -qx "$p" "$WORK/contents" || fail "$p is not in the package"
 done
-ok "the package holds $BIN, $MIB, $UNIT, $CONF, $SNIPPET, $MAN"
+ok "the package holds $BIN, $MIB, $UNIT, $CONF, $SNIPPET, $MAN, $GENERATOR"
 dpkg-deb -I "$DEB" conffiles >"$WORK/conffiles" 2>&1 || fail "no conffiles in the package"
 for p in "$CONF" "$SNIPPET"; do
     grep -qx "$p" "$WORK/conffiles" || fail "$p is not a conffile: $(cat "$WORK/conffiles")"
 done
 ok "conffiles: $(echo $(cat "$WORK/conffiles"))"
+dpkg-deb -I "$DEB" triggers >"$WORK/triggers" 2>&1 || fail "no triggers in the package"
+grep -qx 'interest-noawait /usr/sbin/lldpd' "$WORK/triggers" ||
+    fail "no file trigger on /usr/sbin/lldpd: $(cat "$WORK/triggers")"
+ok "triggers: interest-noawait /usr/sbin/lldpd (lldpd installed or removed later)"
 
 # Install.
 INSTALLED=yes
@@ -158,6 +174,8 @@ same "$MIB" mibs/PRIMUS-NODE-MIB.txt
 same "$UNIT" etc/primus-node-agent.service
 same "$CONF" etc/primus-node-agent.conf.example
 same "$SNIPPET" etc/snmpd.conf.d/primus-node-agent.conf
+same "$GENERATOR" etc/primus-node-agent-lldpd-generator
+[ -x "$GENERATOR" ] || fail "$GENERATOR is not executable"
 [ -x "$BIN" ] || fail "$BIN is not executable"
 zcat "$MAN" | grep -q '^\.TH PRIMUS\\-NODE\\-AGENT 8' || fail "$MAN is not the agent's man page"
 "$BIN" --version | grep -qx "$PKG $version" || fail "$BIN --version: $("$BIN" --version 2>&1)"
@@ -201,6 +219,94 @@ n=$(grep -c "^$OBJ\." "$WORK/walk.txt")
 ok "installed $BIN registered with snmpd: version $version, $n values walked"
 kill "$AGENT_PID"
 wait_until 10 sh -c "! kill -0 $AGENT_PID" || fail "the agent did not stop on SIGTERM"
+
+# ---- lldpd's group ------------------------------------------------------------
+# The installed generator, run as systemd runs it (an output directory):
+# where lldpd's group exists it writes a drop-in naming it, and where it does
+# not (a mount namespace whose /etc/group lacks it) nothing, so the unit
+# stays the packaged one, which starts on a host without lldpd.
+GROUP_DROPIN=primus-node-agent.service.d/50-lldpd-group.conf
+mkdir -p "$WORK/gen"
+"$GENERATOR" "$WORK/gen" "$WORK/gen" "$WORK/gen" || fail "$GENERATOR failed"
+if getent group _lldpd >/dev/null; then
+    grep -qx 'SupplementaryGroups=_lldpd' "$WORK/gen/$GROUP_DROPIN" ||
+        fail "_lldpd exists, the generator wrote: $(cat "$WORK/gen/$GROUP_DROPIN" 2>&1)"
+    grep -qx '\[Service\]' "$WORK/gen/$GROUP_DROPIN" || fail "the drop-in has no [Service] section"
+    ok "generator: _lldpd exists, $GROUP_DROPIN says SupplementaryGroups=_lldpd"
+fi
+grep -v -e '^_lldpd:' -e '^lldpd:' /etc/group >"$WORK/group-without-lldpd"
+mkdir -p "$WORK/gen-none"
+unshare -m sh -c 'mount --bind "$1" /etc/group && exec "$2" "$3" "$3" "$3"' sh \
+    "$WORK/group-without-lldpd" "$GENERATOR" "$WORK/gen-none" || fail "$GENERATOR failed without lldpd's group"
+[ -z "$(ls -A "$WORK/gen-none")" ] || fail "no lldpd group, yet the generator wrote: $(cd "$WORK/gen-none" && find . -type f)"
+ok "generator: no lldpd group, nothing written (the unit names no group)"
+
+# The trigger: activated as lldpd's unpacking activates it, then processed;
+# the postinst's 'triggered' branch runs and the package stays installed.
+dpkg-trigger --no-await /usr/sbin/lldpd || fail "dpkg-trigger /usr/sbin/lldpd failed"
+[ "$(dpkg-query -W -f='${db:Status-Status}' "$PKG")" = triggers-pending ] ||
+    fail "after dpkg-trigger /usr/sbin/lldpd: $(dpkg-query -W -f='${db:Status-Status}' "$PKG"), not triggers-pending"
+dpkg_locked "$WORK/dpkg-trig.log" --triggers-only "$PKG" || { cat "$WORK/dpkg-trig.log"; fail "processing the trigger failed"; }
+[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$PKG")" = "ii " ] ||
+    fail "after the trigger: $(dpkg-query -W -f='${db:Status-Abbrev}' "$PKG")"
+ok "trigger on /usr/sbin/lldpd: pending, then processed by the postinst, package ii"
+
+# The LLDP columns after install, on a host running real lldpd: the
+# installed agent in namespace A, whose lldpd hears B's, started as the unit
+# starts it (its CapabilityBoundingSet, so no CAP_DAC_OVERRIDE) with the
+# supplementary groups of the generated drop-in.  First without them: the
+# socket refuses, as it did before the packages handled the group.
+lldp_part_skip=""
+[ "$(id -u)" = 0 ] && command -v lldpd >/dev/null && command -v lldpcli >/dev/null &&
+    command -v setpriv >/dev/null && command -v ip >/dev/null ||
+    lldp_part_skip="lldpd, lldpcli, setpriv or ip missing (Debian: lldpd, util-linux, iproute2)"
+[ -z "$lldp_part_skip" ] && ! getent group _lldpd >/dev/null &&
+    lldp_part_skip="no _lldpd group (Debian's lldpd package makes it)"
+if [ -n "$lldp_part_skip" ]; then
+    echo "skipped - the LLDP columns after install: $lldp_part_skip"
+else
+    lldp_setup
+    lldp_start B
+    lldp_start A
+    lldp_wait_neighbor A "$LLDP_HOST_B"
+    caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+    [ -n "$caps" ] || fail "no CapabilityBoundingSet= in $UNIT"
+    dropin_gids=""
+    for g in $(sed -n 's/^SupplementaryGroups=//p' "$WORK/gen/$GROUP_DROPIN"); do
+        dropin_gids="$dropin_gids${dropin_gids:+,}$(getent group "$g" | cut -d: -f3)"
+    done
+    { cat "$CONF"; echo "pfcInterface $LLDP_IF_A"; echo "lldpSocket $LLDP_SOCK_A"; echo "pollInterval pfc 1"; } \
+        >"$WORK/agent-lldp.conf"
+    LLDP_STATUS="$OBJ.7.5.0"                                     # primusRoceLldpStatus
+    SYSNAME="$OBJ.7.40.1.25.$(str_index "$LLDP_IF_A")"           # primusRoceLldpSysName
+    # unit_agent GIDS: the installed agent in A's namespace with the unit's
+    # bounding set and those supplementary groups (none: "").
+    unit_agent() {
+        local groups=(--clear-groups)
+        [ -n "$1" ] && groups=(--groups "$1")
+        ip netns exec "$LLDP_NS_A" setpriv "${groups[@]}" --inh-caps=-all --bounding-set="-all,$caps" -- \
+            $(agent_wrapper) "$BIN" -f -Lf "$WORK/agent-lldp.log" -c "$WORK/agent-lldp.conf" \
+            -x "$AGENTX" -p "$WORK/agent-lldp.pid" 2>>"$WORK/agent-stderr.log" &
+        AGENT_PID=$!
+        PIDS+=("$AGENT_PID")
+        wait_agent
+    }
+    stop_unit_agent() {
+        kill "$AGENT_PID"
+        wait_until 20 sh -c "! kill -0 $AGENT_PID" || fail "the agent did not stop on SIGTERM"
+    }
+    unit_agent ""
+    wait_until 20 sh -c "snmpget $V2 -On -Oqv $TARGET $LLDP_STATUS | grep -q 'permission denied'" ||
+        fail "without lldpd's group: primusRoceLldpStatus is '$(snmp_value "$LLDP_STATUS")', not permission denied"
+    ok "the unit's capabilities without the drop-in's group: '$(snmp_value "$LLDP_STATUS")'"
+    stop_unit_agent
+    unit_agent "$dropin_gids"
+    wait_until 20 sh -c "snmpget $V2 -On -Oqv $TARGET $SYSNAME | grep -q '$LLDP_HOST_B'" ||
+        fail "with the drop-in's groups ($dropin_gids): primusRoceLldpSysName is '$(snmp_value "$SYSNAME")', status '$(snmp_value "$LLDP_STATUS")'"
+    [ -z "$(snmp_value "$LLDP_STATUS")" ] || fail "primusRoceLldpStatus: '$(snmp_value "$LLDP_STATUS")' while lldpd answers"
+    ok "with the drop-in's groups (gid $dropin_gids): primusRoceLldpSysName = $(snmp_value "$SYSNAME"), as lldpd heard B"
+    stop_unit_agent
+fi
 
 # dpkg -r: the program goes, the conffiles stay.
 dpkg_locked "$WORK/dpkg-remove.log" -r "$PKG" || { cat "$WORK/dpkg-remove.log"; fail "dpkg -r failed"; }

@@ -105,16 +105,7 @@ dk_cleanup() { stop_dockerd; cleanup; }
 trap dk_cleanup EXIT
 
 # busybox_image NAME: a one-layer image of busybox-static and its applets.
-busybox_image() {
-    local d="$WORK/busybox-root" a
-    mkdir -p "$d/bin" "$d/tmp" "$d/proc" "$d/sys" "$d/dev" "$d/etc"
-    cp "$BUSYBOX" "$d/bin/busybox"
-    for a in $("$BUSYBOX" --list); do [ -e "$d/bin/$a" ] || ln -s busybox "$d/bin/$a"; done
-    echo "root:x:0:0:root:/:/bin/sh" > "$d/etc/passwd"
-    tar --numeric-owner -C "$d" -c . | $DOCKER import --change 'CMD ["/bin/sh"]' - "$1" \
-        >"$WORK/import-busybox.log" 2>&1 ||
-        fail "docker import of busybox failed: $(tail -n 2 "$WORK/import-busybox.log")"
-}
+busybox_image() { busybox_import "$DOCKER" "$1"; }
 
 # The Debian mirror the machine's apt uses (deb822 or one-line sources).
 debian_mirror() {

@@ -16,6 +16,13 @@
 # 2. The agent's own parser accepts the ConfigMap's config file plus the
 #    SNMPv3 lines the init container appends, without a warning, and the
 #    agent started standalone on loopback with it answers SNMPv3 authPriv.
+# 2b. The Prometheus Operator components (etc/kubernetes/prometheus-operator):
+#    rendered with etc/kubernetes by kubectl kustomize, each monitor selects
+#    the DaemonSet's pods and port, keeps honorLabels false and drops the
+#    target's pod, namespace and container; the monitors validate against
+#    the Operator's CRDs kept in tests/integration/k8s/crds
+#    (k8s/crd_validate.py, python3-jsonschema; unknown fields refused), and
+#    a misspelt one does not.  Without python3-jsonschema: 77 (skip).
 # 3. Schema (node, tests/integration/k8s): every object against the
 #    Kubernetes 1.27 API schemas of the kubernetes-models package, and no
 #    unknown field anywhere (TypeScript excess-property check).  Needs
@@ -264,10 +271,105 @@ elif [ -n "$PY" ]; then
     echo "note - agent binary $PNA_AGENT not built: config not run through the agent"
 fi
 
+# ---- 2b. the Prometheus Operator monitors ------------------------------------------
+# Each component rendered with etc/kubernetes by kubectl's kustomize from an
+# overlay (as docs/deploy.md tells operators to write it): the monitor and
+# the Service are in the agent's namespace and select the DaemonSet's pods
+# and port; then the monitors against the Operator's CRDs (kept in
+# tests/integration/k8s/crds, with their source), unknown fields refused; a
+# monitor with a misspelt field must fail that check.
+CRDS="$SCHEMA_DIR/crds"
+CRD_VALIDATE="$SCHEMA_DIR/crd_validate.py"
+MONITORS="$K8S/prometheus-operator"
+if command -v kubectl >/dev/null 2>&1 && [ -n "$PY" ]; then
+    for comp in podmonitor servicemonitor; do
+        mkdir -p "$tmp/$comp-overlay"
+        cp -r "$K8S" "$tmp/$comp-overlay/base"
+        printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [base]\ncomponents: [base/prometheus-operator/%s]\n' \
+            "$comp" > "$tmp/$comp-overlay/kustomization.yaml"
+        kubectl kustomize "$tmp/$comp-overlay" > "$tmp/$comp.yaml" 2>"$tmp/kustomize.err" ||
+            fail "kubectl kustomize of the $comp component failed: $(cat "$tmp/kustomize.err")"
+        "$PY" - "$tmp/$comp.yaml" "$comp" <<'PYEOF' || fail "the $comp component does not fit the DaemonSet (above)"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+comp = sys.argv[2]
+kind = {"podmonitor": "PodMonitor", "servicemonitor": "ServiceMonitor"}[comp]
+by = {}
+for d in docs:
+    by.setdefault(d["kind"], []).append(d)
+err = []
+ds = by["DaemonSet"][0]
+ns = ds["metadata"]["namespace"]
+pod_labels = ds["spec"]["template"]["metadata"]["labels"]
+ports = {p["name"] for c in ds["spec"]["template"]["spec"]["containers"] for p in c.get("ports", [])}
+mons = by.get(kind, [])
+if len(mons) != 1:
+    err.append("%d %s objects rendered" % (len(mons), kind))
+for other in {"PodMonitor", "ServiceMonitor"} - {kind}:
+    if other in by:
+        err.append("the %s component also renders a %s" % (comp, other))
+m = mons[0] if mons else {"metadata": {}, "spec": {}}
+if m["metadata"].get("namespace") != ns:
+    err.append("%s not in namespace %s" % (kind, ns))
+if m["spec"].get("namespaceSelector", {}).get("matchNames") != [ns]:
+    err.append("%s namespaceSelector is not [%s]" % (kind, ns))
+eps = m["spec"].get("podMetricsEndpoints" if kind == "PodMonitor" else "endpoints", [])
+sel = m["spec"].get("selector", {}).get("matchLabels", {})
+if kind == "PodMonitor":
+    if sel.items() - pod_labels.items():
+        err.append("PodMonitor selector %s does not match the pods' labels" % sel)
+    for ep in eps:
+        if ep.get("port") not in ports:
+            err.append("PodMonitor port %s is not a container port (%s)" % (ep.get("port"), sorted(ports)))
+else:
+    svcs = by.get("Service", [])
+    if len(svcs) != 1:
+        err.append("%d Services rendered" % len(svcs))
+    else:
+        svc = svcs[0]
+        if svc["metadata"].get("namespace") != ns:
+            err.append("Service not in namespace %s" % ns)
+        if svc["spec"].get("selector", {}).items() - pod_labels.items():
+            err.append("Service selector does not match the pods' labels")
+        if sel.items() - svc["metadata"].get("labels", {}).items():
+            err.append("ServiceMonitor selector %s does not match the Service's labels" % sel)
+        names = {p["name"] for p in svc["spec"]["ports"]}
+        for p in svc["spec"]["ports"]:
+            if p.get("targetPort") not in ports:
+                err.append("Service targetPort %s is not a container port" % p.get("targetPort"))
+        for ep in eps:
+            if ep.get("port") not in names:
+                err.append("ServiceMonitor port %s is not a Service port" % ep.get("port"))
+for ep in eps:
+    if ep.get("honorLabels") is not False:
+        err.append("%s: honorLabels is not false (the Slurm job label would replace job)" % kind)
+    drops = [r for r in ep.get("relabelings", []) if r.get("action", "").lower() == "labeldrop"]
+    if not any(set("pod namespace container".split()) <= set(r.get("regex", "").split("|")) for r in drops):
+        err.append("%s: no relabeling drops the target's pod, namespace and container" % kind)
+if err:
+    print("\n".join("%s: %s" % (comp, e) for e in err)); sys.exit(1)
+print("ok - %s component rendered with etc/kubernetes: %s selects the DaemonSet's pods and port %s, honorLabels false, target pod/namespace/container dropped"
+      % (comp, kind, ",".join(ep["port"] for ep in eps)))
+PYEOF
+        checked=$((checked + 1))
+    done
+else
+    echo "note - kubectl or python3 with PyYAML not found: the prometheus-operator components not rendered"
+fi
+/usr/bin/python3 -c 'import jsonschema, yaml' 2>/dev/null ||
+    skip "python3-jsonschema not installed (Debian: python3-jsonschema): the monitors not checked against the Operator's CRDs ($checked other checks passed)"
+/usr/bin/python3 "$CRD_VALIDATE" "$CRDS" "$MONITORS"/*/*monitor.yaml || fail "a monitor does not fit the Operator's CRD (above)"
+sed 's/honorLabels:/honourLabels:/' "$MONITORS/podmonitor/podmonitor.yaml" > "$tmp/misspelt-podmonitor.yaml"
+/usr/bin/python3 "$CRD_VALIDATE" "$CRDS" "$tmp/misspelt-podmonitor.yaml" >"$tmp/misspelt.out" 2>&1 &&
+    fail "a PodMonitor with honourLabels passed the CRD check: $(cat "$tmp/misspelt.out")"
+grep -q "honourLabels" "$tmp/misspelt.out" || fail "the misspelt PodMonitor failed for another reason: $(cat "$tmp/misspelt.out")"
+ok "the monitors fit the Prometheus Operator 0.87.0 CRDs (unknown fields refused; a misspelt honourLabels is caught)"
+checked=$((checked + 1))
+
 # ---- 3. schema -------------------------------------------------------------------
 command -v node >/dev/null 2>&1 ||
     skip "node not installed (Debian: nodejs): schema check not run ($checked other checks passed)"
 [ -d "$SCHEMA_DIR/node_modules/kubernetes-models" ] && [ -d "$SCHEMA_DIR/node_modules/typescript" ] ||
     skip "schema tools not installed: run 'npm ci --prefix tests/integration/k8s' ($checked other checks passed)"
-node "$SCHEMA_DIR/validate.js" "$K8S"/*.yaml || fail "schema check failed (above)"
+node "$SCHEMA_DIR/validate.js" "$K8S"/*.yaml "$MONITORS/servicemonitor/service.yaml" || fail "schema check failed (above)"
 exit 0

@@ -200,3 +200,18 @@ wait_agent() {
     wait_until 20 sh -c "snmpget $V2 -On -Oqv $TARGET $OBJ.1.1.0 | grep -qv 'No Such'" ||
         fail "agent did not register with the master"
 }
+
+# busybox_import TOOL NAME: import, with TOOL ("docker" or "podman", and
+# their options), a one-layer image NAME of busybox-static ($BUSYBOX) and
+# its applets, for the container runtime tests.
+busybox_import() {
+    local tool=$1 name=$2 d="$WORK/busybox-root" a
+    mkdir -p "$d/bin" "$d/tmp" "$d/proc" "$d/sys" "$d/dev" "$d/etc"
+    cp "$BUSYBOX" "$d/bin/busybox"
+    for a in $("$BUSYBOX" --list); do [ -e "$d/bin/$a" ] || ln -s busybox "$d/bin/$a"; done
+    echo "root:x:0:0:root:/:/bin/sh" > "$d/etc/passwd"
+    # shellcheck disable=SC2086
+    tar --numeric-owner -C "$d" -c . | $tool import --change 'CMD ["/bin/sh"]' - "$name" \
+        >"$WORK/import-busybox.log" 2>&1 ||
+        fail "import of busybox with ${tool%% *} failed: $(tail -n 2 "$WORK/import-busybox.log")"
+}

@@ -52,16 +52,7 @@ podman_run() {
     $PODMAN run -d --network none --cgroup-parent "/$PM_CGROUP" $PM_ULIMITS "$@"
 }
 
-podman_busybox_image() {
-    local d="$WORK/busybox-root" a
-    mkdir -p "$d/bin" "$d/tmp" "$d/proc" "$d/sys" "$d/dev" "$d/etc"
-    cp "$BUSYBOX" "$d/bin/busybox"
-    for a in $("$BUSYBOX" --list); do [ -e "$d/bin/$a" ] || ln -s busybox "$d/bin/$a"; done
-    echo "root:x:0:0:root:/:/bin/sh" > "$d/etc/passwd"
-    tar --numeric-owner -C "$d" -c . | $PODMAN import --change 'CMD ["/bin/sh"]' - "$1" \
-        >"$WORK/import-busybox.log" 2>&1 ||
-        fail "podman import of busybox failed: $(tail -n 2 "$WORK/import-busybox.log")"
-}
+podman_busybox_image() { busybox_import "$PODMAN" "$1"; }
 
 pm_cleanup() {
     [ -n "$PODMAN" ] || return 0

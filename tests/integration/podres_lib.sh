@@ -8,6 +8,8 @@
 #                            serve SCENARIO (a JSON file) on $PODRES_SOCK,
 #                            steered by $PODRES_CONTROL (podres_control WORDS);
 #                            waits until it answers; its pid joins PIDS
+#   podres_three_gpus        the test NVML node of an H100 with MIG, an A100 and
+#                            a T4 (see below)
 #   podres_call ARGS...      run the client (under valgrind with PNA_VALGRIND=1,
 #                            whose reports fail the test like the agent's)
 
@@ -59,3 +61,36 @@ podres_call() {
     fi
     "$PODRES_CALL" "$@"
 }
+
+# podres_three_gpus: the test NVML's node of the pod-resources tests, an H100
+# (MIG on, the recorded DGX H100 table's rows of GPU 0), an A100 and a T4
+# from their recorded nvidia-smi -q -x; sets XML_*, U_* (UUIDs), PCI_*
+# (addresses), I_* (primusGpuIndex), LIST (the recorded nvidia-smi -L) and
+# mig_gici N (GPU 0's MIG device N as "GI|CI").
+podres_three_gpus() {
+    local fix="$PNA_FIXTURES/nvidia"
+    local table="$PNA_FIXTURES/mig/dgx-h100-8x-mixed-all-balanced-nvidia-smi.txt"
+    LIST="$PNA_FIXTURES/mig/gpu-operator-h100-mig-mixed-nvidia-smi.txt"
+    XML_H100="$fix/h100-nvidia-smi-q-x.xml"
+    XML_A100="$fix/a100-sxm4-80gb-nvidia-smi-q-x.xml"
+    XML_T4="$fix/tesla-t4-nvidia-smi-q-x.xml"
+    export PNA_FAKE_NVML_XML="$XML_H100:$XML_A100:$XML_T4"
+    export PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
+    : > "$PNA_FAKE_NVML_CTL"
+    # MIG on the H100 only: the capture's table without the other GPUs' rows.
+    grep -Ev '^\| +[1-9][0-9]* +[0-9]+ +[0-9]+ +[0-9]+ +\|' "$table" > "$WORK/mig-table.txt"
+    export PNA_FAKE_NVML_MIG="$WORK/mig-table.txt:$LIST"
+    U_H100=$(uuid_of "$XML_H100") U_A100=$(uuid_of "$XML_A100") U_T4=$(uuid_of "$XML_T4")
+    PCI_H100=$(pci_of "$XML_H100") PCI_A100=$(pci_of "$XML_A100") PCI_T4=$(pci_of "$XML_T4")
+    I_H100=$(pci_index "$PCI_H100") I_A100=$(pci_index "$PCI_A100") I_T4=$(pci_index "$PCI_T4")
+}
+uuid_of() { sed -n 's/.*<uuid>\(GPU-[^<]*\)<.*/\1/p' "$1" | head -n 1; }
+pci_of() {
+    local id dom bus dev fn
+    id=$(sed -n 's/.*<gpu id="\([^"]*\)".*/\1/p' "$1" | head -n 1)
+    IFS=':.' read -r dom bus dev fn <<< "$id"
+    printf '%04x:%02x:%02x.%x' $((0x$dom)) $((0x$bus)) $((0x$dev)) $((0x$fn))
+}
+# primusGpuIndex: the PCI address as domain<<16 | bus<<8 | device<<3 | function.
+pci_index() { local d b v f; IFS=':.' read -r d b v f <<< "$1"; echo $(( (0x$d << 16) | (0x$b << 8) | (0x$v << 3) | 0x$f )); }
+mig_gici() { awk -v d="$1" '$1 == "|" && $2 == "0" && $5 == d { print $3 "|" $4; exit }' "$WORK/mig-table.txt"; }

@@ -37,31 +37,8 @@
 need_podres
 need_fake_nvml
 
-FIX="$PNA_FIXTURES/nvidia"
-TABLE="$PNA_FIXTURES/mig/dgx-h100-8x-mixed-all-balanced-nvidia-smi.txt"
-LIST="$PNA_FIXTURES/mig/gpu-operator-h100-mig-mixed-nvidia-smi.txt"
-XML_H100="$FIX/h100-nvidia-smi-q-x.xml"
-XML_A100="$FIX/a100-sxm4-80gb-nvidia-smi-q-x.xml"
-XML_T4="$FIX/tesla-t4-nvidia-smi-q-x.xml"
-export PNA_FAKE_NVML_XML="$XML_H100:$XML_A100:$XML_T4"
-export PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
-: > "$PNA_FAKE_NVML_CTL"
-grep -Ev '^\| +[1-9][0-9]* +[0-9]+ +[0-9]+ +[0-9]+ +\|' "$TABLE" > "$WORK/mig-table.txt"
-export PNA_FAKE_NVML_MIG="$WORK/mig-table.txt:$LIST"
-
-uuid_of() { sed -n 's/.*<uuid>\(GPU-[^<]*\)<.*/\1/p' "$1" | head -n 1; }
-pci_of() {
-    local id dom bus dev fn
-    id=$(sed -n 's/.*<gpu id="\([^"]*\)".*/\1/p' "$1" | head -n 1)
-    IFS=':.' read -r dom bus dev fn <<< "$id"
-    printf '%04x:%02x:%02x.%x' $((0x$dom)) $((0x$bus)) $((0x$dev)) $((0x$fn))
-}
-pci_index() { local d b v f; IFS=':.' read -r d b v f <<< "$1"; echo $(( (0x$d << 16) | (0x$b << 8) | (0x$v << 3) | 0x$f )); }
-U_H100=$(uuid_of "$XML_H100") U_A100=$(uuid_of "$XML_A100") U_T4=$(uuid_of "$XML_T4")
-PCI_H100=$(pci_of "$XML_H100") PCI_A100=$(pci_of "$XML_A100") PCI_T4=$(pci_of "$XML_T4")
-I_H100=$(pci_index "$PCI_H100") I_A100=$(pci_index "$PCI_A100") I_T4=$(pci_index "$PCI_T4")
+podres_three_gpus
 # MIG device 2 of GPU 0: its GPU and compute instance from the table's row.
-mig_gici() { awk -v d="$1" '$1 == "|" && $2 == "0" && $5 == d { print $3 "|" $4; exit }' "$WORK/mig-table.txt"; }
 GICI2=$(mig_gici 2)
 [ -n "$GICI2" ] || fail "MIG device 2 not found in the capture"
 GI2=${GICI2%|*} CI2=${GICI2#*|}
@@ -267,6 +244,17 @@ case $err in
 esac
 [ "$(status_of)" = 1 ] || fail "podresources poller '$(status_of)' with a partial error, want ok(1)"
 ok "gpu-7 (no CDI spec entry): a plain row and the poller's error '$err'"
+
+# The NIC a claim gave ml/llm-0's trainer: its RDMA device's holder columns
+# name the pod (the DRA device resolved to mlx5_2), in SNMP and /metrics.
+RDMA_ENTRY="$OBJ.6.10.1" MLX2=$(str_index mlx5_2)
+wait_until 10 sh -c "snmpget $V2 -On -Oqv $TARGET $RDMA_ENTRY.23.$MLX2 | grep -qx '\"*llm-0\"*'" ||
+    fail "primusRdmaHolderPod of mlx5_2 is '$(snmp_value "$RDMA_ENTRY.23.$MLX2")', not llm-0"
+[ "$(snmp_value "$RDMA_ENTRY.24.$MLX2")" = ml ] && [ "$(snmp_value "$RDMA_ENTRY.21.$MLX2")" = 1 ] ||
+    fail "mlx5_2: namespace '$(snmp_value "$RDMA_ENTRY.24.$MLX2")', holders $(snmp_value "$RDMA_ENTRY.21.$MLX2")"
+curl -s --max-time 5 "$HTTP_BASE/metrics" | grep '^primus_rdma_holder_info{device="mlx5_2"' |
+    grep 'pod="llm-0"' | grep -q 'namespace="ml"' || fail "no primus_rdma_holder_info of mlx5_2 for ml/llm-0"
+ok "mlx5_2, given by a DRA claim: primusRdmaHolderPod llm-0 in ml, and its primus_rdma_holder_info series"
 
 if [ -n "$PNA_IETF_MIBDIR" ] && [ -f "$PNA_IETF_MIBDIR/SNMPv2-SMI.txt" ] && command -v snmptable >/dev/null; then
     MIBDIRS="+$PNA_IETF_MIBDIR:$PNA_MIBDIR" MIBS="+PRIMUS-NODE-MIB" \

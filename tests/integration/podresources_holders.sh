@@ -35,36 +35,11 @@
 need_podres
 need_fake_nvml
 
-FIX="$PNA_FIXTURES/nvidia"
-TABLE="$PNA_FIXTURES/mig/dgx-h100-8x-mixed-all-balanced-nvidia-smi.txt"
-LIST="$PNA_FIXTURES/mig/gpu-operator-h100-mig-mixed-nvidia-smi.txt"
-XML_H100="$FIX/h100-nvidia-smi-q-x.xml"
-XML_A100="$FIX/a100-sxm4-80gb-nvidia-smi-q-x.xml"
-XML_T4="$FIX/tesla-t4-nvidia-smi-q-x.xml"
-export PNA_FAKE_NVML_XML="$XML_H100:$XML_A100:$XML_T4"
-export PNA_FAKE_NVML_CTL="$WORK/nvml.ctl"
-: > "$PNA_FAKE_NVML_CTL"
-# MIG on the H100 only: the capture's table without the other GPUs' rows.
-grep -Ev '^\| +[1-9][0-9]* +[0-9]+ +[0-9]+ +[0-9]+ +\|' "$TABLE" > "$WORK/mig-table.txt"
-export PNA_FAKE_NVML_MIG="$WORK/mig-table.txt:$LIST"
-
-uuid_of() { sed -n 's/.*<uuid>\(GPU-[^<]*\)<.*/\1/p' "$1" | head -n 1; }
-pci_of() {
-    local id dom bus dev fn
-    id=$(sed -n 's/.*<gpu id="\([^"]*\)".*/\1/p' "$1" | head -n 1)
-    IFS=':.' read -r dom bus dev fn <<< "$id"
-    printf '%04x:%02x:%02x.%x' $((0x$dom)) $((0x$bus)) $((0x$dev)) $((0x$fn))
-}
-# primusGpuIndex: the PCI address as domain<<16 | bus<<8 | device<<3 | function.
-pci_index() { local d b v f; IFS=':.' read -r d b v f <<< "$1"; echo $(( (0x$d << 16) | (0x$b << 8) | (0x$v << 3) | 0x$f )); }
-U_H100=$(uuid_of "$XML_H100") U_A100=$(uuid_of "$XML_A100") U_T4=$(uuid_of "$XML_T4")
-PCI_H100=$(pci_of "$XML_H100") PCI_A100=$(pci_of "$XML_A100") PCI_T4=$(pci_of "$XML_T4")
-I_H100=$(pci_index "$PCI_H100") I_A100=$(pci_index "$PCI_A100") I_T4=$(pci_index "$PCI_T4")
+podres_three_gpus
 # nvidia-smi -L: MIG device 2 and 3 of GPU 0 (CRLF line ends), and their GPU
 # and compute instances from the table's row "| GPU GI CI DEV |".
 mig_uuid() { tr -d '\r' < "$LIST" | awk -v d="$1:" '$1 == "MIG" && $3 == "Device" && $4 == d' |
              sed 's/.*(UUID: \(.*\))/\1/'; }
-mig_gici() { awk -v d="$1" '$1 == "|" && $2 == "0" && $5 == d { print $3 "|" $4; exit }' "$WORK/mig-table.txt"; }
 MIG2=$(mig_uuid 2) MIG3=$(mig_uuid 3) GICI2=$(mig_gici 2) GICI3=$(mig_gici 3)
 [ -n "$MIG2" ] && [ -n "$MIG3" ] && [ -n "$GICI2" ] && [ -n "$GICI3" ] ||
     fail "MIG devices 2 and 3 not found in the captures ($MIG2 $GICI2 / $MIG3 $GICI3)"

@@ -16,10 +16,14 @@
 #     families of /metrics agree with the SNMP cells;
 #   - a cgroup named as no Slurm job can be (job_99999999999999999999) is
 #     left out, named in the poller row and logged once;
-#   - RDMA devices: devices.list is read; slurmd 22.05 here leaves it
-#     "a *:* rwm" even with ConstrainDevices=yes (no device is denied on this
-#     machine), so the column must be absent; a list that constrains would be
-#     compared with its uverbs nodes instead;
+#   - RDMA devices: slurmd 22.05 leaves devices.list at "a *:* rwm" even
+#     with ConstrainDevices=yes (it writes its GRES devices as exceptions
+#     over the inherited allow-all, which the v1 kernel does not list; no
+#     GRES is configured here); job B's step holds the verbs node of the
+#     fixture's mlx5_0 open, so primusSlurmJobRdmaDevices is what the jobs'
+#     processes have open (read here with stat over /proc/PID/fd),
+#     primusRdmaHolderJob of mlx5_0 is job B, and primus_rdma_holder_info
+#     has its series;
 #   - scancel: the row goes, one primusSlurmJobEnd trap names the job's uid
 #     and user, primusEventTable has a slurmJobEnd(19) row and /events the
 #     same event; scontrol says CANCELLED; the other job now holds the GPU.
@@ -127,8 +131,15 @@ wait_until 30 node_idle || fail "node $NODE not idle: $(sinfo -h -n "$NODE" -o %
 # Two jobs: A a plain batch job, B a batch job with a step of its own.
 JOB_A=$(sbatch --parsable -w "$NODE" --mem=64 -J pna-a -o /dev/null --wrap "exec sleep 600") ||
     fail "sbatch A"
+# B's step holds the verbs node of the fixture's mlx5_0 (uverbs0, char
+# 231:192) as an RDMA process does; no rdma driver is loaded here, so the
+# node is made with mknod and opened O_PATH (an open for I/O needs the
+# driver): /proc/PID/fd leads to the node all the same.
+mkdir -p "$WORK/dev"
+mknod "$WORK/dev/uverbs0" c 231 192 || skip "mknod refused: cannot make the verbs node job B opens"
+HOLD="import os, time; fd = os.open('$WORK/dev/uverbs0', os.O_PATH); time.sleep(600)"
 JOB_B=$(sbatch --parsable -w "$NODE" --mem=48 -J pna-b -o /dev/null \
-        --wrap "srun --overlap --mem=16 sleep 600 & wait") || fail "sbatch B"
+        --wrap "srun --overlap --mem=16 python3 -c \"$HOLD\" & wait") || fail "sbatch B"
 running() { [ "$(squeue -h -j "$1" -o %T)" = RUNNING ]; }
 wait_until 30 running "$JOB_A" || fail "job $JOB_A not running: $(squeue -j "$JOB_A")"
 wait_until 30 running "$JOB_B" || fail "job $JOB_B not running: $(squeue -j "$JOB_B")"
@@ -137,6 +148,10 @@ b_has_step() { steps_of "$JOB_B" | grep -qx 0; }
 wait_until 30 b_has_step || fail "job $JOB_B has no step 0: $(scontrol listpids "$JOB_B")"
 # Each job's first task: Slurm's own word for the process (LOCALID 0).
 task_pid() { scontrol listpids "$1" | awk -v s="$2" '$3 == s && $4 == "0" { print $1; exit }'; }
+# A step's task is listed with pid -1 until slurmstepd has started it.
+has_task() { case $(task_pid "$1" "$2") in [1-9]*) return 0 ;; esac; return 1; }
+wait_until 30 has_task "$JOB_A" batch || fail "job $JOB_A has no batch task: $(scontrol listpids "$JOB_A")"
+wait_until 30 has_task "$JOB_B" 0 || fail "job $JOB_B's step 0 has no task: $(scontrol listpids "$JOB_B")"
 PID_A=$(task_pid "$JOB_A" batch)
 PID_B=$(task_pid "$JOB_B" 0)
 [ -n "$PID_A" ] && [ -n "$PID_B" ] || fail "no task pids: $(scontrol listpids)"
@@ -157,11 +172,18 @@ GPU_IDX=$(( (0x$dom << 16) | (0x$bus << 8) | (0x$dev << 3) | 0x$fn ))
     echo "nvidiaSmi $WORK/no-nvidia-smi"
     echo "pollInterval gpu 1"
     echo "pollInterval slurm 1"
-    for p in ib pfc containers kubelet storage podresources phy; do echo "poller $p off"; done
+    echo "pollInterval ib 1"
+    for p in pfc containers kubelet storage podresources phy; do echo "poller $p off"; done
 } > "$WORK/agent.conf"
+# A sysfs of the fixture's RDMA devices (mlx5_0's verbs node is uverbs0),
+# whose fs/ is this machine's: Slurm's cgroups are the real ones.
+SYS="$WORK/sys"
+mkdir -p "$SYS"
+cp -a "$PNA_FIXTURES/distinct/sys/class" "$PNA_FIXTURES/distinct/sys/devices" "$SYS/"
+ln -s /sys/fs "$SYS/fs"
 start_trapd
 start_snmpd "trap2sink 127.0.0.1:$TRAP_PORT public"
-start_agent --sysfs /sys --procfs /proc --http "127.0.0.1:$HTTP_PORT"
+start_agent --sysfs "$SYS" --procfs /proc --http "127.0.0.1:$HTTP_PORT"
 wait_agent
 
 JOB_ENTRY="$OBJ.11.10.1"
@@ -195,17 +217,29 @@ for j in "$JOB_A" "$JOB_B"; do
     [ "$d" -le 2 ] || fail "job $j start $(job 8 "$j"), scontrol StartTime $start"
     [ "$(job 10 "$j")" = $((mem * 1048576)) ] || fail "job $j memory limit $(job 10 "$j"), scontrol ${mem}M"
     case $(job 9 "$j") in ''|*[!0-9]*|0) fail "job $j memory usage '$(job 9 "$j")'" ;; esac
+    # RDMA devices: the uverbs nodes the job's processes have open (read
+    # here with stat -L over scontrol's pids), and those a constraining
+    # devices.list names; stock Slurm leaves the list at "a *:* rwm".
     list=$(cat "/sys/fs/cgroup/devices/slurm_$NODE/uid_$uid/job_$j/devices.list" 2>/dev/null)
-    rdma=$(job 7 "$j")
-    if [ -z "$list" ] || echo "$list" | grep -q '^a '; then
-        echo "$rdma" | grep -q "No Such Instance" ||
-            fail "job $j: devices not constrained ('$list'), yet primusSlurmJobRdmaDevices is '$rdma'"
-    else
-        n=$(echo "$list" | awk '$1 == "c" { split($2, mm, ":"); if (mm[1] == 231 && mm[2] >= 192) n++ } END { print n + 0 }')
-        [ "$rdma" = "$n" ] || fail "job $j RDMA devices $rdma, devices.list $n"
+    opened=$(for pid in $(scontrol listpids "$j" | awk 'NR > 1 { print $1 }'); do
+                 stat -L -c '%t %T %F' /proc/"$pid"/fd/* 2>/dev/null
+             done | awk '$1 == "e7" && $2 ~ /^[c-f][0-9a-f]$/ && $3 == "character" { print $2 }' |
+             sort -u | wc -l)
+    if [ -n "$list" ] && ! echo "$list" | grep -q '^a '; then
+        fail "job $j: devices.list constrains ('$list'); this test expects stock Slurm's a *:* rwm"
     fi
-    ok "job $j: uid $uid ($user), $steps steps, start $start, limit ${mem}M, 1 GPU, as scontrol says"
+    [ "$(job 7 "$j")" = "$opened" ] || fail "job $j RDMA devices '$(job 7 "$j")', its processes have $opened verbs nodes open"
+    ok "job $j: uid $uid ($user), $steps steps, start $start, limit ${mem}M, 1 GPU, $opened verbs node(s) open, as scontrol and /proc say"
 done
+
+# The RDMA device whose verbs node job B's process holds names job B;
+# the other device no job.
+MLX0=$(str_index mlx5_0) MLX1=$(str_index mlx5_1)
+[ "$(snmp_value "$OBJ.6.10.1.25.$MLX0")" = "$JOB_B" ] ||
+    fail "primusRdmaHolderJob of mlx5_0 is '$(snmp_value "$OBJ.6.10.1.25.$MLX0")', not job $JOB_B"
+[ "$(snmp_value "$OBJ.6.10.1.25.$MLX1")" = 0 ] ||
+    fail "primusRdmaHolderJob of mlx5_1 is '$(snmp_value "$OBJ.6.10.1.25.$MLX1")', not 0"
+ok "primusRdmaHolderJob: mlx5_0 is used by job $JOB_B (its step holds uverbs0), mlx5_1 by none"
 
 # snmptable renders the table with the MIB (where the IETF base MIBs exist);
 # the log keeps it (docs/slurm.md shows one).
@@ -236,7 +270,11 @@ for j in "$JOB_A" "$JOB_B"; do
     grep '^primus_gpu_holder_info{' "$WORK/metrics.txt" | grep -q "job=\"$j\"" ||
         fail "no primus_gpu_holder_info series with job=\"$j\": $(grep holder_info "$WORK/metrics.txt")"
 done
-ok "bridge: primus_slurm_job_* agree with the SNMP cells; a holder series per job"
+grep '^primus_rdma_holder_info{' "$WORK/metrics.txt" | grep 'device="mlx5_0"' | grep -q "job=\"$JOB_B\"" ||
+    fail "no primus_rdma_holder_info of mlx5_0 with job=\"$JOB_B\": $(grep rdma_holder_info "$WORK/metrics.txt")"
+grep '^primus_rdma_holder_info{' "$WORK/metrics.txt" | grep -q 'device="mlx5_1"' &&
+    fail "mlx5_1 has a holder series: $(grep rdma_holder_info "$WORK/metrics.txt")"
+ok "bridge: primus_slurm_job_* agree with the SNMP cells; a GPU holder series per job, an RDMA one for job B"
 
 # A cgroup Slurm does not make, beside the real ones: left out, counted and
 # named in the poller's row (primusPollerLastError of poller 10) and logged

@@ -2089,6 +2089,7 @@ static const char *const not_distinct[] = {
     "primusGpuWorstXid",            /* XID 79, the last raised, is also the most severe */
     "primusGpuProcessesOmitted",    /* 1 of 3 processes, as the GPU's one holder */
     "primusModuleAge",              /* read at the first poll, 50 ms before the last: 0 s */
+    "primusRdmaHolderCount",        /* 1 and 2 holders, as a port count and a link width */
 };
 
 static bool may_repeat(const struct pna_metric *m)

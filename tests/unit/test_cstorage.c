@@ -4,12 +4,14 @@
  * pod's sandbox), Podman's pidfile rule on this machine's own procfs, and
  * bad input (a malformed state.json served from the last good one, a
  * malformed config.json counted and skipped, a container directory that
- * vanished, a malformed containers.json). */
+ * vanished, a malformed containers.json), and the sandbox's pod labels
+ * that podLabels allows. */
 #include "pna_autoconf.h"
 #include "sources/containers/cdi.h"
 #include "sources/containers/cstorage.h"
 #include "sources/containers/cstorage_json.h"
 #include "core/roots.h"
+#include "util/label_allow.h"
 #include "containers_testutil.h"
 
 #include <fcntl.h>
@@ -109,6 +111,49 @@ static void test_crio_fixture(void)
     pna_container_set_free(&set);
     pna_cstorage_free(cs);
     pna_cdi_registry_free(cdi);
+}
+
+/* The sandbox's io.kubernetes.cri-o.Labels, with "app" and one glob allowed:
+ * two labels of the pod kept, pod-template-hash and the kubelet's own keys
+ * not; a later scan gives only its own sandboxes' labels. */
+static void test_crio_pod_labels(void)
+{
+    char rootfs[1024], procfs[1024], why[200];
+    tt_fixture_path(rootfs, sizeof rootfs, "crio/rootfs");
+    tt_fixture_path(procfs, sizeof procfs, "crio/proc");
+    struct pna_roots roots = { empty, procfs, empty, rootfs };
+    struct pna_label_allow allow = { 0 };
+    CHECK_INT(pna_label_allow_add(&allow, "app,team.example.com/*,io.kubernetes.*", why, sizeof why), 0);
+    struct pna_cstorage *cs = pna_cstorage_new();
+    struct pna_container_set set;
+    struct pna_cstorage_stats st;
+    struct pna_pod_label_set labels;
+    pna_container_set_init(&set);
+    pna_pod_label_set_init(&labels);
+    pna_cstorage_read_pod_labels(cs, &allow);
+    CHECK_INT(scan(cs, &roots, NULL, &set, &st), 0);
+    CHECK_INT(pna_cstorage_take_pod_labels(cs, &labels), 0);
+    pna_pod_label_set_finish(&labels);
+    CHECK_INT((int)labels.count, 2);
+    for (size_t i = 0; i < labels.count; i++) {
+        const struct pna_pod_label *l = &labels.rows[i];
+        CHECK_STR(l->pod_uid, "5f0c2b9e-8d1a-4c3e-9b7a-2e6f1d4c8a90");
+        CHECK_STR(l->pod_name, "trainer-0");
+        CHECK_STR(l->pod_namespace, "ml-team");
+        CHECK(strcmp(l->key, "app") == 0 ? strcmp(l->value, "trainer") == 0
+                                         : strcmp(l->key, "team.example.com/queue") == 0 &&
+                                               strcmp(l->value, "gpu-a100") == 0);
+    }
+    CHECK_INT((int)labels.dropped, 0);
+    pna_pod_label_set_free(&labels);
+    /* Nothing allowed: the next scan keeps none. */
+    pna_cstorage_read_pod_labels(cs, NULL);
+    CHECK_INT(scan(cs, &roots, NULL, &set, &st), 0);
+    CHECK_INT(pna_cstorage_take_pod_labels(cs, &labels), 0);
+    CHECK_INT((int)labels.count, 0);
+    pna_pod_label_set_free(&labels);
+    pna_container_set_free(&set);
+    pna_cstorage_free(cs);
 }
 
 /* Copy the fixture's files for one container into ROOT. */
@@ -288,6 +333,7 @@ int main(void)
     tt_mkdirs(empty);
     test_state_parse();
     test_crio_fixture();
+    test_crio_pod_labels();
     test_bad_input();
     test_podman_pidfile();
     tt_rmrf(tmp);

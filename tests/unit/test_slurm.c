@@ -16,11 +16,18 @@
  *   - the poller: a job whose cgroup goes away ends with one slurmJobEnd
  *     event naming it, the first poll ends nothing;
  *   - the joins: the job holding a GPU (its process's cgroup, or its device
- *     list), a MIG device and an AMD partition, and what each job holds. */
+ *     list), a MIG device and an AMD partition, and what each job holds;
+ *   - the device nodes a job's processes have open: this test's own process
+ *     in a built cgroup.procs, holding a uverbs and a GPU node made with
+ *     mknod and opened O_PATH (no driver is there to open them for I/O;
+ *     /proc/PID/fd leads to the node all the same), /dev/null not kept; the
+ *     RDMA device whose uverbs number it is then has the job as holder. */
 #include "pna_autoconf.h"
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,7 +38,9 @@
 #include "model/slurm/slurm.h"
 #include "model/slurm/slurm_holders.h"
 #include "pollers/pollers.h"
+#include "model/ib.h"
 #include "sources/slurm/slurm_cgroup.h"
+#include "sources/slurm/slurm_fds.h"
 #include "containers_testutil.h"
 
 /* ---- the path rule ------------------------------------------------------------ */
@@ -466,6 +475,65 @@ static void test_joins(void)
     pna_cache_clear();
 }
 
+/* Open NAME (a node made with mknod under DIR) O_PATH; -1 when it cannot be
+ * made (not root). */
+static int node_fd(const char *dir, const char *name, unsigned ma, unsigned mi)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return -1;
+    if (mknod(path, S_IFCHR | 0600, makedev(ma, mi)) != 0)
+        return -1;
+    return open(path, O_PATH | O_CLOEXEC);
+}
+
+static void test_opened(void)
+{
+    char job[sizeof tmp + 32], dev[sizeof tmp + 32], line[32];
+    snprintf(job, sizeof job, "%s/opened/job_7", tmp);
+    snprintf(dev, sizeof dev, "%s/opened", tmp);
+    snprintf(line, sizeof line, "%d\n", (int)getpid());
+    tt_write(job, "step_0/task_0/cgroup.procs", line);
+    int uv = node_fd(dev, "uverbs3", 231, 195), gpu = node_fd(dev, "nvidia2", 195, 2);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (uv < 0 || gpu < 0) {
+        printf("# SKIP the open-devices read: mknod refused (%s)\n", strerror(errno));
+        return;
+    }
+    struct pna_roots roots = { "/sys", "/proc", "/dev", "/" };
+    struct pna_slurm_job j = { .job_id = 7 };
+    struct pna_slurm_fd_stats st = { 0 };
+    pna_slurm_read_opened(&roots, job, &j, &st);
+    CHECK(j.opened_known);
+    CHECK_INT(st.pids, 1);
+    CHECK_INT(j.n_opened, 2);
+    CHECK(pna_slurm_job_allows(&j, 231, 195));
+    CHECK(pna_slurm_job_allows(&j, 195, 2));
+    CHECK(!pna_slurm_job_allows(&j, 1, 3));   /* /dev/null: no device of interest */
+    uint32_t u[4];
+    CHECK_INT(pna_slurm_job_uverbs(&j, u, 4), 1);
+    CHECK_INT(u[0], 3);
+    uint32_t n = 0;
+    CHECK(pna_slurm_job_rdma(&j, &n) && n == 1);
+
+    /* The join: mlx5_3's verbs node is uverbs3, so job 7 uses it; mlx5_0's is not. */
+    struct pna_slurm_snap *ss = calloc(1, sizeof *ss);
+    *pna_slurm_add(ss) = j;
+    pna_snap_init(&ss->base, (void (*)(struct pna_snap *))pna_slurm_snap_free);
+    pna_cache_publish(PNA_DOM_SLURM, &ss->base);
+    struct pna_ib_device d3 = { .name = "mlx5_3", .has_uverbs = true, .uverbs = 3 };
+    struct pna_ib_device d0 = { .name = "mlx5_0", .has_uverbs = true, .uverbs = 0 };
+    struct pna_view v;
+    pna_view_take(&v, PNA_VIEW_DOMAIN(PNA_DOM_SLURM));
+    CHECK_INT(pna_slurm_rdma_job(&v, &d3), 7);
+    CHECK_INT(pna_slurm_rdma_job(&v, &d0), 0);
+    pna_view_release(&v);
+    pna_cache_clear();
+    close(uv);
+    close(gpu);
+    close(null);
+}
+
 int main(void)
 {
     test_paths();
@@ -480,6 +548,7 @@ int main(void)
     test_v2_tree(v2, proc);
     test_poller(v1);
     test_joins();
+    test_opened();
     tt_rmrf(tmp);
     UNIT_END();
 }

@@ -79,12 +79,7 @@ static void holder_series(const struct pna_holder *h, void *arg)
 {
     const struct holder_series *hs = arg;
     struct pna_row_labels rl;
-    pna_prom_identity_labels(hs->v, &pna_gpu_metrics, hs->row, &rl);
-    rl.l[rl.n++] = (struct pna_prom_label){ "container_id", h->container_id };
-    rl.l[rl.n++] = (struct pna_prom_label){ "container", h->container_name };
-    rl.l[rl.n++] = (struct pna_prom_label){ "pod", h->pod };
-    rl.l[rl.n++] = (struct pna_prom_label){ "namespace", h->pod_namespace };
-    rl.l[rl.n++] = (struct pna_prom_label){ "job", "" };
+    pna_prom_holder_labels(hs->v, &pna_gpu_metrics, hs->row, h, "", &rl);
     pna_prom_u64(hs->p, rl.l, rl.n, 1);
 }
 
@@ -98,12 +93,7 @@ static void job_series(const struct holder_series *hs)
         struct pna_row_labels rl;
         char job[16];
         snprintf(job, sizeof job, "%u", (unsigned)jobs[i]);
-        pna_prom_identity_labels(hs->v, &pna_gpu_metrics, hs->row, &rl);
-        rl.l[rl.n++] = (struct pna_prom_label){ "container_id", "" };
-        rl.l[rl.n++] = (struct pna_prom_label){ "container", "" };
-        rl.l[rl.n++] = (struct pna_prom_label){ "pod", "" };
-        rl.l[rl.n++] = (struct pna_prom_label){ "namespace", "" };
-        rl.l[rl.n++] = (struct pna_prom_label){ "job", job };
+        pna_prom_holder_labels(hs->v, &pna_gpu_metrics, hs->row, NULL, job, &rl);
         pna_prom_u64(hs->p, rl.l, rl.n, 1);
     }
 }

@@ -33,6 +33,7 @@ static const char *const code_families[] = {
     "pod_ephemeral_storage_usage_bytes", "node_k8s_gpu_allocation_rate",
     "primus_pod_labels_info", "primus_events_total", "primus_poller_info",
     PNA_SERIES_FAMILY, PNA_SERIES_LIMITED_FAMILY, PNA_SERIES_DROPPED_FAMILY,
+    "primus_rdma_holder_info",
 };
 
 /* Labels that tell two series of one of those families apart. */

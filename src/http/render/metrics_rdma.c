@@ -4,9 +4,10 @@
  * per saturated counter, and the replaced exporters' names unchanged: the
  * node exporter's rdma_stat_<counter>{device,port} and the RDMA stats
  * exporter's rdma_ecn_marked_packets, rdma_cnp_sent, rdma_cnp_handled,
- * rdma_rx_write_requests and rdma_out_of_sequence.  Those are served
- * untyped: they are counters without "_total", which the linter refuses for
- * a typed counter. */
+ * rdma_rx_write_requests and rdma_out_of_sequence; and who holds each
+ * device, one primus_rdma_holder_info series per holder.  Those are served
+ * untyped (the replaced exporters' ones): they are counters without
+ * "_total", which the linter refuses for a typed counter. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 
@@ -15,7 +16,9 @@
 #include <string.h>
 
 #include "model/ib.h"
+#include "model/kubernetes/holders.h"
 #include "model/metric_tables.h"
+#include "model/slurm/slurm_holders.h"
 
 /* primusIbPortSaturated's bits as one series per saturated counter, named by
  * its sysfs file: the same bits, from the same model function. */
@@ -123,11 +126,65 @@ static void write_requests(struct pna_prom *p, const struct pna_http_view *v)
     port_counter_samples(p, v, "rx_write_requests");
 }
 
+/* One series per holder of an RDMA device, as primusRdmaHolderCount counts
+ * them (the kubelet's assignments, then the containers given one of its
+ * nodes), then one per Slurm job using it, its container labels empty: the
+ * same shape as primus_gpu_holder_info. */
+struct holder_series {
+    struct pna_prom *p;
+    const struct pna_http_view *v;
+    const struct pna_row *row;
+};
+
+
+static void holder_series(const struct pna_holder *h, void *arg)
+{
+    const struct holder_series *hs = arg;
+    struct pna_row_labels rl;
+    pna_prom_holder_labels(hs->v, &pna_rdma_device_metrics, hs->row, h, "", &rl);
+    pna_prom_u64(hs->p, rl.l, rl.n, 1);
+}
+
+static void job_series(const struct holder_series *hs)
+{
+    uint32_t jobs[PNA_SLURM_HOLDERS_MAX];
+    size_t n = pna_slurm_rdma_jobs(&hs->v->base, hs->row->rec, jobs);
+    for (size_t i = 0; i < n; i++) {
+        struct pna_row_labels rl;
+        char job[16];
+        snprintf(job, sizeof job, "%u", (unsigned)jobs[i]);
+        pna_prom_holder_labels(hs->v, &pna_rdma_device_metrics, hs->row, NULL, job, &rl);
+        pna_prom_u64(hs->p, rl.l, rl.n, 1);
+    }
+}
+
+static void holders(struct pna_prom *p, const struct pna_http_view *v)
+{
+    const struct pna_metric_table *t = &pna_rdma_device_metrics;
+    pna_prom_family(p, "primus_rdma_holder_info", PNA_PROM_GAUGE,
+                    "A container (and pod) holding the RDMA device: one series per container the "
+                    "kubelet gave it or whose device list has one of its nodes; always 1 (their "
+                    "number is primusRdmaHolderCount).  A Slurm job using it (its verbs node "
+                    "open in one of the job's processes, or allowed by a constraining "
+                    "devices.list) has a series of its own with the job label "
+                    "(primusRdmaHolderJob), container labels empty.");
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row))
+            continue;
+        struct holder_series hs = { p, v, &row };
+        pna_rdma_holders_each(&v->base, ((const struct pna_ib_device *)row.rec)->name,
+                              holder_series, &hs);
+        job_series(&hs);
+    }
+}
+
 void pna_metrics_rdma_extras(struct pna_prom *p, const struct pna_http_view *v)
 {
     if (!pna_view_snap(&v->base, PNA_DOM_IB))
         return;
     saturated(p, v);
+    holders(p, v);
     node_exporter_rdma_stat(p, v);
     pna_prom_replaced_all(p, v, &pna_roce_cong_metrics, roce_names,
                           sizeof roce_names / sizeof roce_names[0], pna_prom_key_labels);

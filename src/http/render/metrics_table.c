@@ -10,6 +10,7 @@
  * of its own here. */
 #include "pna_autoconf.h"
 #include "http/render/render.h"
+#include "model/kubernetes/holders.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -84,6 +85,18 @@ void pna_prom_identity_labels(const struct pna_http_view *v, const struct pna_me
 {
     (void)v;
     key_labels(t, row, false, out);
+}
+
+void pna_prom_holder_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
+                            const struct pna_row *row, const struct pna_holder *h,
+                            const char *job, struct pna_row_labels *out)
+{
+    pna_prom_identity_labels(v, t, row, out);
+    out->l[out->n++] = (struct pna_prom_label){ "container_id", h ? h->container_id : "" };
+    out->l[out->n++] = (struct pna_prom_label){ "container", h ? h->container_name : "" };
+    out->l[out->n++] = (struct pna_prom_label){ "pod", h ? h->pod : "" };
+    out->l[out->n++] = (struct pna_prom_label){ "namespace", h ? h->pod_namespace : "" };
+    out->l[out->n++] = (struct pna_prom_label){ "job", job };
 }
 
 /* ---- a table's families ------------------------------------------------------ */

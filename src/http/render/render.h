@@ -87,6 +87,14 @@ void pna_prom_key_labels(const struct pna_http_view *v, const struct pna_metric_
 void pna_prom_identity_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
                               const struct pna_row *row, struct pna_row_labels *out);
 
+/* ROW's identity labels, then a holder's: container_id, container, pod,
+ * namespace (H's; NULL: all empty) and job (JOB, "" none), the labels of
+ * primus_gpu_holder_info and primus_rdma_holder_info. */
+struct pna_holder;
+void pna_prom_holder_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
+                            const struct pna_row *row, const struct pna_holder *h,
+                            const char *job, struct pna_row_labels *out);
+
 /* Every family of table T: its info series and one family per descriptor
  * with a family name, each sample labelled by the row's key. */
 void pna_prom_table(struct pna_prom *p, const struct pna_http_view *v,

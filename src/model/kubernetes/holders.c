@@ -165,3 +165,31 @@ void pna_partition_holder(const struct pna_view *v, const struct pna_gpu_partiti
     const struct matcher m = { podres_partition, container_partition, p, NULL };
     find_holders(v, &m, h);
 }
+
+static bool podres_rdma(const struct pna_podres_row *r, const void *what, const void *ctx)
+{
+    (void)ctx;
+    return r->kind == PNA_POD_RESOURCE_KIND_RDMA && strcmp(r->rdma_dev, what) == 0;
+}
+
+static bool container_rdma(const struct pna_container_set *set, const struct pna_container *c,
+                           const void *what)
+{
+    for (uint32_t k = 0; k < c->dev_count; k++)
+        if (strcmp(set->devs[c->dev_first + k].rdma_dev, what) == 0)
+            return true;
+    return false;
+}
+
+void pna_rdma_holder(const struct pna_view *v, const char *name, struct pna_holder *h)
+{
+    const struct matcher m = { podres_rdma, container_rdma, name, NULL };
+    find_holders(v, &m, h);
+}
+
+void pna_rdma_holders_each(const struct pna_view *v, const char *name, pna_holder_fn fn,
+                           void *arg)
+{
+    const struct matcher m = { podres_rdma, container_rdma, name, NULL };
+    each_holder(v, &m, fn, arg);
+}

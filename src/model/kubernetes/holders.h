@@ -48,4 +48,12 @@ void pna_mig_holder(const struct pna_view *v, const struct pna_gpu_mig *m, struc
 void pna_partition_holder(const struct pna_view *v, const struct pna_gpu_partition *p,
                           struct pna_holder *h);
 
+/* The same for RDMA device NAME ("mlx5_0"): the kubelet's RDMA assignments
+ * (a device plugin's id or a DRA claim's device resolved to NAME) first,
+ * then the containers given one of its device nodes (its uverbs, umad or
+ * rdma_cm nodes as the device rows resolve them). */
+void pna_rdma_holder(const struct pna_view *v, const char *name, struct pna_holder *h);
+void pna_rdma_holders_each(const struct pna_view *v, const char *name, pna_holder_fn fn,
+                           void *arg);
+
 #endif

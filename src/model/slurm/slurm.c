@@ -263,14 +263,52 @@ int pna_slurm_parse_devices(const char *text, struct pna_slurm_device *devs, siz
     return (int)n;
 }
 
+static bool list_has(const struct pna_slurm_device *devs, size_t n, uint32_t major,
+                     uint32_t minor)
+{
+    for (size_t i = 0; i < n; i++)
+        if (devs[i].type == 'c' && devs[i].major == major &&
+            (devs[i].minor < 0 || (uint32_t)devs[i].minor == minor))
+            return true;
+    return false;
+}
+
 bool pna_slurm_job_allows(const struct pna_slurm_job *j, uint32_t major, uint32_t minor)
 {
+    return (j->opened_known && list_has(j->opened, j->n_opened, major, minor)) ||
+           (j->devices_known && list_has(j->devices, j->n_devices, major, minor));
+}
+
+static void add_uverbs(const struct pna_slurm_device *d, uint32_t *out, size_t cap, size_t *n)
+{
+    if (d->type != 'c' || d->major != PNA_SLURM_INFINIBAND_MAJOR ||
+        d->minor < (int32_t)PNA_SLURM_UVERBS_FIRST_MINOR)
+        return;
+    uint32_t u = (uint32_t)d->minor - PNA_SLURM_UVERBS_FIRST_MINOR;
+    size_t at = 0;
+    while (at < *n && out[at] < u)
+        at++;
+    if ((at < *n && out[at] == u) || *n == cap)
+        return;
+    memmove(&out[at + 1], &out[at], (*n - at) * sizeof *out);
+    out[at] = u;
+    (*n)++;
+}
+
+int pna_slurm_job_uverbs(const struct pna_slurm_job *j, uint32_t *out, size_t cap)
+{
+    if (!j->devices_known && !j->opened_known)
+        return -1;
+    size_t n = 0;
     for (size_t i = 0; j->devices_known && i < j->n_devices; i++) {
         const struct pna_slurm_device *d = &j->devices[i];
-        if (d->type == 'c' && d->major == major && (d->minor < 0 || (uint32_t)d->minor == minor))
-            return true;
+        if (d->type == 'c' && d->major == PNA_SLURM_INFINIBAND_MAJOR && d->minor < 0)
+            return -1;
+        add_uverbs(d, out, cap, &n);
     }
-    return false;
+    for (size_t i = 0; j->opened_known && i < j->n_opened; i++)
+        add_uverbs(&j->opened[i], out, cap, &n);
+    return (int)n;
 }
 
 /* ---- the job set -------------------------------------------------------------- */

@@ -19,9 +19,11 @@
  *
  * The GPUs, MIG devices and RDMA devices a job holds are joins made at
  * answer time (model/slurm/slurm_holders.h): the GPU processes whose cgroup is in
- * the job, and on v1 the devices Slurm's ConstrainDevices let the job open
- * (devices.list).  Slurm's v2 plugin constrains devices with an eBPF program
- * the agent cannot read back, so there the processes alone say it. */
+ * the job, the device nodes the job's processes have open
+ * (sources/slurm/slurm_fds.h), and on v1 a devices.list that constrains.
+ * Stock Slurm's ConstrainDevices does not show in devices.list (v1) and its
+ * v2 plugin's eBPF program cannot be read back, so there the processes alone
+ * say it. */
 #ifndef PNA_MODEL_SLURM_H
 #define PNA_MODEL_SLURM_H
 
@@ -78,6 +80,14 @@ int pna_slurm_cgroup_parse(const char *path, struct pna_slurm_cgroup *out, const
 bool pna_slurm_is_v1_root(const char *name);
 bool pna_slurm_is_v2_scope(const char *name);
 
+/* Fixed character majors (the kernel's devices.txt; NVIDIA's is its
+ * driver's): /dev/nvidiaN, DRM nodes (render nodes from minor 128), and
+ * InfiniBand (uverbsN is minor 192 + N). */
+#define PNA_SLURM_NVIDIA_MAJOR 195u
+#define PNA_SLURM_DRM_MAJOR 226u
+#define PNA_SLURM_INFINIBAND_MAJOR 231u
+#define PNA_SLURM_UVERBS_FIRST_MINOR 192u
+
 /* A device of a job's devices.list: "c 195:0 rwm" (char), major and minor;
  * MINOR -1 for "*". */
 struct pna_slurm_device {
@@ -104,6 +114,9 @@ struct pna_slurm_job {
     bool devices_known;      /* a constraining devices.list was read (v1) */
     uint16_t n_devices;
     struct pna_slurm_device devices[PNA_SLURM_MAX_DEVICES];
+    bool opened_known;       /* a process of the job had its descriptors read */
+    uint16_t n_opened;       /* GPU, render and uverbs nodes its processes have open */
+    struct pna_slurm_device opened[PNA_SLURM_MAX_DEVICES];
 };
 
 /* PNA_DOM_SLURM.  Jobs in ascending job id. */
@@ -114,6 +127,8 @@ struct pna_slurm_snap {
     size_t count, cap;
     uint64_t rejected;       /* directories with Slurm's shape and a name it does not make */
     uint64_t dropped;        /* jobs over PNA_SLURM_MAX_JOBS */
+    uint32_t procs_read;     /* the jobs' processes whose open files were read */
+    uint32_t procs_unreadable; /* ... and those whose /proc/PID/fd was refused */
 };
 
 /* Append a zeroed job; NULL when out of memory. */
@@ -122,9 +137,15 @@ void pna_slurm_sort(struct pna_slurm_snap *s);
 const struct pna_slurm_job *pna_slurm_find(const struct pna_slurm_snap *s, uint32_t job_id);
 void pna_slurm_snap_free(struct pna_slurm_snap *s);
 
-/* Whether job J's devices.list lets it open char device MAJOR:MINOR (false
- * when its devices are not known). */
+/* Whether job J uses char device MAJOR:MINOR: one of its processes has it
+ * open, or its devices.list lets it open it (false when neither is known). */
 bool pna_slurm_job_allows(const struct pna_slurm_job *j, uint32_t major, uint32_t minor);
+
+/* The uverbs numbers (N of /dev/infiniband/uverbsN) job J uses, as
+ * pna_slurm_job_allows() says, into OUT (at most CAP, ascending, each once);
+ * their number, or -1 when neither its device list nor its open files are
+ * known, or the list allows every uverbs node ("c 231:* rwm"). */
+int pna_slurm_job_uverbs(const struct pna_slurm_job *j, uint32_t *out, size_t cap);
 
 /* The job a process in cgroup PATH runs in: its id, 0 when none. */
 uint32_t pna_slurm_job_of_cgroup(const char *path);

@@ -1,16 +1,10 @@
 /* model/slurm/slurm_holders.c -- see slurm_holders.h. */
 #include "pna_autoconf.h"
 #include "model/slurm/slurm_holders.h"
+#include "model/ib.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Linux's char majors of the device nodes a job's devices.list is read for
- * (Documentation/admin-guide/devices.txt; the NVIDIA driver's fixed 195). */
-#define NVIDIA_MAJOR 195u
-#define DRM_MAJOR 226u
-#define INFINIBAND_MAJOR 231u
-#define UVERBS_FIRST_MINOR 192u
 
 static const struct pna_gpu_snap *gpu_snap(const struct pna_view *v)
 {
@@ -39,9 +33,9 @@ static bool render_minor(const char *name, uint32_t *minor)
 static bool job_allows_gpu(const struct pna_slurm_job *j, const struct pna_gpu *g)
 {
     uint32_t minor;
-    if (g->has_minor && pna_slurm_job_allows(j, NVIDIA_MAJOR, g->minor))
+    if (g->has_minor && pna_slurm_job_allows(j, PNA_SLURM_NVIDIA_MAJOR, g->minor))
         return true;
-    return render_minor(g->drm_render, &minor) && pna_slurm_job_allows(j, DRM_MAJOR, minor);
+    return render_minor(g->drm_render, &minor) && pna_slurm_job_allows(j, PNA_SLURM_DRM_MAJOR, minor);
 }
 
 /* Add JOB to the ascending set JOBS of *N (at most PNA_SLURM_HOLDERS_MAX). */
@@ -103,9 +97,27 @@ uint32_t pna_slurm_partition_job(const struct pna_view *v, const struct pna_gpu_
 {
     const struct pna_slurm_snap *ss = slurm_snap(v);
     for (size_t i = 0; p->has_render && ss && i < ss->count; i++)   /* ascending job ids */
-        if (pna_slurm_job_allows(&ss->jobs[i], DRM_MAJOR, p->render_minor))
+        if (pna_slurm_job_allows(&ss->jobs[i], PNA_SLURM_DRM_MAJOR, p->render_minor))
             return ss->jobs[i].job_id;
     return 0;
+}
+
+size_t pna_slurm_rdma_jobs(const struct pna_view *v, const struct pna_ib_device *d,
+                           uint32_t *jobs)
+{
+    const struct pna_slurm_snap *ss = slurm_snap(v);
+    uint32_t minor = PNA_SLURM_UVERBS_FIRST_MINOR + d->uverbs;
+    size_t n = 0;
+    for (size_t i = 0; d->has_uverbs && ss && i < ss->count; i++)   /* ascending job ids */
+        if (pna_slurm_job_allows(&ss->jobs[i], PNA_SLURM_INFINIBAND_MAJOR, minor))
+            add_job(jobs, &n, ss->jobs[i].job_id);
+    return n;
+}
+
+uint32_t pna_slurm_rdma_job(const struct pna_view *v, const struct pna_ib_device *d)
+{
+    uint32_t jobs[PNA_SLURM_HOLDERS_MAX];
+    return pna_slurm_rdma_jobs(v, d, jobs) ? jobs[0] : 0;
 }
 
 /* Whether one of GPU G's processes runs in job J. */
@@ -143,14 +155,10 @@ uint32_t pna_slurm_job_migs(const struct pna_view *v, const struct pna_slurm_job
 
 bool pna_slurm_job_rdma(const struct pna_slurm_job *j, uint32_t *count)
 {
-    if (!j->devices_known)
+    uint32_t u[PNA_SLURM_MAX_DEVICES];
+    int n = pna_slurm_job_uverbs(j, u, PNA_SLURM_MAX_DEVICES);
+    if (n < 0)
         return false;
-    uint32_t n = 0;
-    for (size_t i = 0; i < j->n_devices; i++) {
-        const struct pna_slurm_device *d = &j->devices[i];
-        n += d->type == 'c' && d->major == INFINIBAND_MAJOR &&
-             d->minor >= (int32_t)UVERBS_FIRST_MINOR;
-    }
-    *count = n;
+    *count = (uint32_t)n;
     return true;
 }

@@ -34,6 +34,15 @@ uint32_t pna_slurm_gpu_job(const struct pna_view *v, const struct pna_gpu *g);
 uint32_t pna_slurm_mig_job(const struct pna_view *v, const struct pna_gpu_mig *m);
 uint32_t pna_slurm_partition_job(const struct pna_view *v, const struct pna_gpu_partition *p);
 
+/* The Slurm job using RDMA device D (its verbs node open in one of the
+ * job's processes, or allowed by a devices.list that constrains): the
+ * lowest job id of several, 0 when none. */
+struct pna_ib_device;
+uint32_t pna_slurm_rdma_job(const struct pna_view *v, const struct pna_ib_device *d);
+/* All of them, ascending, at most PNA_SLURM_HOLDERS_MAX, into JOBS; how many. */
+size_t pna_slurm_rdma_jobs(const struct pna_view *v, const struct pna_ib_device *d,
+                           uint32_t *jobs);
+
 /* What job J holds: GPUs, MIG devices (of the gpu snapshot in V), and RDMA
  * devices (its devices.list; false when the list is not known). */
 uint32_t pna_slurm_job_gpus(const struct pna_view *v, const struct pna_slurm_job *j);

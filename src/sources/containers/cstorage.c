@@ -32,6 +32,9 @@ struct kept_state {
 struct pna_cstorage {
     struct kept_state *kept, *next;   /* last scan's; the one being made */
     size_t nkept, nnext, cap_kept, cap_next;
+    const struct pna_label_allow *pod_label_allow;   /* podLabels, or NULL */
+    struct pna_pod_label_set pod_labels;   /* the last scan's sandboxes' labels */
+    bool pod_labels_lost;                  /* out of memory while adding them */
 };
 
 struct pna_cstorage *pna_cstorage_new(void)
@@ -52,7 +55,21 @@ void pna_cstorage_free(struct pna_cstorage *cs)
         return;
     free_states(cs->kept, cs->nkept);
     free_states(cs->next, cs->nnext);
+    pna_pod_label_set_free(&cs->pod_labels);
     free(cs);
+}
+
+void pna_cstorage_read_pod_labels(struct pna_cstorage *cs, const struct pna_label_allow *allow)
+{
+    cs->pod_label_allow = allow && allow->count ? allow : NULL;
+}
+
+int pna_cstorage_take_pod_labels(struct pna_cstorage *cs, struct pna_pod_label_set *out)
+{
+    int rc = cs->pod_labels_lost ? -1 : pna_pod_label_set_append(out, &cs->pod_labels);
+    pna_pod_label_set_free(&cs->pod_labels);
+    cs->pod_labels_lost = false;
+    return rc;
 }
 
 static const struct pna_crio_state *kept_state_of(const struct pna_cstorage *cs, const char *id)
@@ -258,8 +275,8 @@ static int read_crio_state(const struct scan *sc, const char *graphdir, const ch
 /* The spec of container ID: persistent userdata first, then the run one
  * (the bundle the OCI runtime was given).  0, -ENOENT (no spec: not a
  * CRI-O or Podman container, or one being removed), or -1 with ERR. */
-static int read_spec(const char *graphdir, const char *rundir, const char *id,
-                     struct pna_oci_facts *f, char *err, size_t errlen)
+static int read_spec(const struct scan *sc, const char *graphdir, const char *rundir,
+                     const char *id, struct pna_oci_facts *f, char *err, size_t errlen)
 {
     char *text = NULL;
     size_t len = 0;
@@ -268,7 +285,7 @@ static int read_spec(const char *graphdir, const char *rundir, const char *id,
         rc = read_file(rundir, "config.json", PNA_OCI_MAX_BYTES, &text, &len, err, errlen);
     if (rc < 0)
         return rc;
-    rc = pna_oci_facts_read(text, len, id, f, err, errlen);
+    rc = pna_oci_facts_read_labels(text, len, id, sc->cs->pod_label_allow, f, err, errlen);
     free(text);
     return rc;
 }
@@ -285,6 +302,15 @@ static void apply_store_names(const struct scan *sc, const char *id, struct pna_
         pna_container_set_display(sc->set, &c->image, n->image, PNA_CTR_IMAGE_CAP);
 }
 
+/* A CRI-O pod sandbox's labels (its spec's io.kubernetes.cri-o.Labels, read
+ * by read_spec when podLabels names some) into this scan's set. */
+static void keep_sandbox_labels(struct pna_cstorage *cs, const struct pna_oci_facts *f)
+{
+    if (cs->pod_label_allow && !cs->pod_labels_lost &&
+        pna_oci_pod_labels_add(&f->labels, cs->pod_label_allow, &cs->pod_labels) < 0)
+        cs->pod_labels_lost = true;
+}
+
 static void scan_container(struct scan *sc, const char *driver_dir, const char *id)
 {
     struct pna_cstorage_stats *st = sc->st;
@@ -299,7 +325,7 @@ static void scan_container(struct scan *sc, const char *driver_dir, const char *
     snprintf(graphdir, sizeof graphdir, "%s/%s/%s/userdata", sc->graph, driver_dir, id);
     snprintf(rundir, sizeof rundir, "%s/%s/%s/userdata", sc->run, driver_dir, id);
     struct pna_oci_facts f;
-    int rc = read_spec(graphdir, rundir, id, &f, err, sizeof err);
+    int rc = read_spec(sc, graphdir, rundir, id, &f, err, sizeof err);
     if (rc == -ENOENT)
         return;
     if (rc < 0) {
@@ -309,6 +335,8 @@ static void scan_container(struct scan *sc, const char *driver_dir, const char *
     struct pna_oci_info info;
     bool podman = f.libpod;
     rc = pna_oci_facts_apply(&f, id, sc->roots, sc->cdi, sc->set, &info, err, sizeof err);
+    if (rc == 0 && info.sandbox)
+        keep_sandbox_labels(sc->cs, &f);
     pna_oci_facts_free(&f);
     if (rc < 0) {
         note_error(st, &st->bad_specs, err);
@@ -388,6 +416,8 @@ int pna_cstorage_scan(struct pna_cstorage *cs, const struct pna_roots *roots,
                       char *err, size_t errlen)
 {
     memset(stats, 0, sizeof *stats);
+    pna_pod_label_set_free(&cs->pod_labels);   /* this scan's sandboxes only */
+    cs->pod_labels_lost = false;
     struct scan sc = { .cs = cs, .roots = roots, .cg = cg, .cdi = cdi, .set = set,
                        .st = stats };
     if (pna_path(sc.graph, sizeof sc.graph, roots->rootfs, "/%s", graph_rel + strspn(graph_rel, "/")) < 0 ||

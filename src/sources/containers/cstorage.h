@@ -26,7 +26,9 @@
  * store's containers.json (Podman's names and image).  The store is read
  * whole at every scan; pna_cstorage_watch_dirs() names the directories
  * whose changes should wake the poller.  Pod sandboxes
- * (infra containers) are left out.  Rootless Podman (a store under a
+ * (infra containers) are left out of the rows; a CRI-O sandbox's spec gives
+ * its pod's labels (io.kubernetes.cri-o.Labels) to the scan's pod label set
+ * when podLabels names some.  Rootless Podman (a store under a
  * user's home) is not read. */
 #ifndef PNA_SOURCES_CSTORAGE_H
 #define PNA_SOURCES_CSTORAGE_H
@@ -35,8 +37,10 @@
 #include <stdint.h>
 
 #include "model/containers.h"
+#include "model/kubernetes/pod_labels.h"
 
 struct pna_roots;
+struct pna_label_allow;
 struct pna_cgroup_env;
 struct pna_cdi_registry;
 struct pna_cstorage;
@@ -58,6 +62,13 @@ struct pna_cstorage_stats {
  * state.json).  NULL when out of memory. */
 struct pna_cstorage *pna_cstorage_new(void);
 void pna_cstorage_free(struct pna_cstorage *cs);
+
+/* Keep the labels ALLOW names of each CRI-O pod sandbox a scan sees (ALLOW
+ * outlives CS; NULL or empty: none), as the Docker reader does;
+ * pna_cstorage_take_pod_labels() then appends the last scan's to OUT and
+ * forgets them.  Returns 0, or -1 when out of memory. */
+void pna_cstorage_read_pod_labels(struct pna_cstorage *cs, const struct pna_label_allow *allow);
+int pna_cstorage_take_pod_labels(struct pna_cstorage *cs, struct pna_pod_label_set *out);
 
 /* Scan ROOTS->rootfs/GRAPH_REL and ROOTS->rootfs/RUN_REL and append one
  * record per container to SET (cgroups through CG, which may be NULL; CDI

@@ -6,6 +6,7 @@
 #include "model/containers.h"
 #include "util/array.h"
 #include "util/fileio.h"
+#include "util/json_load.h"
 #include "util/rfc3339.h"
 
 #include <jansson.h>
@@ -61,27 +62,12 @@ static void read_times(const json_t *root, struct pna_crio_state *out)
     out->oom_killed = json_is_true(json_object_get(root, "oomKilled"));
 }
 
-/* TEXT parsed as JSON when it is at most MAX bytes; NULL with ERR saying
- * why (its size, or the parser's line and message). */
-static json_t *load_bounded(const char *text, size_t len, unsigned max, char *err, size_t errlen)
-{
-    if (len > max) {
-        snprintf(err, errlen, "%zu bytes, over the %u limit", len, max);
-        return NULL;
-    }
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root)
-        snprintf(err, errlen, "line %d: %s", jerr.line, jerr.text);
-    return root;
-}
-
 int pna_crio_state_parse(const char *text, size_t len, struct pna_crio_state *out, char *err,
                          size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->state = PNA_CSTATE_UNKNOWN;
-    json_t *root = load_bounded(text, len, PNA_CRIO_STATE_MAX_BYTES, err, errlen);
+    json_t *root = pna_json_load(text, len, PNA_CRIO_STATE_MAX_BYTES, false, NULL, err, errlen);
     if (!root)
         return -1;
     int rc = 0;
@@ -146,7 +132,7 @@ static int add_entry(struct pna_cstorage_index *idx, const json_t *e)
 int pna_cstorage_index_parse(const char *text, size_t len, struct pna_cstorage_index *idx,
                              char *err, size_t errlen)
 {
-    json_t *root = load_bounded(text, len, PNA_CSTORAGE_INDEX_MAX_BYTES, err, errlen);
+    json_t *root = pna_json_load(text, len, PNA_CSTORAGE_INDEX_MAX_BYTES, false, NULL, err, errlen);
     if (!root)
         return -1;
     int rc = 0;

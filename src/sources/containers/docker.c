@@ -5,6 +5,7 @@
 #include "pna_autoconf.h"
 #include "sources/containers/docker.h"
 #include "sources/containers/devmap.h"
+#include "util/json_load.h"
 #include "util/rfc3339.h"
 
 #include <jansson.h>
@@ -40,15 +41,6 @@ static uint8_t state_from_text(const char *s)
 }
 
 /* ---- parsers ------------------------------------------------------------------------- */
-
-static json_t *load(const char *text, size_t len, const char *what, char *err, size_t errlen)
-{
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root)
-        snprintf(err, errlen, "%s: line %d: %s", what, jerr.line, jerr.text);
-    return root;
-}
 
 static int fill_from_list_entry(const json_t *o, struct pna_container_set *set,
                                 struct pna_container *c)
@@ -114,7 +106,7 @@ int pna_docker_parse_list_labels(const char *text, size_t len, struct pna_contai
                                  const struct pna_label_allow *allow,
                                  struct pna_pod_label_set *labels, char *err, size_t errlen)
 {
-    json_t *root = load(text, len, "/containers/json", err, errlen);
+    json_t *root = pna_json_load(text, len, 0, false, "/containers/json", err, errlen);
     if (!root)
         return -1;
     if (!json_is_array(root)) {
@@ -181,7 +173,7 @@ int pna_docker_parse_inspect(const char *text, size_t len, struct pna_docker_ins
 {
     memset(out, 0, sizeof *out);
     out->state = PNA_CSTATE_UNKNOWN;
-    json_t *root = load(text, len, "/containers/{id}/json", err, errlen);
+    json_t *root = pna_json_load(text, len, 0, false, "/containers/{id}/json", err, errlen);
     if (!root)
         return -1;
     json_t *st = json_object_get(root, "State");

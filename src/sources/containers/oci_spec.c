@@ -7,6 +7,7 @@
 #include "sources/containers/devmap.h"
 #include "core/roots.h"
 #include "util/array.h"
+#include "util/json_load.h"
 #include "util/fileio.h"
 
 #include <jansson.h>
@@ -453,22 +454,11 @@ int pna_oci_facts_read_labels(const char *text, size_t len, const char *id,
                               char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
-    if (len > PNA_OCI_MAX_BYTES) {
-        snprintf(err, errlen, "spec of %s is %zu bytes, over the %u limit", id, len,
-                 PNA_OCI_MAX_BYTES);
+    char what[PNA_CONTAINER_ID_MAX + 16];
+    snprintf(what, sizeof what, "spec of %s", id);
+    json_t *root = pna_json_load(text, len, PNA_OCI_MAX_BYTES, true, what, err, errlen);
+    if (!root)
         return -1;
-    }
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root) {
-        snprintf(err, errlen, "spec of %s: line %d: %s", id, jerr.line, jerr.text);
-        return -1;
-    }
-    if (!json_is_object(root)) {
-        snprintf(err, errlen, "spec of %s: not a JSON object", id);
-        json_decref(root);
-        return -1;
-    }
     int rc = read_root(root, allow, f);
     json_decref(root);
     if (rc < 0) {

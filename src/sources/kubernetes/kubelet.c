@@ -5,6 +5,7 @@
 #include "transport/http_client.h"
 #include "model/containers.h"
 #include "util/fileio.h"
+#include "util/json_load.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,22 +19,6 @@ static const char *jstr(const json_t *obj, const char *key)
 {
     json_t *v = json_object_get(obj, key);
     return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static json_t *load(const char *text, size_t len, const char *what, char *err, size_t errlen)
-{
-    json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!root) {
-        snprintf(err, errlen, "%s: line %d: %s", what, jerr.line, jerr.text);
-        return NULL;
-    }
-    if (!json_is_object(root)) {
-        snprintf(err, errlen, "%s: not a JSON object", what);
-        json_decref(root);
-        return NULL;
-    }
-    return root;
 }
 
 /* ---- quantities -------------------------------------------------------------------- */
@@ -213,7 +198,7 @@ int pna_kubelet_parse_pods_labels(const char *text, size_t len, struct pna_pod_s
                                   uint32_t *gpus_allocated, const struct pna_label_allow *allow,
                                   struct pna_pod_label_set *labels, char *err, size_t errlen)
 {
-    json_t *root = load(text, len, "/pods", err, errlen);
+    json_t *root = pna_json_load(text, len, 0, true, "/pods", err, errlen);
     if (!root)
         return -1;
     json_t *items = json_object_get(root, "items");
@@ -284,7 +269,7 @@ int pna_kubelet_parse_summary(const char *text, size_t len, struct pna_pod_set *
                               struct pna_node_storage *node_fs, char *node_name, size_t name_cap,
                               char *err, size_t errlen)
 {
-    json_t *root = load(text, len, "/stats/summary", err, errlen);
+    json_t *root = pna_json_load(text, len, 0, true, "/stats/summary", err, errlen);
     if (!root)
         return -1;
     json_t *node = json_object_get(root, "node");

@@ -298,6 +298,32 @@ static void read_parent_device(const char *dir, struct pna_ib_device *d)
     link_basename(dir, "device/driver", d->driver, sizeof d->driver);
 }
 
+/* Its verbs node: the uverbsN of class/infiniband_verbs whose ibdev is D
+ * (the number joins a process's open /dev/infiniband/uverbsN to the device). */
+static void read_uverbs(struct reader *rd, struct pna_ib_device *d)
+{
+    char dir[PATH_MAX];
+    if (pna_path(dir, sizeof dir, rd->roots->sysfs, "/class/infiniband_verbs") != 0)
+        return;
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return;
+    const struct dirent *e;
+    while (!d->has_uverbs && (e = readdir(dh)) != NULL) {
+        char path[PATH_MAX], name[64], *end;
+        if (strncmp(e->d_name, "uverbs", 6) != 0 || !e->d_name[6])
+            continue;
+        unsigned long n = strtoul(e->d_name + 6, &end, 10);
+        if (*end || n > 63 ||
+            snprintf(path, sizeof path, "%s/%s/ibdev", dir, e->d_name) >= (int)sizeof path ||
+            pna_read_text(path, name, sizeof name) < 0 || strcmp(name, d->name) != 0)
+            continue;
+        d->has_uverbs = true;
+        d->uverbs = (uint32_t)n;
+    }
+    closedir(dh);
+}
+
 /* DIR/hw_counters/<name>; "lifespan" is a setting (ms the driver caches the
  * values), not a counter. */
 static int read_hw_counters(struct reader *rd, const char *dir, const char *who, char *obj_err,
@@ -592,6 +618,7 @@ static void read_device_attrs(struct reader *rd, struct pna_ib_device *d, const 
     read_guid_attr(rd, d, ddir, "sys_image_guid", d->sys_image_guid_text,
                    sizeof d->sys_image_guid_text, &d->has_sys_image_guid, &d->sys_image_guid);
     read_parent_device(ddir, d);
+    read_uverbs(rd, d);
 }
 
 int pna_ib_sysfs_read(const struct pna_roots *roots, struct pna_ib_model *out, char *err,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sources/containers/cgroup.h"
+#include "sources/slurm/slurm_fds.h"
 #include "util/fileio.h"
 
 /* A devices.list of a job is a few dozen lines; Slurm writes one line per
@@ -25,6 +26,7 @@ struct walk {
     char devices_root[512];      /* v1's devices hierarchy; "" none */
     struct pna_slurm_snap *s;
     char first_reject[200];
+    struct pna_slurm_fd_stats fds;
 };
 
 static void note_reject(struct walk *w, const char *rel, const char *why)
@@ -180,8 +182,9 @@ static void add_job(struct walk *w, const char *rel, const struct pna_slurm_cgro
     pna_strlcpy(job->cgroup, rel, sizeof job->cgroup);
     char dir[1024];
     struct stat st;
-    if (snprintf(dir, sizeof dir, "%s%s", w->env.mem_root, rel) < (int)sizeof dir &&
-        stat(dir, &st) == 0)
+    if (snprintf(dir, sizeof dir, "%s%s", w->env.mem_root, rel) >= (int)sizeof dir)
+        dir[0] = '\0';
+    else if (stat(dir, &st) == 0)
         job->start_s = (int64_t)st.st_ctim.tv_sec;
     each_dir(w, w->env.mem_root, rel, count_step, job);
     struct pna_cgroup_mem mem = { 0 };
@@ -192,6 +195,8 @@ static void add_job(struct walk *w, const char *rel, const struct pna_slurm_cgro
         job->mem_limit_bytes = mem.limit_bytes;
     }
     read_devices(w, rel, job);
+    if (dir[0])
+        pna_slurm_read_opened(w->roots, dir, job, &w->fds);
 }
 
 /* A directory that may be a job's (below a v1 user's directory or a v2
@@ -294,6 +299,8 @@ int pna_slurm_read(const struct pna_roots *roots, const char *cgroup_rel,
         each_dir(&w, w.env.mem_root, "/system.slice", v2_scope, NULL);
     }
     dedupe_and_sort(&w);
+    s->procs_read = w.fds.pids;
+    s->procs_unreadable = w.fds.denied;
     err[0] = '\0';
     if (s->rejected)
         snprintf(err, errlen, "%llu cgroup names Slurm does not make, left out; first %s",

@@ -5,7 +5,8 @@
  * (the directory's change time, which cgroupfs sets when the directory is
  * created: slurmstepd makes it as the job's first step starts), its memory
  * usage and limit (the job's own memory cgroup), on v1 the devices its
- * devices.list lets it open, and its user: v1's uid_<uid> directory, v2's
+ * devices.list lets it open, the device nodes its processes have open
+ * (slurm_fds.h), and its user: v1's uid_<uid> directory, v2's
  * owner of a task's /proc/PID (v2 has no uid in its paths).  User names come
  * from the passwd database (getpwuid_r).  Nothing else is read: no process's
  * environment or command line, and no Slurm command or library. */
