@@ -240,7 +240,7 @@ static uint64_t mig_claims(const struct pna_view *v, const struct pna_gpu_snap *
         size_t first = out->n;
         struct collect_arg a = { .list = out };
         pna_mig_holders_each(v, m, add_container_claim, &a);
-        uint32_t job = out->n == first ? pna_slurm_mig_job(v, m) : 0;
+        uint32_t job = pna_slurm_mig_job(v, m);
         if (job && out->n < CLAIMS_MAX) {
             memset(&out->c[out->n], 0, sizeof out->c[0]);
             out->c[out->n].who.kind = PNA_USAGE_SLURM_JOB;

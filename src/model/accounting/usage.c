@@ -194,11 +194,12 @@ struct pna_usage_sum *pna_usage_job(struct pna_usage_ledger *l, uint32_t job, bo
 /* What one claim gets of one (part of an) interval. */
 struct charge {
     uint64_t energy_mj, held_ms, sm_ms, mem_byte_ms;
-    bool has_sm;
+    bool has_energy, has_sm;
 };
 
 static void add_figures(struct pna_usage_figures *f, const struct charge *c)
 {
+    f->has_energy |= c->has_energy;
     f->energy_mj += c->energy_mj;
     f->held_ms += c->held_ms;
     if (c->has_sm) {
@@ -250,7 +251,7 @@ static uint64_t book(struct pna_usage_ledger *l, const struct pna_usage_gpu *g,
  * charged.  (Claims beyond SPLIT_MAX get nothing: their part is idle.) */
 static uint64_t charge_claims(struct pna_usage_ledger *l, const struct pna_usage_gpu *g,
                               const struct pna_usage_claim *claims, size_t n, uint64_t den,
-                              uint64_t energy_mj, uint64_t dt_ms, int64_t now_ms)
+                              bool has_energy, uint64_t energy_mj, uint64_t dt_ms, int64_t now_ms)
 {
     if (n > SPLIT_MAX)
         n = SPLIT_MAX;
@@ -262,7 +263,8 @@ static uint64_t charge_claims(struct pna_usage_ledger *l, const struct pna_usage
     uint64_t charged = 0;
     for (size_t i = 0; i < n; i++) {
         const struct pna_usage_claim *cl = &claims[i];
-        struct charge c = { .energy_mj = e[i], .held_ms = t[i], .has_sm = cl->has_sm };
+        struct charge c = { .energy_mj = e[i], .held_ms = t[i], .has_energy = has_energy,
+                            .has_sm = cl->has_sm };
         if (cl->has_sm)
             c.sm_ms = t[i] * cl->sm_bp / 10000;
         if (cl->has_mem)
@@ -361,17 +363,20 @@ enum pna_usage_outcome pna_usage_charge_gpu(struct pna_usage_ledger *l, struct p
         keep_claims(g, claims, n, denominator);
         return out;
     }
+    bool has_e = out == PNA_USAGE_CHARGED;
     uint64_t charged = 0;
     if (g->restored) {
         /* nobody was seen holding it while the agent was down */
         g->restored = false;
     } else if (same_holders(g->claims, g->n_claims, claims, n)) {
-        charged = charge_claims(l, g, claims, n, denominator, de, dt_ms, now_ms);
+        charged = charge_claims(l, g, claims, n, denominator, has_e, de, dt_ms, now_ms);
     } else {
         /* a holder change between two samples: half to the old, half to the new */
         uint64_t de1 = de / 2, dt1 = dt_ms / 2;
-        charged = charge_claims(l, g, g->claims, g->n_claims, g->denominator, de1, dt1, now_ms);
-        charged += charge_claims(l, g, claims, n, denominator, de - de1, dt_ms - dt1, now_ms);
+        charged = charge_claims(l, g, g->claims, g->n_claims, g->denominator, has_e, de1, dt1,
+                                now_ms);
+        charged += charge_claims(l, g, claims, n, denominator, has_e, de - de1, dt_ms - dt1,
+                                 now_ms);
     }
     g->charged_mj += charged;
     g->idle_mj += de - charged;

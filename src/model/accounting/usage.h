@@ -33,11 +33,12 @@
 #include <stdint.h>
 
 #include "core/cache.h"
+#include "model/oids.h"
 
-/* primusGpuUsageHolderKind */
+/* primusGpuUsageHolderKind (model/oids.h) */
 enum pna_usage_kind {
-    PNA_USAGE_CONTAINER = 1,
-    PNA_USAGE_SLURM_JOB = 2,
+    PNA_USAGE_CONTAINER = PNA_GPU_USAGE_HOLDER_CONTAINER,
+    PNA_USAGE_SLURM_JOB = PNA_GPU_USAGE_HOLDER_SLURM_JOB,
 };
 
 /* primusGpuUsageEnergySource: where a row's energy came from */
@@ -72,6 +73,7 @@ struct pna_usage_holder {
 
 /* The running counters of one row (a holder on a GPU, a pod, a job). */
 struct pna_usage_figures {
+    bool has_energy;                 /* some interval had the GPU's energy (counter or power) */
     uint64_t energy_mj;
     uint64_t held_ms;                /* GPU-milliseconds held (a share of a GPU counts its share) */
     bool has_sm_active;              /* some interval had the device's activity */

@@ -41,9 +41,11 @@ static int64_t created_of(const struct pna_row *r)
                          : ((const struct pna_usage_row *)r->rec)->created_ms;
 }
 
+/* Absent while no interval had the GPU's energy (no counter, no power). */
 static void get_energy(const struct pna_row *r, struct pna_value *out)
 {
-    pna_value_u64(out, figures_of(r)->energy_mj);
+    if (figures_of(r)->has_energy)
+        pna_value_u64(out, figures_of(r)->energy_mj);
 }
 
 static void get_held(const struct pna_row *r, struct pna_value *out)
@@ -138,7 +140,8 @@ static const struct pna_metric usage_metrics[] = {
       .json = "pod" },
     { .column = 6, .object = "primusGpuUsageContainer", .syntax = TEXT,
       .field = ROW(who.container), .json = "container" },
-    { .column = 7, .object = "primusGpuUsageJob", .syntax = U32, .field = ROW(who.job),
+    { .column = 7, .object = "primusGpuUsageJob", .syntax = U32,
+      .field = PNA_FIELD_NZ(struct pna_usage_row, who.job),
       .json = "job" },
     { .column = 8, .object = "primusGpuUsageEnergySource", .syntax = INT, .field = ROW(energy_from),
       .enums = &source_enum, .label = "energy_source", .json = "energy_source" },

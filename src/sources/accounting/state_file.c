@@ -39,6 +39,7 @@ struct member {
 #define NAMED_TEXT(name, rec, m) { name, M_TEXT, offsetof(rec, m), sizeof(((rec *)0)->m) }
 
 #define FIGURES(rec, f)                                                                   \
+    NAMED("has_energy", M_BOOL, rec, f.has_energy),                                       \
     NAMED("energy_mj", M_U64, rec, f.energy_mj), NAMED("held_ms", M_U64, rec, f.held_ms), \
     NAMED("has_sm_active", M_BOOL, rec, f.has_sm_active),                                 \
     NAMED("sm_active_ms", M_U64, rec, f.sm_active_ms),                                    \
