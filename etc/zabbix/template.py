@@ -233,6 +233,19 @@ TABLES = {
         columns={"POD": "primusPodLabelPod", "NAMESPACE": "primusPodLabelNamespace",
                  "LABEL_KEY": "primusPodLabelKey"},
         component="kubernetes"),
+    "primusGpuUsageTable": dict(
+        rule="GPU usage", prefix="primusGpuUsage",
+        name="GPU {#GPU_INDEX} holder {#HOLDER_ID} [{#NAMESPACE}/{#POD}]",
+        index=[("HOLDER_KIND", "n"), ("HOLDER_ID", "s"), ("GPU_INDEX", "n")],
+        columns={"POD": "primusGpuUsagePod", "NAMESPACE": "primusGpuUsageNamespace"},
+        component="gpu"),
+    "primusPodGpuUsageTable": dict(
+        rule="Pod GPU usage", prefix="primusPodGpuUsage", name="Pod {#NAMESPACE}/{#POD} GPU usage",
+        index=[("NAMESPACE", "s"), ("POD", "s")], columns={}, component="gpu"),
+    "primusSlurmJobGpuUsageTable": dict(
+        rule="Slurm job GPU usage", prefix="primusSlurmJobGpuUsage",
+        name="Slurm job {#SLURM_JOB} GPU usage", index=[("SLURM_JOB", "n")], columns={},
+        component="slurm"),
 }
 
 # Scalars' component tags by the MIB group they sit in.
