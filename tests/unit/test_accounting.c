@@ -146,15 +146,15 @@ static void test_rejected(void)
     CHECK(row(&l, &a) == NULL);
     CHECK_U64(g->idle_mj, 800000);
     CHECK_INT(g->created_ms, 2000);
-    /* 700 W x 1 s = 700000 mJ at most; 700001 is beyond */
-    s = sample(1, 3000, 1500001);
+    /* 700 W x 1 s = 700000 mJ, and 25 % more: 875000 mJ at most; 875001 is beyond */
+    s = sample(1, 3000, 800000 + 875001);
     CHECK_INT(pna_usage_charge_gpu(&l, g, &s, &a, 1, 1, why, sizeof why), PNA_USAGE_REJECTED);
     CHECK(strstr(why, "power limit") != NULL);
     CHECK_U64(g->rejected, 2);
-    s = sample(1, 4000, 2200001);                /* exactly the limit: charged */
+    s = sample(1, 4000, 1675001 + 875000);       /* exactly the most: charged */
     CHECK_INT(pna_usage_charge_gpu(&l, g, &s, &a, 1, 1, why, sizeof why), PNA_USAGE_CHARGED);
-    CHECK_U64(row(&l, &a)->f.energy_mj, 700000);
-    CHECK_U64(g->charged_mj + g->idle_mj, 2200001);
+    CHECK_U64(row(&l, &a)->f.energy_mj, 875000);
+    CHECK_U64(g->charged_mj + g->idle_mj, 1675001 + 875000);
     pna_usage_ledger_free(&l);
 }
 
