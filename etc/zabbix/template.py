@@ -233,6 +233,21 @@ TABLES = {
         columns={"POD": "primusPodLabelPod", "NAMESPACE": "primusPodLabelNamespace",
                  "LABEL_KEY": "primusPodLabelKey"},
         component="kubernetes"),
+    "primusGpuUsageTable": dict(
+        rule="GPU usage", prefix="primusGpuUsage",
+        name="GPU {#GPU_INDEX} holder {#HOLDER_ID} [{#NAMESPACE}/{#POD}]",
+        index=[("HOLDER_KIND", "n"), ("HOLDER_ID", "s"), ("GPU_INDEX", "n")],
+        columns={"POD": "primusGpuUsagePod", "NAMESPACE": "primusGpuUsageNamespace"},
+        component="gpu"),
+    "primusPodGpuUsageTable": dict(
+        rule="Pod GPU usage", prefix="primusPodGpuUsage", name="Pod {#NAMESPACE}/{#POD} GPU usage",
+        index=[("NAMESPACE", "s"), ("POD", "s")],
+        columns={"USAGE_SINCE": "primusPodGpuUsageCounterDiscontinuityTime"}, component="gpu"),
+    "primusSlurmJobGpuUsageTable": dict(
+        rule="Slurm job GPU usage", prefix="primusSlurmJobGpuUsage",
+        name="Slurm job {#SLURM_JOB} GPU usage", index=[("SLURM_JOB", "n")],
+        columns={"USAGE_SINCE": "primusSlurmJobGpuUsageCounterDiscontinuityTime"},
+        component="slurm"),
 }
 
 # Scalars' component tags by the MIB group they sit in.
@@ -268,6 +283,11 @@ EXCLUDED = {
     "primusPodResourceIndex": "INDEX, not-accessible: {#POD_RESOURCE_INDEX}",
     "primusPodLabelPodUid": "INDEX, not-accessible: {#POD_UID}",
     "primusPodLabelKeyId": "INDEX, not-accessible: {#LABEL_KEY_ID}",
+    "primusGpuUsageHolderKind": "INDEX, not-accessible: {#HOLDER_KIND}",
+    "primusGpuUsageHolderId": "INDEX, not-accessible: {#HOLDER_ID}",
+    "primusPodGpuUsageNamespace": "INDEX, not-accessible: {#NAMESPACE}",
+    "primusPodGpuUsagePod": "INDEX, not-accessible: {#POD}",
+    "primusSlurmJobGpuUsageJob": "INDEX, not-accessible: {#SLURM_JOB}",
     "primusSlurmJobId": "INDEX, not-accessible: {#SLURM_JOB}",
     "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
     "primusModuleLane": "INDEX, not-accessible: {#LANE}",

@@ -193,3 +193,10 @@ void pna_rdma_holders_each(const struct pna_view *v, const char *name, pna_holde
     const struct matcher m = { podres_rdma, container_rdma, name, NULL };
     each_holder(v, &m, fn, arg);
 }
+
+void pna_mig_holders_each(const struct pna_view *v, const struct pna_gpu_mig *m, pna_holder_fn fn,
+                          void *arg)
+{
+    const struct matcher mm = { podres_mig, container_mig, m, pna_view_snap(v, PNA_DOM_GPU) };
+    each_holder(v, &mm, fn, arg);
+}
