@@ -41,26 +41,11 @@ static const struct pna_gpu_proc *proc_of(const struct pna_row *r)
     return r->rec;
 }
 
-/* CGROUP is PARENT or lies under it. */
-static bool cgroup_within(const char *cgroup, const char *parent)
-{
-    size_t n = strlen(parent);
-    return n && strncmp(cgroup, parent, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/' || parent[n - 1] == '/');
-}
-
 /* The container the process runs in: the deepest container cgroup holding it. */
 static const struct pna_container *container_of(const struct pna_row *r)
 {
     const struct pna_containers_snap *cs = pna_view_snap(r->view, PNA_DOM_CONTAINERS);
-    const char *cg = proc_of(r)->cgroup;
-    const struct pna_container *best = NULL;
-    for (size_t i = 0; cs && cg[0] && i < cs->set.count; i++) {
-        const struct pna_container *c = &cs->set.rows[i];
-        if (cgroup_within(cg, c->cgroup_path) &&
-            (!best || strlen(c->cgroup_path) > strlen(best->cgroup_path)))
-            best = c;
-    }
-    return best;
+    return cs ? pna_container_of_cgroup(&cs->set, proc_of(r)->cgroup) : NULL;
 }
 
 static void get_container(const struct pna_row *r, struct pna_value *out)
