@@ -529,6 +529,23 @@ static const struct pna_metric gpu_metrics[] = {
     RESIDENCY(97, "primusGpuThrottleResHbmThermal", PNA_GPU_RES_HBM_THERMAL, "hbm_thermal"),
     { .column = 98, .object = "primusGpuHolderJob", .syntax = U32, .flags = ID,
       .get = get_holder_job },
+    /* the gpu poller's verdicts on the GPU's work (model/gpu/gpu_idle.h) */
+    { .column = 101, .object = "primusGpuIdleAllocated", .syntax = PNA_SYNTAX_TRUTH,
+      .field = GPU_IF(idle_allocated, has_idle_allocated), .family = "primus_gpu_idle_allocated",
+      .type = GAUGE, .json = "idle_allocated",
+      .help = "1 when the GPU is held by a container, pod or Slurm job and its activity stayed "
+              "below accountingIdleThreshold for the whole window, else 0; absent when a held "
+              "GPU reports no activity" },
+    { .column = 102, .object = "primusGpuOrphanProcesses", .syntax = U32,
+      .field = GPU_IF(orphan_processes, has_orphans), .family = "primus_gpu_orphan_processes",
+      .type = GAUGE, .json = "orphan_processes",
+      .help = "Processes on the GPU whose cgroup is in no container and no Slurm job" },
+    { .column = 103, .object = "primusGpuLowActivitySince", .syntax = U32,
+      .field = GPU_NZ(low_activity_since_s),
+      .family = "primus_gpu_low_activity_since_timestamp_seconds", .type = GAUGE,
+      .json = "low_activity_since",
+      .help = "Since when the held GPU's activity has stayed below accountingIdleThreshold, "
+              "seconds since 1970-01-01 UTC; absent when it is not below" },
 };
 
 /* The row's key: the GPU's (gpu_key.h), then its holder (the first the

@@ -114,6 +114,11 @@ static const struct pna_metric proc_metrics[] = {
       .field = PROC_IF(gpu_instance, has_instance), .label = "gpu_instance" },
     { .column = 11, .object = "primusGpuProcComputeInstance", .syntax = U32,
       .field = PROC_IF(compute_instance, has_instance), .label = "compute_instance" },
+    { .column = 12, .object = "primusGpuProcOrphan", .syntax = PNA_SYNTAX_TRUTH,
+      .field = PROC_IF(orphan, has_orphan), .family = "primus_gpu_process_orphan",
+      .type = PNA_FAMILY_GAUGE, .json = "orphan",
+      .help = "1 when the process's cgroup is in no container and no Slurm job (judged at the "
+              "gpu poller's poll), else 0; absent when its cgroup is not known" },
 };
 
 /* The GPU's key, then the process's pid. */
