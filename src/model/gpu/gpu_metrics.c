@@ -168,6 +168,16 @@ static void get_holder_count(const struct pna_row *r, struct pna_value *out)
 
 /* The Slurm job holding the GPU (model/slurm/slurm_holders.h), the lowest of several; none (0)
  * when no job holds it. */
+/* The gpu poller's time, or the MIB's 0 when the GPU is not below the threshold. */
+static void get_low_since(const struct pna_row *r, struct pna_value *out)
+{
+    int64_t since = gpu_of(r)->low_activity_since_s;
+    if (since > 0)
+        pna_value_u64(out, (uint64_t)since);
+    else
+        pna_value_none(out);
+}
+
 static void get_holder_job(const struct pna_row *r, struct pna_value *out)
 {
     uint32_t job = pna_slurm_gpu_job(r->view, gpu_of(r));
@@ -541,11 +551,11 @@ static const struct pna_metric gpu_metrics[] = {
       .type = GAUGE, .json = "orphan_processes",
       .help = "Processes on the GPU whose cgroup is in no container and no Slurm job" },
     { .column = 103, .object = "primusGpuLowActivitySince", .syntax = U32,
-      .field = GPU_NZ(low_activity_since_s),
+      .get = get_low_since,
       .family = "primus_gpu_low_activity_since_timestamp_seconds", .type = GAUGE,
       .json = "low_activity_since",
       .help = "Since when the held GPU's activity has stayed below accountingIdleThreshold, "
-              "seconds since 1970-01-01 UTC; absent when it is not below" },
+              "seconds since 1970-01-01 UTC; no sample when it is not below" },
 };
 
 /* The row's key: the GPU's (gpu_key.h), then its holder (the first the
