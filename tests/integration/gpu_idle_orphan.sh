@@ -86,7 +86,9 @@ wait_until 10 is 102 2 || fail "primusGpuOrphanProcesses '$(gpu 102)', expected 
     fail "cosmic-comp/code orphan flags: $(proc_orphan 1842) $(proc_orphan 3190)"
 [ "$(proc_orphan 4937)" = 2 ] || fail "python (in the container) orphan flag: $(proc_orphan 4937)"
 proc_orphan 34626 | grep -q "No Such Instance" || fail "chromium (no cgroup) judged: $(proc_orphan 34626)"
-[ "$(gpu 103)" = 0 ] || fail "primusGpuLowActivitySince $(gpu 103) while busy"
+# (The first poll has no GPM sample yet and reads the XML's utilisation; from
+# the second on, SM activity.)
+wait_until 10 is 103 0 || fail "primusGpuLowActivitySince $(gpu 103) while busy"
 wait_until 10 traps_at_least 21 2 ||
     fail "expected two primusGpuOrphanProcess traps: $(cat "$WORK/traps.log")"
 for pid_name in 1842:cosmic-comp 3190:code; do
@@ -97,6 +99,11 @@ trap_lines 21 | grep -q "$GPU_ENTRY.102.$IDX = Gauge32: 2" ||
     fail "the orphan traps lack primusGpuOrphanProcesses = 2"
 [ "$(traps 20)" = 0 ] || fail "an idle trap for a busy GPU"
 ok "busy: not idle; cosmic-comp and code orphans (2, one trap each), python owned, chromium not judged"
+# For docs/gpu.md: the process table as an operator sees it.
+if [ -n "${PNA_IETF_MIBDIR:-}" ]; then
+    MIBS= snmptable $V2 -M "$PNA_IETF_MIBDIR:$top_srcdir/mibs" -m PRIMUS-NODE-MIB -Ci -Cw 160 "$TARGET" \
+        PRIMUS-NODE-MIB::primusGpuProcTable 2>&1 | sed 's/^/    /' || true
+fi
 
 # Quiet: low at once, idle after the 3 s window.
 t0=$(date +%s)
@@ -134,6 +141,12 @@ d = idle[0]["details"]
 assert d.get("idle_allocated") is True and d.get("pod") == "infer-0", idle[0]
 PY
 ok "quiet for the window: idle, one trap (held by infer-0/serve), event row, /metrics and /events agree"
+if [ -n "${PNA_IETF_MIBDIR:-}" ]; then   # for docs/gpu.md
+    MIBS= snmpget $V2 -M "$PNA_IETF_MIBDIR:$top_srcdir/mibs" -m PRIMUS-NODE-MIB "$TARGET" \
+        "PRIMUS-NODE-MIB::primusGpuIdleAllocated.$IDX" "PRIMUS-NODE-MIB::primusGpuLowActivitySince.$IDX" \
+        "PRIMUS-NODE-MIB::primusGpuOrphanProcesses.$IDX" "PRIMUS-NODE-MIB::primusGpuHolderPod.$IDX" 2>&1 |
+        sed 's/^/    /' || true
+fi
 
 sm_activity 55.0
 wait_until 10 is 101 2 || fail "primusGpuIdleAllocated '$(gpu 101)' when busy again"
