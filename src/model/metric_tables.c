@@ -41,6 +41,9 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_podres_metrics,
     &pna_pod_label_metrics,
     &pna_slurm_job_metrics,
+    &pna_gpu_usage_metrics,
+    &pna_pod_gpu_usage_metrics,
+    &pna_slurm_job_gpu_usage_metrics,
     NULL,
 };
 

@@ -305,6 +305,11 @@ enum pna_mib_storage_source { /* values of primusStorageSource */
     PNA_STORAGE_SOURCE_STATVFS = 2,          /* statvfs */
 };
 
+enum pna_mib_gpu_usage_holder_kind { /* values of primusGpuUsageHolderKind */
+    PNA_GPU_USAGE_HOLDER_CONTAINER = 1,      /* container */
+    PNA_GPU_USAGE_HOLDER_SLURM_JOB = 2,      /* slurmJob */
+};
+
 /* Upper bounds of SIZE-restricted strings (index strings and references to them). */
 #define PNA_MAX_GPU_HOLDER_CONTAINER_LEN             76 /* primusGpuHolderContainer size max */
 #define PNA_MAX_RDMA_DEVICE_NAME_LEN                 64 /* primusRdmaDeviceName size max */

@@ -33,6 +33,7 @@ extern const struct pna_poller_ops pna_storage_poller;    /* index 7, PNA_DOM_ST
 extern const struct pna_poller_ops pna_podres_poller;     /* index 8, PNA_DOM_PODRES */
 extern const struct pna_poller_ops pna_phy_poller;        /* index 9, PNA_DOM_PHY */
 extern const struct pna_poller_ops pna_slurm_poller;      /* index 10, PNA_DOM_SLURM */
+extern const struct pna_poller_ops pna_accounting_poller; /* index 11, PNA_DOM_ACCOUNTING */
 
 /* Each poller's settings: the values of the config keys it declares (its
  * ops' key table; docs/configuration.md lists them), handed to its init().
@@ -90,6 +91,11 @@ struct pna_podres_settings {
 
 struct pna_slurm_settings {
     const char *cgroup_root;           /* slurmCgroupRoot, under sysfs */
+};
+
+struct pna_accounting_settings {
+    const char *state_file;            /* accountingStateFile; "" = none */
+    unsigned retention_ms;             /* accountingRetention: a gone holder's row is kept */
 };
 
 struct pna_storage_settings {

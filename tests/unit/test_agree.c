@@ -481,6 +481,35 @@ static void raise_xids(const char *ctl, void *gpu_state)
     CHECK(!"the XIDs never reached the GPU's row");
 }
 
+/* GPU accounting: the accounting poller charges two GPU snapshots to the
+ * holders the pod-resources rows below give the MIG devices (and the Slurm
+ * job its process puts on one), the energy counter moved 3187 mJ (built:
+ * neither 3187 nor its sevenths is another figure of a row) over at least
+ * 0.7 s, so that the GPU-time and SM-active counters are not 0. */
+static void publish_pod_resources(void);
+
+static void account_gpus(struct pna_config *cfg, const char *ctl, void *gpu_state)
+{
+    struct pna_accounting_settings *set = pna_config_settings(cfg, &pna_accounting_poller);
+    set->state_file = "";
+    publish_pod_resources();
+    void *acct = start(&pna_accounting_poller, cfg);
+    collect(&pna_accounting_poller, acct);   /* the first sample */
+    tt_sleep_ms(700);
+    FILE *f = fopen(ctl, "w");
+    if (f) {
+        fputs(CTL_LINES, f);
+        for (size_t i = 0; i < sizeof xids / sizeof xids[0]; i++)
+            fprintf(f, "xid 00000000:4E:00.0 %u\n", xids[i]);
+        fputs("set " BUS " energy_mj 48219090\n", f);
+        fclose(f);
+    }
+    collect(&pna_gpu_poller, gpu_state);
+    pna_events_drain(ignore_event, NULL);
+    collect(&pna_accounting_poller, acct);
+    stop(&pna_accounting_poller, acct);
+}
+
 /* OOM kills in both containers after the first look (trainer 5 -> 8, log-shipper
  * 7 -> 13): the agent's total counts the 9 it saw. */
 static int add_kills(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -634,6 +663,7 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     collect(&pna_slurm_poller, slurm);
     collect(&pna_gpu_poller, gpu); /* the first GPU performance sample */
     raise_xids(ctl, gpu);
+    account_gpus(cfg, ctl, gpu);
 
     stop(&pna_node_poller, node);
     stop(&pna_gpu_poller, gpu);
@@ -992,7 +1022,7 @@ static const char *poller_name(const oid *idx)
 
 /* How a table's index names its row on /metrics: each part of the index and
  * the label it is. */
-enum part { STR, NUM, PCI, POLLER };
+enum part { STR, NUM, PCI, POLLER, SKIP /* a number no label carries */ };
 
 static const struct {
     const char *table;
@@ -1024,6 +1054,9 @@ static const struct {
     { "primusPodStorageTable", 1, { { STR, "pod_uid" } } },
     { "primusPollerTable", 1, { { POLLER, "poller" } } },
     { "primusPodResourceTable", 1, { { NUM, "pod_resource_index" } } },
+    { "primusGpuUsageTable", 3, { { SKIP, NULL }, { STR, "holder_id" }, { PCI, "pci_bus_id" } } },
+    { "primusPodGpuUsageTable", 2, { { STR, "namespace" }, { STR, "pod" } } },
+    { "primusSlurmJobGpuUsageTable", 1, { { NUM, "job" } } },
 };
 
 /* The labels that name C's row (none for a scalar group: one row). */
@@ -1033,12 +1066,16 @@ static void row_key(const struct cell *c, struct key *k)
     for (size_t i = 0; i < sizeof key_specs / sizeof key_specs[0]; i++) {
         if (strcmp(key_specs[i].table, c->t->object) != 0)
             continue;
-        size_t at = 0;
+        size_t at = 0, q = 0;
         for (size_t p = 0; p < key_specs[i].n; p++) {
-            char *out = k->value[p];
-            size_t cap = sizeof k->value[p];
+            if (key_specs[i].parts[p].kind == SKIP) {
+                at++;
+                continue;
+            }
+            char *out = k->value[q];
+            size_t cap = sizeof k->value[q];
             unsigned long x = at < c->idx_len ? (unsigned long)c->idx[at] : 0;
-            k->name[p] = key_specs[i].parts[p].label;
+            k->name[q++] = key_specs[i].parts[p].label;
             switch (key_specs[i].parts[p].kind) {
             case STR: at = get_string(c->idx, c->idx_len, at, out, cap); break;
             case NUM: snprintf(out, cap, "%lu", x); at++; break;
@@ -1048,9 +1085,10 @@ static void row_key(const struct cell *c, struct key *k)
                 at++;
                 break;
             case POLLER: snprintf(out, cap, "%.100s", poller_name(c->idx)); at++; break;
+            case SKIP: break;
             }
         }
-        k->n = key_specs[i].n;
+        k->n = q;
     }
     /* A family split by a constant label (the cause of the time held back)
      * keeps each descriptor's sample apart by it. */
@@ -2102,6 +2140,8 @@ static const char *const not_distinct[] = {
     "primusGpuWorstXid",            /* XID 79, the last raised, is also the most severe */
     "primusGpuProcessesOmitted",    /* 1 of 3 processes, as the GPU's one holder */
     "primusModuleAge",              /* read at the first poll, 50 ms before the last: 0 s */
+    "primusGpuLowActivitySince",    /* a poll's time, in the second of the accounting's first
+                                       sample (primusGpuIdleEnergyDiscontinuityTime) */
 };
 
 static bool may_repeat(const struct pna_metric *m)

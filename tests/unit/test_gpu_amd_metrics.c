@@ -103,6 +103,13 @@ static void test_recorded(void)
     size_t n = load("lact-rx6900xt-navi21-v1_3.bin", buf, sizeof buf, path, sizeof path);
     CHECK_INT(pna_amd_gpu_metrics_parse(buf, n, &m, err, sizeof err), 0);
     CHECK_INT(m.gfx_activity_bp, 300);
+    /* its energy_accumulator, 17691682 x 2^-16 J; the Navi 3x and 4x dumps hold 0 there
+     * (not kept): no figure */
+    CHECK(m.has_energy);
+    CHECK_U64(m.energy_mj, 269953);
+    n = load("lact-rx7800xt-navi32-v1_3.bin", buf, sizeof buf, path, sizeof path);
+    CHECK_INT(pna_amd_gpu_metrics_parse(buf, n, &m, err, sizeof err), 0);
+    CHECK(!m.has_energy);
 }
 
 /* ---- built v1.4 .. v1.8 blobs ------------------------------------------------- */
@@ -239,6 +246,7 @@ static void build_mi(struct blob *b, const struct field *fields, unsigned conten
     blob_set(b, "xgmi_link_width", 0, 16);
     blob_set(b, "xgmi_link_speed", 0, 32);
     blob_set(b, "pcie_bandwidth_inst", 0, 18);
+    blob_set(b, "energy_accumulator", 0, 1000000000); /* 2^-16 J each: 15258789 mJ */
     for (unsigned i = 0; i < 7; i++) {
         blob_set(b, "xgmi_read_data_acc", i, 1000 + i);
         blob_set(b, "xgmi_write_data_acc", i, 2000 + i);
@@ -269,9 +277,13 @@ static void check_mi(const struct blob *b, unsigned content)
     CHECK(m.has_xgmi_link);
     CHECK(m.has_pcie_bandwidth);
     CHECK_U64(m.pcie_bandwidth_inst, 18);
+    CHECK(m.has_energy);
+    CHECK_U64(m.energy_mj, 15258789);
     struct pna_gpu g;
     memset(&g, 0, sizeof g);
     pna_amd_gpu_metrics_apply(&m, &g);
+    CHECK(g.has_energy);
+    CHECK_U64(g.energy_mj, 15258789);
     CHECK_INT(g.activity_bp[PNA_GPU_ACT_GRAPHICS], 8700);
     CHECK_INT(g.activity_bp[PNA_GPU_ACT_DRAM], 4100);
     CHECK(g.has_activity[PNA_GPU_ACT_MULTIMEDIA]);

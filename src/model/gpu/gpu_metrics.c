@@ -8,6 +8,7 @@
 #include "pna_autoconf.h"
 #include "model/metric_tables.h"
 
+#include "model/accounting/usage.h"
 #include "model/containers.h"
 #include "model/kubernetes/holders.h"
 #include "model/slurm/slurm_holders.h"
@@ -185,6 +186,27 @@ static void get_holder_job(const struct pna_row *r, struct pna_value *out)
         pna_value_u64(out, job);
     else
         pna_value_none(out);
+}
+
+/* The accounting poller's figures of the GPU: absent before its first sample. */
+static const struct pna_usage_gpu *accounted(const struct pna_row *r)
+{
+    const struct pna_usage_gpu *u = pna_usage_gpu_in_view(r->view, gpu_of(r)->index);
+    return u && u->has_sample ? u : NULL;
+}
+
+static void get_idle_energy(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_usage_gpu *u = accounted(r);
+    if (u)
+        pna_value_u64(out, u->idle_mj);
+}
+
+static void get_idle_created(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_usage_gpu *u = accounted(r);
+    if (u)
+        pna_value_u64(out, (uint64_t)(u->created_ms / 1000));
 }
 
 static void get_retired_pages(const struct pna_row *r, struct pna_value *out)
@@ -539,6 +561,16 @@ static const struct pna_metric gpu_metrics[] = {
     RESIDENCY(97, "primusGpuThrottleResHbmThermal", PNA_GPU_RES_HBM_THERMAL, "hbm_thermal"),
     { .column = 98, .object = "primusGpuHolderJob", .syntax = U32, .flags = ID,
       .get = get_holder_job },
+    /* accounting (model/accounting/usage.h): the energy no holder was charged */
+    { .column = 99, .object = "primusGpuIdleEnergy", .syntax = C64, .get = get_idle_energy,
+      .family = "primus_gpu_idle_energy_joules_total", .type = COUNTER, .scale = PNA_SCALE_E(-3),
+      .json = "idle_energy_mj",
+      .help = "GPU energy charged to no holder (the idle residual): with the holders' "
+              "primusGpuUsageEnergy it makes the GPU's own counter" },
+    { .column = 100, .object = "primusGpuIdleEnergyDiscontinuityTime", .syntax = U32,
+      .get = get_idle_created, .json = "idle_energy_discontinuity_time" },
+    { .get = get_idle_created, .family = "primus_gpu_idle_energy_joules_created", .type = GAUGE,
+      .help = "When the idle energy counter last started anew, seconds since 1970-01-01 UTC" },
     /* the gpu poller's verdicts on the GPU's work (model/gpu/gpu_idle.h) */
     { .column = 101, .object = "primusGpuIdleAllocated", .syntax = PNA_SYNTAX_TRUTH,
       .field = GPU_IF(idle_allocated, has_idle_allocated), .family = "primus_gpu_idle_allocated",
@@ -580,7 +612,8 @@ const struct pna_metric_table pna_gpu_metrics = {
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
-            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM),
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM) |
+            PNA_VIEW_DOMAIN(PNA_DOM_ACCOUNTING),
     PNA_TABLE_OID(PNA_OID_GPU, 10),
     PNA_KEY_JOINED(gpu_key, holder_labels, holder_join),
     .index_ordered = true,

@@ -165,3 +165,10 @@ void pna_partition_holder(const struct pna_view *v, const struct pna_gpu_partiti
     const struct matcher m = { podres_partition, container_partition, p, NULL };
     find_holders(v, &m, h);
 }
+
+void pna_mig_holders_each(const struct pna_view *v, const struct pna_gpu_mig *m, pna_holder_fn fn,
+                          void *arg)
+{
+    const struct matcher mm = { podres_mig, container_mig, m, pna_view_snap(v, PNA_DOM_GPU) };
+    each_holder(v, &mm, fn, arg);
+}

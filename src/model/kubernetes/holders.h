@@ -41,6 +41,9 @@ void pna_gpu_holders_each(const struct pna_view *v, const struct pna_gpu *g, pna
  * a DRA claim's device given its access capability node) first, then the
  * containers given that node. */
 void pna_mig_holder(const struct pna_view *v, const struct pna_gpu_mig *m, struct pna_holder *h);
+/* Call FN for each holder of MIG device M, in the same order. */
+void pna_mig_holders_each(const struct pna_view *v, const struct pna_gpu_mig *m, pna_holder_fn fn,
+                          void *arg);
 
 /* The same for AMD compute partition P: a DRA claim's device given its
  * render node first, then the containers given that node.  (A device

@@ -25,6 +25,7 @@ struct layout {
     uint16_t need;               /* bytes up to the end of the last field read */
     bool centi;                  /* activity in hundredths of a percent (v2.4) */
     uint16_t gfx, umc, mm;       /* u16 activity */
+    uint16_t energy;             /* u64 energy_accumulator, 2^-16 J (15.259 uJ) units */
     uint16_t vcn;                /* u16 vcn_activity[4] (v1.4, v1.5) */
     uint16_t xgmi_width, xgmi_speed;     /* u16 */
     uint16_t pcie_inst;          /* u64 */
@@ -42,27 +43,30 @@ struct layout {
 
 static const struct layout layouts[] = {
     /* gpu_metrics_v1_1 .. v1_3: the same prefix */
-    { .format = 1, .content_lo = 1, .content_hi = 3, .need = 22, .gfx = 16, .umc = 18, .mm = 20 },
+    { .format = 1, .content_lo = 1, .content_hi = 3, .need = 32, .gfx = 16, .umc = 18, .mm = 20,
+      .energy = 24 },
     /* v1_4 (MI300) */
     { .format = 1, .content_lo = 4, .content_hi = 4, .need = 232, .gfx = 12, .umc = 14, .vcn = 16,
+      .energy = 24,
       .xgmi_width = 52, .xgmi_speed = 54, .pcie_inst = 72, .xgmi_read = 104, .xgmi_write = 168 },
     /* v1_5: jpeg_activity[32] and the PCIe NAK counters moved the rest */
     { .format = 1, .content_lo = 5, .content_hi = 5, .need = 304, .gfx = 12, .umc = 14, .vcn = 16,
+      .energy = 88, /* after vcn_activity[4] and jpeg_activity[32] */
       .xgmi_width = 116, .xgmi_speed = 118, .pcie_inst = 136, .xgmi_read = 176, .xgmi_write = 240 },
     /* v1_6: no VCN/JPEG arrays; throttle residencies after system_clock_counter;
      * struct amdgpu_xcp_metrics (168 bytes) per partition at the end */
-    { .format = 1, .content_lo = 6, .content_hi = 6, .need = 1656, .gfx = 12, .umc = 14,
+    { .format = 1, .content_lo = 6, .content_hi = 6, .need = 1656, .gfx = 12, .umc = 14, .energy = 16,
       .acc_counter = 32, .residency = 36, .xgmi_width = 64, .xgmi_speed = 66, .pcie_inst = 88,
       .xgmi_read = 128, .xgmi_write = 192, .num_partition = 306, .xcp = 312, .xcp_size = 168,
       .xcp_vcn = 96 },
     /* v1_7: mem_max_bandwidth (u64) at 16 moved the rest; xgmi_link_status[8];
      * struct amdgpu_xcp_metrics_v1_1 (232 bytes) */
-    { .format = 1, .content_lo = 7, .content_hi = 7, .need = 2200, .gfx = 12, .umc = 14,
+    { .format = 1, .content_lo = 7, .content_hi = 7, .need = 2200, .gfx = 12, .umc = 14, .energy = 24,
       .acc_counter = 40, .residency = 44, .xgmi_width = 72, .xgmi_speed = 74, .pcie_inst = 96,
       .xgmi_read = 136, .xgmi_write = 200, .xgmi_status = 264, .num_partition = 338, .xcp = 344,
       .xcp_size = 232, .xcp_vcn = 96 },
     /* v1_8: v1_7 with struct amdgpu_xcp_metrics_v1_2 (376 bytes, 40 JPEG engines) */
-    { .format = 1, .content_lo = 8, .content_hi = 8, .need = 3352, .gfx = 12, .umc = 14,
+    { .format = 1, .content_lo = 8, .content_hi = 8, .need = 3352, .gfx = 12, .umc = 14, .energy = 24,
       .acc_counter = 40, .residency = 44, .xgmi_width = 72, .xgmi_speed = 74, .pcie_inst = 96,
       .xgmi_read = 136, .xgmi_write = 200, .xgmi_status = 264, .num_partition = 338, .xcp = 344,
       .xcp_size = 376, .xcp_vcn = 112 },
@@ -247,6 +251,13 @@ int pna_amd_gpu_metrics_parse(const uint8_t *buf, size_t len, struct pna_amd_gpu
     }
     out->has_gfx_activity = activity(buf, l->gfx, l->centi, &out->gfx_activity_bp);
     out->has_umc_activity = activity(buf, l->umc, l->centi, &out->umc_activity_bp);
+    if (l->energy) {
+        /* all ones: not supported; 0: a firmware that does not keep it (three
+         * of the four recorded v1.3 desktop blobs) */
+        uint64_t e = le64(buf + l->energy);
+        out->has_energy = e != UINT64_MAX && e != 0;
+        out->energy_mj = out->has_energy ? (uint64_t)((unsigned __int128)e * 1000u >> 16) : 0;
+    }
     if (l->num_partition) {
         out->partitions = partitions(buf, l);
         read_xcp(buf, l, out);
@@ -324,6 +335,10 @@ void pna_amd_gpu_metrics_apply(const struct pna_amd_gpu_metrics *m, struct pna_g
         g->pcie_bandwidth_mbps = m->pcie_bandwidth_inst;
     }
     apply_residency(m, g);
+    if (m->has_energy && !g->has_energy) {   /* hwmon's energy1_input comes first */
+        g->has_energy = true;
+        g->energy_mj = m->energy_mj;
+    }
     g->xcp_count = m->partitions;
     for (uint32_t p = 0; p < m->partitions; p++) {
         g->has_xcp_gfx[p] = m->has_xcp_gfx[p];

@@ -30,6 +30,8 @@ struct pna_amd_gpu_metrics {
     uint8_t format, content;     /* revision format.content: 1.3, 2.1, 3.0 */
     bool has_gfx_activity;
     uint32_t gfx_activity_bp;    /* hundredths of a percent */
+    bool has_energy;             /* energy_accumulator, since the driver loaded */
+    uint64_t energy_mj;
     bool has_umc_activity;       /* memory controllers busy */
     uint32_t umc_activity_bp;
     bool has_mm_activity;        /* multimedia (UVD/VCN) busy: v1.1-1.3, v2.x, v3.0;
