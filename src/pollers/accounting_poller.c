@@ -76,6 +76,10 @@ static void restore(struct acct_state *st)
         st->ledger.gpus[i].restored = st->ledger.gpus[i].has_sample;
     if (!clean)
         mark_discontinuity(&st->ledger, pna_now_ms());
+    /* From now on the file is older than what is served: should the agent
+     * die before its next write, the next start must mark a discontinuity. */
+    if (pna_usage_state_write(path, &st->ledger, false, pna_now_ms(), why, sizeof why) < 0)
+        pna_log(LOG_WARNING, "accounting: state file not written: %s", why);
     pna_log(LOG_INFO,
             "accounting: %zu rows, %zu pods, %zu jobs restored from %s%s", st->ledger.n_rows,
             st->ledger.n_pods, st->ledger.n_jobs, path,

@@ -174,6 +174,8 @@ struct pna_json_reply pna_json_rdma(const struct pna_http_view *v);
 struct pna_json_reply pna_json_pods(const struct pna_http_view *v);
 /* metrics_pod_labels.c: /podLabels, the served labels of each pod */
 struct pna_json_reply pna_json_pod_labels(const struct pna_http_view *v);
+/* json_usage.c: /gpuUsage, the GPU accounting counters */
+struct pna_json_reply pna_json_gpu_usage(const struct pna_http_view *v);
 
 /* The node exporter's envelope: {"code":0,"data":DATA,"message":"success"}
  * (steals DATA). */

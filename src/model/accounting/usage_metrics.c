@@ -135,11 +135,10 @@ static const struct pna_enum rule_enum = PNA_ENUM(rule_names);
 
 static const struct pna_metric usage_metrics[] = {
     { .column = 4, .object = "primusGpuUsageNamespace", .syntax = TEXT,
-      .field = ROW(who.pod_namespace), .json = "namespace" },
-    { .column = 5, .object = "primusGpuUsagePod", .syntax = TEXT, .field = ROW(who.pod),
-      .json = "pod" },
+      .field = ROW(who.pod_namespace) },
+    { .column = 5, .object = "primusGpuUsagePod", .syntax = TEXT, .field = ROW(who.pod) },
     { .column = 6, .object = "primusGpuUsageContainer", .syntax = TEXT,
-      .field = ROW(who.container), .json = "container" },
+      .field = ROW(who.container) },
     { .column = 7, .object = "primusGpuUsageJob", .syntax = U32,
       .field = PNA_FIELD_NZ(struct pna_usage_row, who.job),
       .json = "job" },
@@ -165,10 +164,8 @@ static void usage_job_label(const struct pna_row *row, const void *rec, struct p
 {
     (void)row;
     uint32_t job = ((const struct pna_usage_row *)rec)->who.job;
-    if (job)
+    if (job)   /* absent for a container: "" on /metrics, no member in JSON */
         pna_value_printf(out, "%u", (unsigned)job);
-    else
-        pna_value_text(out, "");
 }
 
 /* Holder kind, holder id, then the GPU: a holder's rows are together in a
