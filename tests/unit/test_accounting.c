@@ -246,9 +246,9 @@ static void test_state_file(void)
         "{\"version\":1,\"clean\":true,\"gpus\":[{\"index\":-1}],\"rows\":[],\"pods\":[],\"jobs\":[]}",
         "{\"version\":1,\"clean\":true,\"gpus\":[],\"rows\":[],\"pods\":[],\"jobs\":"
         "[{\"namespace\":\"\",\"pod\":\"\",\"job\":9,\"has_energy\":true,\"energy_mj\":1,\"held_ms\":1,\"has_sm_active\":"
-        "false,\"sm_active_ms\":0,\"mem_byte_s\":0,\"mem_byte_ms_rem\":0,\"created_ms\":0,"
+        "false,\"sm_active_ms\":0,\"has_mem\":false,\"mem_byte_s\":0,\"mem_byte_ms_rem\":0,\"created_ms\":0,"
         "\"last_seen_ms\":0},{\"namespace\":\"\",\"pod\":\"\",\"job\":9,\"has_energy\":true,\"energy_mj\":1,"
-        "\"held_ms\":1,\"has_sm_active\":false,\"sm_active_ms\":0,\"mem_byte_s\":0,"
+        "\"held_ms\":1,\"has_sm_active\":false,\"sm_active_ms\":0,\"has_mem\":false,\"mem_byte_s\":0,"
         "\"mem_byte_ms_rem\":0,\"created_ms\":0,\"last_seen_ms\":0}]}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -428,6 +428,10 @@ static void test_defaults(void)
               "/var/lib/kubelet/pod-resources/kubelet.sock");
     CHECK_STR(SETTINGS(&cfg, pna_storage_settings, &pna_storage_poller)->kubelet_root,
               "var/lib/kubelet");
+    const struct pna_accounting_settings *acct =
+        SETTINGS(&cfg, pna_accounting_settings, &pna_accounting_poller);
+    CHECK_STR(acct->state_file, "/var/lib/primus-node-agent/accounting.state");
+    CHECK_INT(acct->retention_ms, 3600000);
     pna_config_free(&cfg);
 
     /* the same defaults for a caller without a config (tests, benchmarks) */

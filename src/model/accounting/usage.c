@@ -194,7 +194,7 @@ struct pna_usage_sum *pna_usage_job(struct pna_usage_ledger *l, uint32_t job, bo
 /* What one claim gets of one (part of an) interval. */
 struct charge {
     uint64_t energy_mj, held_ms, sm_ms, mem_byte_ms;
-    bool has_energy, has_sm;
+    bool has_energy, has_sm, has_mem;
 };
 
 static void add_figures(struct pna_usage_figures *f, const struct charge *c)
@@ -206,6 +206,7 @@ static void add_figures(struct pna_usage_figures *f, const struct charge *c)
         f->has_sm_active = true;
         f->sm_active_ms += c->sm_ms;
     }
+    f->has_mem |= c->has_mem;
     uint64_t byte_ms = c->mem_byte_ms + f->mem_byte_ms_rem;
     f->mem_byte_s += byte_ms / 1000;
     f->mem_byte_ms_rem = (uint32_t)(byte_ms % 1000);
@@ -267,6 +268,7 @@ static uint64_t charge_claims(struct pna_usage_ledger *l, const struct pna_usage
                             .has_sm = cl->has_sm };
         if (cl->has_sm)
             c.sm_ms = t[i] * cl->sm_bp / 10000;
+        c.has_mem = cl->has_mem;
         if (cl->has_mem)
             c.mem_byte_ms = cl->mem_bytes * dt_ms;
         charged += book(l, g, cl, &c, now_ms);

@@ -78,6 +78,7 @@ struct pna_usage_figures {
     uint64_t held_ms;                /* GPU-milliseconds held (a share of a GPU counts its share) */
     bool has_sm_active;              /* some interval had the device's activity */
     uint64_t sm_active_ms;           /* held time x the device's SM activity */
+    bool has_mem;                    /* some interval had the memory it held */
     uint64_t mem_byte_s;             /* device memory x time */
     uint32_t mem_byte_ms_rem;        /* byte-milliseconds not yet a byte-second (< 1000) */
 };

@@ -60,9 +60,11 @@ static void get_sm_active(const struct pna_row *r, struct pna_value *out)
         pna_value_u64(out, figures_of(r)->sm_active_ms / 10);
 }
 
+/* Absent while no interval knew the memory the holder held. */
 static void get_mem(const struct pna_row *r, struct pna_value *out)
 {
-    pna_value_u64(out, figures_of(r)->mem_byte_s);
+    if (figures_of(r)->has_mem)
+        pna_value_u64(out, figures_of(r)->mem_byte_s);
 }
 
 static void get_created(const struct pna_row *r, struct pna_value *out)
@@ -112,6 +114,16 @@ static void get_created(const struct pna_row *r, struct pna_value *out)
 
 /* ---- primusGpuUsageTable ----------------------------------------------------- */
 
+/* A Slurm job holder's id; none (0) for a container. */
+static void get_job(const struct pna_row *r, struct pna_value *out)
+{
+    uint32_t job = ((const struct pna_usage_row *)r->rec)->who.job;
+    if (job)
+        pna_value_u64(out, job);
+    else
+        pna_value_none(out);
+}
+
 static size_t usage_rows(const struct pna_view *v)
 {
     return usage_snap(v) ? usage_snap(v)->l.n_rows : 0;
@@ -139,8 +151,7 @@ static const struct pna_metric usage_metrics[] = {
     { .column = 5, .object = "primusGpuUsagePod", .syntax = TEXT, .field = ROW(who.pod) },
     { .column = 6, .object = "primusGpuUsageContainer", .syntax = TEXT,
       .field = ROW(who.container) },
-    { .column = 7, .object = "primusGpuUsageJob", .syntax = U32,
-      .field = PNA_FIELD_NZ(struct pna_usage_row, who.job),
+    { .column = 7, .object = "primusGpuUsageJob", .syntax = U32, .get = get_job,
       .json = "job" },
     { .column = 8, .object = "primusGpuUsageEnergySource", .syntax = INT, .field = ROW(energy_from),
       .enums = &source_enum, .label = "energy_source", .json = "energy_source" },

@@ -43,6 +43,7 @@ struct member {
     NAMED("energy_mj", M_U64, rec, f.energy_mj), NAMED("held_ms", M_U64, rec, f.held_ms), \
     NAMED("has_sm_active", M_BOOL, rec, f.has_sm_active),                                 \
     NAMED("sm_active_ms", M_U64, rec, f.sm_active_ms),                                    \
+    NAMED("has_mem", M_BOOL, rec, f.has_mem),                                             \
     NAMED("mem_byte_s", M_U64, rec, f.mem_byte_s),                                        \
     NAMED("mem_byte_ms_rem", M_U32, rec, f.mem_byte_ms_rem)
 
