@@ -570,25 +570,43 @@ static void judge_orphans(struct gpu_state *st, const struct pna_view *v,
     }
 }
 
-/* Both verdicts for this poll's GPUs (sorted, processes not yet trimmed),
- * with the holders the inputs name: a view over them and this poll's GPUs. */
-static void judge_work(struct gpu_state *st, const struct pna_poller_inputs *in,
-                       struct pna_gpu_list *list)
+/* A view over the inputs (the holders) and this poll's GPUs as they are now. */
+static void view_of_poll(struct pna_view *v, struct pna_gpu_snap *now,
+                         const struct pna_poller_inputs *in, const struct pna_gpu_list *list)
 {
-    struct pna_gpu_snap now = { .count = list->count, .gpus = list->gpus,
-                                .proc_count = list->nprocs, .procs = list->procs,
-                                .mig_count = list->mig_count, .migs = list->migs,
-                                .part_count = list->part_count, .parts = list->parts };
+    *now = (struct pna_gpu_snap){ .count = list->count, .gpus = list->gpus,
+                                  .proc_count = list->nprocs, .procs = list->procs,
+                                  .mig_count = list->mig_count, .migs = list->migs,
+                                  .part_count = list->part_count, .parts = list->parts };
+    pna_view_of_inputs(v, in, PNA_DOM_GPU, &now->base, pna_now_ms());
+}
+
+/* The orphans, over every process of this poll's GPUs (sorted, processes not
+ * yet trimmed: the count covers the processes without a row too). */
+static void judge_all_orphans(struct gpu_state *st, const struct pna_poller_inputs *in,
+                              struct pna_gpu_list *list)
+{
+    struct pna_gpu_snap now;
     struct pna_view v;
-    pna_view_of_inputs(&v, in, PNA_DOM_GPU, &now.base, pna_now_ms());
-    pna_transitions_begin(st->alerts.idle);
+    view_of_poll(&v, &now, in, list);
     pna_transitions_begin(st->alerts.orphans);
+    judge_orphans(st, &v, list);
+    pna_transitions_end(st->alerts.orphans);
+}
+
+/* The idle verdicts, over the GPUs as they are published (processes
+ * trimmed), so that the holders are those the holder columns name. */
+static void judge_all_idle(struct gpu_state *st, const struct pna_poller_inputs *in,
+                           struct pna_gpu_list *list)
+{
+    struct pna_gpu_snap now;
+    struct pna_view v;
+    view_of_poll(&v, &now, in, list);
+    pna_transitions_begin(st->alerts.idle);
     for (size_t i = 0; i < list->count; i++)
         if (!list->gpus[i].lost)
             judge_idle(st, &v, &list->gpus[i]);
-    judge_orphans(st, &v, list);
     pna_transitions_end(st->alerts.idle);
-    pna_transitions_end(st->alerts.orphans);
 }
 
 static void alerts_free(struct gpu_alerts *a)
@@ -950,8 +968,9 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
     pna_gpu_list_sort_migs(&list);
     pna_gpu_list_sort_partitions(&list);
     pna_gpu_mig_caps(&st->roots, &list);
-    judge_work(st, in, &list);   /* over every process, before the rows are trimmed */
+    judge_all_orphans(st, in, &list);   /* before the process rows are trimmed */
     pna_gpu_list_trim_procs(&list, st->process_rows);
+    judge_all_idle(st, in, &list);
     fill_xids(st, list.gpus, list.count);
     check_alerts(st, &list);
     refresh_xid_listener(st, &list);
