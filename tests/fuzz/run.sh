@@ -33,7 +33,7 @@ shift
 all="fileio node ib_sysfs amdgpu_sysfs pfc_names cgroup config oci_spec containerd
      docker_list docker_inspect docker_events rfc3339 kubelet_pods kubelet_summary
      k8s_quantity nvsmi dri_map amd_gpu_metrics mig_caps amd_kfd cdi dcb ib_smp lldp_tlv pcie
-     module ethtool_nl rtnl_link netlink cstorage slurm_cgroup"
+     module ethtool_nl rtnl_link netlink cstorage slurm_cgroup accounting_state"
 # The pod-resources harness exists only in a build with protobuf-c.
 if grep -q '^#define HAVE_PROTOBUF_C 1' "$top_builddir/pna_autoconf.h" 2>/dev/null; then
     all="$all podresources"
