@@ -402,17 +402,20 @@ static bool is_idle(int32_t state)
     return state == GPU_IDLE;
 }
 
-/* "ml/llm-0", "job 60917", "ml/llm-0 and job 60917" or "nobody". */
-static void holder_text(const struct pna_event_gpu *e, char *buf, size_t cap)
+/* Who holds the GPU, for a text: "ml/llm-0", "container web", "job 60917",
+ * "ml/llm-0 and job 60917"; "" nobody. */
+static void holder_text(const struct pna_holder *h, uint32_t job, char *buf, size_t cap)
 {
-    char job[32] = "";
-    if (e->holder_job)
-        snprintf(job, sizeof job, "job %u", e->holder_job);
-    if (e->holder_pod[0])
-        snprintf(buf, cap, "%s/%s%s%s", e->holder_namespace, e->holder_pod, job[0] ? " and " : "",
-                 job);
+    char j[32] = "";
+    if (job)
+        snprintf(j, sizeof j, "job %u", job);
+    if (h->pod[0])
+        snprintf(buf, cap, "%s/%s%s%s", h->pod_namespace, h->pod, j[0] ? " and " : "", j);
+    else if (h->count)
+        snprintf(buf, cap, "container %s%s%s", h->container_name[0] ? h->container_name : h->container_id,
+                 j[0] ? " and " : "", j);
     else
-        snprintf(buf, cap, "%s", job[0] ? job : "nobody");
+        snprintf(buf, cap, "%s", j);
 }
 
 static void post_idle(const struct work_obs *o, bool idle)
@@ -430,14 +433,17 @@ static void post_idle(const struct work_obs *o, bool idle)
     pna_strlcpy(e->holder_namespace, h.pod_namespace, sizeof e->holder_namespace);
     e->holder_job = pna_slurm_gpu_job(o->v, g);
     char who[256];
-    holder_text(e, who, sizeof who);
+    holder_text(&h, e->holder_job, who, sizeof who);
     if (idle)
         snprintf(ev.text, sizeof ev.text, "GPU %s held by %.160s is idle: activity below %u.%02u %% "
                  "for %u s", g->pci_bus_id, who, o->rule->threshold_bp / 100,
                  o->rule->threshold_bp % 100, o->rule->window_s);
+    else if (who[0])
+        snprintf(ev.text, sizeof ev.text, "GPU %s held by %.160s is no longer idle", g->pci_bus_id,
+                 who);
     else
-        snprintf(ev.text, sizeof ev.text, "GPU %s is no longer idle while allocated (held by %.160s)",
-                 g->pci_bus_id, who);
+        snprintf(ev.text, sizeof ev.text, "GPU %s, idle while allocated, was released",
+                 g->pci_bus_id);
     pna_event_post(&ev);
 }
 
