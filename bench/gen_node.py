@@ -18,7 +18,8 @@ Writes, under OUT:
   dev/                                 /dev/nvidia<N> and /dev/infiniband nodes
         (plain files) that the first containers hold;
   nvml.xml                             GPUS <gpu> elements for the test NVML
-        (tests/nvml), each the H100 fixture with its own PCI bus id and UUID.
+        (tests/nvml), each the H100 fixture with its own PCI bus id and UUID,
+        and proc/driver/nvidia/gpus/<bus>/information with its minor number.
 
 Usage: gen_node.py --fixtures DIR --out DIR [--hcas 8] [--ports 2]
                    [--hw-counters 100] [--gpus 16] [--containers 2000]
@@ -123,6 +124,12 @@ def gen_gpus(fix, out, n):
                       "GPU-9523b415-042d-2522-6d49-%012x" % i)
         g = g.replace("<minor_number>0</minor_number>", "<minor_number>%d</minor_number>" % i)
         parts.append(g)
+        # The driver's procfs file that ties /dev/nvidia<minor> to the GPU (the
+        # layout of tests/integration/podresources_holders.sh's): a container
+        # given /dev/nvidia<i> then holds GPU i.
+        write(os.path.join(out, "proc/driver/nvidia/gpus/0000:%02x:00.0/information" % bus),
+              "Model: \t\t NVIDIA H100\nIRQ:   \t\t 42\nGPU UUID: \t GPU-9523b415-042d-2522-6d49-%012x\n"
+              "Device Minor: \t %d\n" % (i, i))
     write(os.path.join(out, "nvml.xml"), xml[:start] + "\n".join(parts) + xml[end:])
     print("gpu: %d GPUs (H100 fixture, bus ids 0x10..0x%02x)" % (n, 0x10 + (n - 1) * 0x08))
 

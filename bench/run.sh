@@ -747,6 +747,19 @@ result "   poller status then (1 ok, 2 failing, 3 timedOut): $statuses"
 rm -f "$WORK/nvml.hang"
 stop_agent
 
+# --- 9. the GPU poll with accounting --------------------------------------
+# The accounting poller's charge of each GPU snapshot against the gpu poll
+# that made it, alternating in one process (bench/acctpoll.c).  Goal: at
+# most 10 % more than the poll alone.
+say "GPU poll with accounting ($GPUS GPUs, $CONTAINERS containers)"
+if PNA_FAKE_NVML_XML="$GEN/nvml.xml" "$top_builddir/bench/acctpoll" --sysfs "$GEN/sys" \
+        --procfs "$GEN/proc" --rootfs "$GEN/root" --devfs "$GEN/dev" --nvml "$FAKE_NVML" \
+        --polls 50 > "$WORK/acct-poll" 2> "$WORK/acct-poll.err"; then
+    result "gpu poll: $(field "$WORK/acct-poll" gpu_poll_us) us wall alone; accounting of it $(field "$WORK/acct-poll" accounting_us) us ($(sed -n 's/.*overhead_pct=\([0-9.]*\).*/\1/p' "$WORK/acct-poll") % more; goal 10 %), $(field "$WORK/acct-poll" holder_rows) holder rows of $(field "$WORK/acct-poll" row_bytes) bytes, nothing per container"
+else
+    result "gpu poll with accounting: acctpoll failed: $(head -3 "$WORK/acct-poll.err")"
+fi
+
 say "summary"
 cat "$SUMMARY"
 [ -z "${BENCH_RESULTS:-}" ] || cp "$SUMMARY" "$BENCH_RESULTS"

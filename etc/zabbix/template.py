@@ -235,29 +235,24 @@ TABLES = {
         columns={"POD": "primusPodLabelPod", "NAMESPACE": "primusPodLabelNamespace",
                  "LABEL_KEY": "primusPodLabelKey"},
         component="kubernetes"),
-}
-
-# GPU accounting (primusGpu 15-17): the holders' counters per GPU, and their
-# sums per pod and per Slurm job.
-TABLES.update({
     "primusGpuUsageTable": dict(
         rule="GPU usage", prefix="primusGpuUsage",
-        name="GPU {#GPU_INDEX} usage of {#USAGE_NAMESPACE}/{#USAGE_POD}/{#USAGE_CONTAINER} job {#USAGE_JOB}",
+        name="GPU {#GPU_INDEX} holder {#HOLDER_ID} [{#NAMESPACE}/{#POD}]",
         index=[("HOLDER_KIND", "n"), ("HOLDER_ID", "s"), ("GPU_INDEX", "n")],
-        columns={"USAGE_NAMESPACE": "primusGpuUsageNamespace", "USAGE_POD": "primusGpuUsagePod",
-                 "USAGE_CONTAINER": "primusGpuUsageContainer", "USAGE_JOB": "primusGpuUsageJob"},
-        lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="gpu"),
+        columns={"POD": "primusGpuUsagePod", "NAMESPACE": "primusGpuUsageNamespace"},
+        component="gpu"),
     "primusPodGpuUsageTable": dict(
         rule="Pod GPU usage", prefix="primusPodGpuUsage", name="Pod {#NAMESPACE}/{#POD} GPU usage",
-        index=[("NAMESPACE", "s"), ("POD", "s")], columns={"USAGE_SINCE": "primusPodGpuUsageCounterDiscontinuityTime"},
-        lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="gpu"),
+        index=[("NAMESPACE", "s"), ("POD", "s")],
+        columns={"USAGE_SINCE": "primusPodGpuUsageCounterDiscontinuityTime"}, component="gpu"),
     "primusSlurmJobGpuUsageTable": dict(
-        rule="Slurm job GPU usage", prefix="primusSlurmJobGpuUsage", name="Slurm job {#SLURM_JOB} GPU usage",
-        index=[("SLURM_JOB", "n")], columns={"USAGE_SINCE": "primusSlurmJobGpuUsageCounterDiscontinuityTime"},
-        lifetime="{$PRIMUS.LLD.LIFETIME.SHORT}", component="slurm"),
-})
+        rule="Slurm job GPU usage", prefix="primusSlurmJobGpuUsage",
+        name="Slurm job {#SLURM_JOB} GPU usage", index=[("SLURM_JOB", "n")],
+        columns={"USAGE_SINCE": "primusSlurmJobGpuUsageCounterDiscontinuityTime"},
+        component="slurm"),
+}
 
-# (EXCLUDED, below, gets their not-accessible INDEX columns.)
+
 # Scalars' component tags by the MIB group they sit in.
 GROUP_COMPONENT = {
     "primusSystem": "system", "primusCpu": "cpu", "primusMemory": "memory", "primusAgent": "agent",
@@ -291,6 +286,11 @@ EXCLUDED = {
     "primusPodResourceIndex": "INDEX, not-accessible: {#POD_RESOURCE_INDEX}",
     "primusPodLabelPodUid": "INDEX, not-accessible: {#POD_UID}",
     "primusPodLabelKeyId": "INDEX, not-accessible: {#LABEL_KEY_ID}",
+    "primusGpuUsageHolderKind": "INDEX, not-accessible: {#HOLDER_KIND}",
+    "primusGpuUsageHolderId": "INDEX, not-accessible: {#HOLDER_ID}",
+    "primusPodGpuUsageNamespace": "INDEX, not-accessible: {#NAMESPACE}",
+    "primusPodGpuUsagePod": "INDEX, not-accessible: {#POD}",
+    "primusSlurmJobGpuUsageJob": "INDEX, not-accessible: {#SLURM_JOB}",
     "primusSlurmJobId": "INDEX, not-accessible: {#SLURM_JOB}",
     "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
     "primusModuleLane": "INDEX, not-accessible: {#LANE}",
@@ -310,13 +310,6 @@ EXCLUDED = {
     "primusNotifyModuleValue": "accessible-for-notify: in the text of the primusModuleThreshold(Clear) trap items",
     "primusNotifyModuleThreshold": "accessible-for-notify: in the text of the primusModuleThreshold(Clear) trap items",
 }
-EXCLUDED.update({
-    "primusGpuUsageHolderKind": "INDEX, not-accessible: {#HOLDER_KIND}",
-    "primusGpuUsageHolderId": "INDEX, not-accessible: {#HOLDER_ID}",
-    "primusPodGpuUsageNamespace": "INDEX, not-accessible: {#NAMESPACE}",
-    "primusPodGpuUsagePod": "INDEX, not-accessible: {#POD}",
-    "primusSlurmJobGpuUsageJob": "INDEX, not-accessible: {#SLURM_JOB}",
-})
 
 # Counters whose count, not rate, is what matters (triggers use max(W)>min(W), the count rising within W):
 # no .rate item for them.

@@ -39,6 +39,7 @@ struct acct_state {
     uint64_t gpu_generation;     /* the last GPU snapshot charged */
     int64_t saved_ms;
     bool dirty;                  /* charged since the last save */
+    bool restored;               /* a state file was read at start */
 };
 
 /* ---- start-up: the state file ------------------------------------------------ */
@@ -72,6 +73,7 @@ static void restore(struct acct_state *st)
                 path, why);
         return;
     }
+    st->restored = true;
     for (size_t i = 0; i < st->ledger.n_gpus; i++)
         st->ledger.gpus[i].restored = st->ledger.gpus[i].has_sample;
     if (!clean)
@@ -375,7 +377,10 @@ static void acct_fini(void *state)
     struct acct_state *st = state;
     if (!st)
         return;
-    save(st, true, NULL, 0);
+    /* Nothing accounted and nothing read at start: no file to write (a node
+     * without GPUs, or a state directory nobody made). */
+    if (st->ledger.n_gpus || st->ledger.n_rows || st->restored)
+        save(st, true, NULL, 0);
     pna_usage_ledger_free(&st->ledger);
     free(st);
 }

@@ -644,13 +644,39 @@ def amd_gpu_metrics():
         put("amd_gpu_metrics", "built-mi-v1_%d" % content, bytes(blob))
 
 
+def accounting_state():
+    # The accounting state file (sources/accounting/state_file.c), built in
+    # the layout its writer uses: a GPU, a holder row on it, its pod and a
+    # Slurm job; then the same cut in half, and one record out of order.
+    import json
+    fig = {"has_energy": True, "energy_mj": 370371, "held_ms": 8510, "has_sm_active": False,
+           "sm_active_ms": 0, "has_mem": False, "mem_byte_s": 0, "mem_byte_ms_rem": 0}
+    gpu = {"index": 48, "pci_bus_id": "0000:00:06.0", "uuid": "GPU-9523b415-042d-2522-6d49-eb87275e096c",
+           "energy_from": 1, "has_sample": True, "sample_ms": 1796690282235, "counter_mj": 1240742,
+           "idle_mj": 870371, "charged_mj": 370371, "created_ms": 1796690280231, "rejected": 0}
+    row = dict({"gpu_index": 48, "pci_bus_id": "0000:00:06.0", "uuid": gpu["uuid"], "gpu_number": 0,
+                "kind": 1, "id": "ml/train-a/trainer", "namespace": "ml", "pod": "train-a",
+                "container": "trainer", "job": 0, "energy_from": 1, "rule": 1,
+                "created_ms": 1796690253000, "last_seen_ms": 1796690282235}, **fig)
+    pod = dict({"namespace": "ml", "pod": "train-a", "job": 0,
+                "created_ms": 1796690253000, "last_seen_ms": 1796690282235}, **fig)
+    job = dict(pod, namespace="", pod="", job=60917)
+    state = {"version": 1, "clean": True, "saved_ms": 1796690283445, "gpus": [gpu], "rows": [row],
+             "pods": [pod], "jobs": [job]}
+    text = json.dumps(state, separators=(",", ":"))
+    put("accounting_state", "clean", text)
+    put("accounting_state", "truncated", text[: len(text) // 2])
+    put("accounting_state", "out-of-order", json.dumps(dict(state, jobs=[job, job])))
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
-               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage, slurm_cgroup):
+               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage, slurm_cgroup,
+               accounting_state):
         fn()
 
 

@@ -7,13 +7,21 @@
  * the idle residual is the GPU's counter is exact, to the millijoule. */
 #include "pna_autoconf.h"
 #include "unit.h"
+#include "containers_testutil.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/config.h"
+#include "core/poller.h"
 #include "model/accounting/usage.h"
+#include "model/containers.h"
+#include "model/gpu/gpu.h"
+#include "model/kubernetes/podres.h"
+#include "pollers/pollers.h"
 #include "sources/accounting/state_file.h"
+#include "sources/gpu/amd_gpu_metrics.h"
 
 static struct pna_usage_sample sample(uint32_t index, int64_t t_ms, uint64_t energy_mj)
 {
@@ -138,15 +146,15 @@ static void test_rejected(void)
     CHECK(row(&l, &a) == NULL);
     CHECK_U64(g->idle_mj, 800000);
     CHECK_INT(g->created_ms, 2000);
-    /* 700 W x 1 s = 700000 mJ at most; 700001 is beyond */
-    s = sample(1, 3000, 1500001);
+    /* 700 W x 1 s = 700000 mJ, and 25 % more: 875000 mJ at most; 875001 is beyond */
+    s = sample(1, 3000, 800000 + 875001);
     CHECK_INT(pna_usage_charge_gpu(&l, g, &s, &a, 1, 1, why, sizeof why), PNA_USAGE_REJECTED);
     CHECK(strstr(why, "power limit") != NULL);
     CHECK_U64(g->rejected, 2);
-    s = sample(1, 4000, 2200001);                /* exactly the limit: charged */
+    s = sample(1, 4000, 1675001 + 875000);       /* exactly the most: charged */
     CHECK_INT(pna_usage_charge_gpu(&l, g, &s, &a, 1, 1, why, sizeof why), PNA_USAGE_CHARGED);
-    CHECK_U64(row(&l, &a)->f.energy_mj, 700000);
-    CHECK_U64(g->charged_mj + g->idle_mj, 2200001);
+    CHECK_U64(row(&l, &a)->f.energy_mj, 875000);
+    CHECK_U64(g->charged_mj + g->idle_mj, 1675001 + 875000);
     pna_usage_ledger_free(&l);
 }
 
@@ -260,6 +268,220 @@ static void test_state_file(void)
     pna_usage_ledger_free(&l);
 }
 
+
+/* ---- the poller: claims made from snapshots ------------------------------------ */
+
+/* Snapshots built for these tests (not captures): GPU 0x1000 time-sliced
+ * between two containers with process samples (30 and 10 % SM), GPU 0x2000
+ * in MIG mode with a 3g.40gb device the kubelet gave a pod, GPU 0x3000 an AMD
+ * GPU whose energy comes from a gpu_metrics blob built from the recorded
+ * RX 6900 XT one with its energy_accumulator set. */
+#define G_MPS 0x1000u
+#define G_MIG 0x2000u
+#define G_AMD 0x3000u
+
+static void destroy_gpu_snap(struct pna_snap *snap)
+{
+    struct pna_gpu_snap *s = (struct pna_gpu_snap *)snap;
+    free(s->gpus);
+    free(s->procs);
+    free(s->migs);
+    free(s);
+}
+
+/* An AMD GPU's energy as amdgpu's gpu_metrics says it: the recorded v1.3
+ * blob with energy_accumulator (u64 at 24, 2^-16 J) set to ACC. */
+static void amd_energy(struct pna_gpu *g, uint64_t acc)
+{
+    size_t n = 0;
+    uint8_t *blob = (uint8_t *)tt_fixture("amdgpu-sysfs/gpu_metrics/lact-rx6900xt-navi21-v1_3.bin", &n);
+    CHECK(blob != NULL && n >= 32);
+    if (!blob || n < 32)
+        return;
+    for (int i = 0; i < 8; i++)
+        blob[24 + i] = (uint8_t)(acc >> (8 * i));
+    struct pna_amd_gpu_metrics m;
+    char err[160];
+    CHECK_INT(pna_amd_gpu_metrics_parse(blob, n, &m, err, sizeof err), 0);
+    pna_amd_gpu_metrics_apply(&m, g);
+    free(blob);
+}
+
+static void publish_gpus(int64_t t_ms, uint64_t e_mps, uint64_t e_mig, uint64_t amd_acc)
+{
+    struct pna_gpu_snap *s = calloc(1, sizeof *s);
+    s->count = 3;
+    s->gpus = calloc(3, sizeof *s->gpus);
+    uint32_t idx[3] = { G_MPS, G_MIG, G_AMD };
+    for (int i = 0; i < 3; i++) {
+        struct pna_gpu *g = &s->gpus[i];
+        g->index = idx[i];
+        g->vendor = i == 2 ? PNA_GPU_VND_AMD : PNA_GPU_VND_NVIDIA;
+        snprintf(g->pci_bus_id, sizeof g->pci_bus_id, "0000:%02x:00.0", (unsigned)(idx[i] >> 8));
+        snprintf(g->uuid, sizeof g->uuid, "GPU-test-%d", i);
+        snprintf(g->name, sizeof g->name, "%s", i == 2 ? "AMD Radeon RX 6900 XT" : "NVIDIA H100");
+        g->has_power_limit = true;
+        g->power_limit_mw = 700000;
+    }
+    s->gpus[0].has_energy = s->gpus[1].has_energy = true;
+    s->gpus[0].energy_mj = e_mps;
+    s->gpus[1].energy_mj = e_mig;
+    s->gpus[0].has_activity[PNA_GPU_ACT_SM] = true;
+    s->gpus[0].activity_bp[PNA_GPU_ACT_SM] = 2500;
+    s->gpus[1].has_mig = s->gpus[1].mig_enabled = true;
+    amd_energy(&s->gpus[2], amd_acc);
+    s->gpus[2].has_activity[PNA_GPU_ACT_GRAPHICS] = true;   /* gfx_activity */
+    s->gpus[2].activity_bp[PNA_GPU_ACT_GRAPHICS] = 8000;
+    s->gpus[2].has_mem_used = true;
+    s->gpus[2].mem_used_bytes = 2000;
+    s->proc_count = 2;
+    s->procs = calloc(2, sizeof *s->procs);
+    const char *cg[2] = { "/kubepods/pod-a/ctr-a", "/kubepods/pod-b/ctr-b" };
+    for (int i = 0; i < 2; i++) {
+        struct pna_gpu_proc *p = &s->procs[i];
+        p->gpu_index = G_MPS;
+        p->pid = 11 + (uint32_t)i;
+        snprintf(p->cgroup, sizeof p->cgroup, "%s", cg[i]);
+        p->has_util = true;
+        p->sm_pct = i ? 10 : 30;
+        p->has_mem = true;
+        p->mem_bytes = i ? 100 : 300;
+    }
+    s->mig_count = 1;
+    s->migs = calloc(1, sizeof *s->migs);
+    s->migs[0] = (struct pna_gpu_mig){ .gpu_index = G_MIG, .gpu_instance = 1, .has_sm_active = true,
+                                       .sm_active_bp = 5000, .has_mem = true, .mem_used_bytes = 500 };
+    snprintf(s->migs[0].uuid, sizeof s->migs[0].uuid, "MIG-test-3g");
+    snprintf(s->migs[0].profile, sizeof s->migs[0].profile, "3g.40gb");
+    pna_snap_init(&s->base, destroy_gpu_snap);
+    s->base.taken_ms = t_ms;
+    pna_cache_publish(PNA_DOM_GPU, &s->base);
+}
+
+static void destroy_ctr_snap(struct pna_snap *snap)
+{
+    struct pna_containers_snap *s = (struct pna_containers_snap *)snap;
+    pna_container_set_free(&s->set);
+    free(s);
+}
+
+static void add_container(struct pna_container_set *set, const char *id, const char *pod,
+                          const char *cgroup, uint32_t gpu)
+{
+    struct pna_container *c = pna_container_set_add(set);
+    pna_container_set_text(set, &c->id, id, PNA_CTR_ID_CAP);
+    pna_container_set_text(set, &c->name, "main", PNA_CTR_NAME_CAP);
+    pna_container_set_text(set, &c->pod_name, pod, PNA_CTR_POD_NAME_CAP);
+    pna_container_set_text(set, &c->pod_namespace, "ml", PNA_CTR_POD_NAMESPACE_CAP);
+    pna_container_set_text(set, &c->cgroup_path, cgroup, PNA_CTR_CGROUP_CAP);
+    struct pna_container_device d = { .type = 'c', .gpu_index = gpu };
+    snprintf(d.path, sizeof d.path, "/dev/nvidia%u", (unsigned)(gpu >> 12));
+    pna_container_set_add_device(set, &d);
+}
+
+static void publish_holders(void)
+{
+    struct pna_containers_snap *c = calloc(1, sizeof *c);
+    pna_container_set_init(&c->set);
+    add_container(&c->set, "ctr-a", "pod-a", "/kubepods/pod-a/ctr-a", G_MPS);
+    add_container(&c->set, "ctr-b", "pod-b", "/kubepods/pod-b/ctr-b", G_MPS);
+    add_container(&c->set, "ctr-r", "pod-r", "/kubepods/pod-r/ctr-r", G_AMD);
+    CHECK_INT(pna_container_set_sort(&c->set), 0);
+    pna_snap_init(&c->base, destroy_ctr_snap);
+    pna_cache_publish(PNA_DOM_CONTAINERS, &c->base);
+
+    struct pna_podres_snap *p = calloc(1, sizeof *p);
+    struct pna_podres_row *r = pna_podres_add(p);
+    r->assigned = true;
+    snprintf(r->pod_namespace, sizeof r->pod_namespace, "ml");
+    snprintf(r->pod_name, sizeof r->pod_name, "pod-m");
+    snprintf(r->container, sizeof r->container, "main");
+    snprintf(r->resource, sizeof r->resource, "nvidia.com/mig-3g.40gb");
+    snprintf(r->id, sizeof r->id, "MIG-test-3g");
+    CHECK_INT(pna_podres_finish(p, NULL), 0);
+    pna_snap_init(&p->base, (void (*)(struct pna_snap *))pna_podres_snap_free);
+    pna_cache_publish(PNA_DOM_PODRES, &p->base);
+}
+
+static const struct pna_usage_row *published_row(const char *id, uint32_t gpu)
+{
+    const struct pna_usage_snap *u = (const struct pna_usage_snap *)pna_cache_acquire(PNA_DOM_ACCOUNTING);
+    const struct pna_usage_row *found = NULL;
+    for (size_t i = 0; u && i < u->l.n_rows; i++)
+        if (u->l.rows[i].gpu_index == gpu && !strcmp(u->l.rows[i].who.id, id))
+            found = &u->l.rows[i];
+    pna_snap_release((struct pna_snap *)u);   /* the cache keeps its own reference */
+    return found;
+}
+
+static void account(void *st)
+{
+    struct pna_snap *out = NULL;
+    char err[256] = "";
+    CHECK_INT(pna_poller_collect(&pna_accounting_poller, st, &out, err, sizeof err), 0);
+    if (out)
+        pna_cache_publish(PNA_DOM_ACCOUNTING, out);
+}
+
+static void test_poller(void)
+{
+    struct pna_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    struct pna_accounting_settings set = { .state_file = "", .retention_ms = 3600000 };
+    void *st = NULL;
+    char err[256];
+    CHECK_INT(pna_accounting_poller.init(&st, &cfg, &set, err, sizeof err), 0);
+    publish_holders();
+    publish_gpus(1000, 100000, 200000, 65536);           /* 1000 mJ on the AMD GPU */
+    account(st);
+    publish_gpus(5000, 104000, 207000, 65536 * 9);       /* +4000, +7000, +8000 mJ in 4 s */
+    account(st);
+
+    /* time slicing by process samples: 30 and 10 of 40 */
+    const struct pna_usage_row *a = published_row("ctr-a", G_MPS), *b = published_row("ctr-b", G_MPS);
+    CHECK(a && b);
+    if (a && b) {
+        CHECK_U64(a->f.energy_mj, 3000);
+        CHECK_U64(b->f.energy_mj, 1000);
+        CHECK_INT(a->rule, PNA_USAGE_PROCESS);
+        CHECK_U64(a->f.held_ms, 3000);
+        CHECK_U64(a->f.sm_active_ms, 750);               /* 25 % SM activity */
+        CHECK_U64(a->f.mem_byte_s, 1200);                /* its process's 300 bytes x 4 s */
+        CHECK_U64(b->f.mem_byte_s, 400);
+    }
+    /* MIG: 3 of 7 slices, its own GPM activity */
+    const struct pna_usage_row *m = published_row("ml/pod-m/main", G_MIG);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_U64(m->f.energy_mj, 3000);
+        CHECK_INT(m->rule, PNA_USAGE_MIG);
+        CHECK_U64(m->f.held_ms, 4000 * 3 / 7);
+        CHECK_U64(m->f.sm_active_ms, 4000 * 3 / 7 / 2);
+        CHECK_U64(m->f.mem_byte_s, 2000);
+    }
+    /* AMD: the energy accumulator's increase, gfx_activity */
+    const struct pna_usage_row *r = published_row("ctr-r", G_AMD);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_U64(r->f.energy_mj, 8000);
+        CHECK_INT(r->rule, PNA_USAGE_WHOLE);
+        CHECK_U64(r->f.sm_active_ms, 3200);
+        CHECK_U64(r->f.mem_byte_s, 8000);
+    }
+    const struct pna_usage_snap *u = (const struct pna_usage_snap *)pna_cache_acquire(PNA_DOM_ACCOUNTING);
+    const struct pna_usage_gpu *g = u ? pna_usage_find_gpu(u->l.gpus, u->l.n_gpus, G_MIG) : NULL;
+    CHECK(g != NULL);
+    if (g)
+        CHECK_U64(g->idle_mj, 200000 + 4000);            /* 4 slices nobody's */
+    pna_snap_release((struct pna_snap *)u);
+    /* the same snapshot again: charged once */
+    account(st);
+    a = published_row("ctr-a", G_MPS);
+    CHECK(a && a->f.energy_mj == 3000);
+    pna_accounting_poller.fini(st);
+    pna_cache_clear();
+}
+
 int main(void)
 {
     test_whole();
@@ -268,5 +490,6 @@ int main(void)
     test_power_time();
     test_retention();
     test_state_file();
+    test_poller();
     UNIT_END();
 }

@@ -318,8 +318,14 @@ static enum pna_usage_outcome interval_energy(struct pna_usage_gpu *g,
     } else {
         return PNA_USAGE_NO_ENERGY;
     }
-    /* mW x ms / 1000 = mJ */
-    uint64_t most = s->has_power_limit ? (uint64_t)s->power_limit_mw * dt_ms / 1000 : UINT64_MAX;
+    /* Only a counter can lie: power x time is the agent's own figure.  mW x
+     * ms / 1000 = mJ, with PNA_USAGE_PHYSICS_SLACK_PCT more: a GPU may draw
+     * above its enforced limit for a moment, and the counter is read at some
+     * point of a poll while the interval is measured between poll ends. */
+    uint64_t most = g->energy_from == PNA_USAGE_FROM_COUNTER && s->has_power_limit
+                        ? (uint64_t)s->power_limit_mw * dt_ms / 1000 *
+                              (100 + PNA_USAGE_PHYSICS_SLACK_PCT) / 100
+                        : UINT64_MAX;
     if (*de > most) {
         snprintf(why, cap,
                  "GPU %s: energy rose %llu mJ in %llu ms, more than its power limit allows (%llu mJ)",

@@ -11,7 +11,8 @@
  *    increase of the GPU's own counter (NVML total energy, amdgpu
  *    energy1_input) or, where the GPU has none, its power x the interval.
  *  - A counter that went backwards, or rose more than the GPU's power limit
- *    x the interval allows, charges nothing: the interval is rejected and
+ *    x the interval allows (with PNA_USAGE_PHYSICS_SLACK_PCT for power
+ *    excursions and sampling), charges nothing: the interval is rejected and
  *    counted, and the GPU's idle figure restarts (a new discontinuity time).
  *  - The interval's energy, held time and active time are shared between
  *    the claims on the GPU by weight over a denominator: whole (one claim,
@@ -177,6 +178,10 @@ enum pna_usage_outcome {
     PNA_USAGE_REJECTED,              /* backwards, or more than physics allows: WHY says */
     PNA_USAGE_NO_ENERGY,             /* no counter and no power: held time charged only */
 };
+
+/* How far above power limit x interval a counter may rise before the
+ * interval is refused (see interval_energy() in usage.c). */
+#define PNA_USAGE_PHYSICS_SLACK_PCT 25
 
 /* The GPU record for sample S (added when new); NULL when out of memory. */
 struct pna_usage_gpu *pna_usage_gpu_of(struct pna_usage_ledger *l, const struct pna_usage_sample *s,
