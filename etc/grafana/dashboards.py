@@ -964,6 +964,181 @@ DASHBOARDS = (("gpu", gpu_dashboard), ("rdma", rdma_dashboard),
               ("containers", containers_dashboard), ("agent", agent_dashboard))
 
 # ---------------------------------------------------------------------------
+# GPU usage by namespace, pod and Slurm job: the agent's accounting counters
+# (docs/gpu.md) and its idle-but-allocated and orphan verdicts.
+
+KWH_J = 3600000    # joules in a kilowatt-hour
+NS_POD_S = 'primusPodGpuUsageNamespace=~"$namespace"'
+JOB_USAGE_S = 'primusSlurmJobGpuUsageJob=~"$job"'
+L_NS_B = "{{namespace}}"
+L_NS_S = "{{primusPodGpuUsageNamespace}}"
+L_PODU_S = "{{primusPodGpuUsageNamespace}}/{{primusPodGpuUsagePod}}"
+L_JOB_B = "job {{exported_job}}"
+L_JOB_S = "job {{primusSlurmJobGpuUsageJob}}"
+
+
+def usage_dashboard():
+    pb = "{%s,%s}" % (I, NS_B)
+    ps = "{%s,%s}" % (I, NS_POD_S)
+    jb = "{%s,%s}" % (I, JOB_B)
+    js = "{%s,%s}" % (I, JOB_USAGE_S)
+    return dict(
+        uid="pna-gpu-usage", title="GPU usage by namespace / pod / job", tags=["gpu", "accounting"],
+        desc="What the GPUs did for whom, from the agent's own counters: energy and GPU-hours per "
+             "namespace, pod and Slurm job, the share of held time the GPUs were active, and the "
+             "GPUs that are allocated and idle.",
+        variables=[INSTANCE_VAR,
+                   ("namespace", "Namespace",
+                    "label_values(primus_pod_gpu_seconds_total{%s}, namespace)" % I,
+                    "label_values(primusPodGpuUsageSeconds{%s}, primusPodGpuUsageNamespace)" % I),
+                   ("job", "Slurm job",
+                    "label_values(primus_slurm_job_gpu_seconds_total{%s}, exported_job)" % I,
+                    "label_values(primusSlurmJobGpuUsageSeconds{%s}, primusSlurmJobGpuUsageJob)" % I)],
+        rows=[
+            row("Idle allocated", [
+                stat("GPUs allocated and idle", "GPUs held by a pod, container or Slurm job whose "
+                     "activity stayed below accountingIdleThreshold for its window "
+                     "(primusGpuIdleAllocated; alert PrimusGpuIdleAllocated).",
+                     both([("sum(primus_gpu_idle_allocated{%s}) or vector(0)" % I, "")],
+                          [("count(primusGpuIdleAllocated{%s} == 1) or vector(0)" % I, "")]),
+                     thresholds=steps("green", None, "orange", 1)),
+                stat("Orphan GPU processes", "Processes on the GPUs in no container and no Slurm "
+                     "job (primusGpuOrphanProcesses; alert PrimusGpuOrphanProcesses).",
+                     both([("sum(primus_gpu_orphan_processes{%s}) or vector(0)" % I, "")],
+                          [("sum(primusGpuOrphanProcesses{%s}) or vector(0)" % I, "")]),
+                     thresholds=steps("green", None, "orange", 1)),
+                stat("Idle energy", "GPU energy over the time range that no holder was charged "
+                     "(the GPUs' idle residual).",
+                     both([("sum(increase(primus_gpu_idle_energy_joules_total{%s}%s)) / %d"
+                            % (I, RANGE, KWH_J), "")],
+                          [("sum(increase(primusGpuIdleEnergy{%s}%s)) / 1000 / %d" % (I, RANGE, KWH_J), "")]),
+                     unit="kwatth"),
+                table("Allocated and idle GPUs", "Each GPU held and idle now, with how long its "
+                      "activity has been below the threshold.",
+                      both([("(time() - primus_gpu_low_activity_since_timestamp_seconds{%s}) "
+                             "and on(instance, pci_bus_id) (primus_gpu_idle_allocated{%s} == 1)" % (I, I), "")],
+                           [("(time() - primusGpuLowActivitySince{%s}) and on(instance, primusGpuPciBusId) "
+                             "(primusGpuIdleAllocated{%s} == 1)" % (I, I), "")]),
+                      w=12, hide=["Time", "job", "__name__"], units={"Value": "s"},
+                      rename={"Value": "below the threshold for"}),
+            ]),
+            row("Namespaces", [
+                ts("GPU power by namespace", "Energy charged to each namespace's pods per second "
+                   "(their share of the GPUs' own energy counters).",
+                   both([("sum by (namespace) (rate(primus_pod_gpu_energy_joules_total%s%s))" % (pb, RI), L_NS_B)],
+                        [("sum by (primusPodGpuUsageNamespace) (rate(primusPodGpuUsageEnergy%s%s)) / 1000"
+                          % (ps, RI), L_NS_S)]),
+                   unit="watt", lo=0),
+                ts("GPUs held by namespace", "GPU-seconds held per second: how many GPUs the "
+                   "namespace's pods held on average.",
+                   both([("sum by (namespace) (rate(primus_pod_gpu_seconds_total%s%s))" % (pb, RI), L_NS_B)],
+                        [("sum by (primusPodGpuUsageNamespace) (rate(primusPodGpuUsageSeconds%s%s)) / 100"
+                          % (ps, RI), L_NS_S)]),
+                   lo=0),
+                table("Energy and GPU-hours per namespace", "Over the time range: kWh charged to "
+                      "the namespace, GPU-hours held, and the share of them the SMs were active.",
+                      both([("sum by (namespace) (increase(primus_pod_gpu_energy_joules_total%s%s)) / %d"
+                             % (pb, RANGE, KWH_J), ""),
+                            ("sum by (namespace) (increase(primus_pod_gpu_seconds_total%s%s)) / 3600"
+                             % (pb, RANGE), ""),
+                            ("sum by (namespace) (increase(primus_pod_gpu_sm_active_seconds_total%s%s)) / "
+                             "sum by (namespace) (increase(primus_pod_gpu_seconds_total%s%s))"
+                             % (pb, RANGE, pb, RANGE), "")],
+                           [("sum by (primusPodGpuUsageNamespace) (increase(primusPodGpuUsageEnergy%s%s)) "
+                             "/ 1000 / %d" % (ps, RANGE, KWH_J), ""),
+                            ("sum by (primusPodGpuUsageNamespace) (increase(primusPodGpuUsageSeconds%s%s)) "
+                             "/ 100 / 3600" % (ps, RANGE), ""),
+                            ("sum by (primusPodGpuUsageNamespace) (increase(primusPodGpuUsageSmActive%s%s)) / "
+                             "sum by (primusPodGpuUsageNamespace) (increase(primusPodGpuUsageSeconds%s%s))"
+                             % (ps, RANGE, ps, RANGE), "")]),
+                      w=24, rename={"Value #A": "energy", "Value #B": "GPU-hours",
+                                    "Value #C": "active share",
+                                    "primusPodGpuUsageNamespace": "namespace"},
+                      units={"energy": "kwatth", "GPU-hours": "short", "active share": "percentunit"}),
+            ]),
+            row("Pods", [
+                ts("Active share by pod", "Of the GPU time each pod held, the share the SMs were "
+                   "active (SM-active seconds over GPU-seconds held).",
+                   both([("sum by (namespace, pod) (rate(primus_pod_gpu_sm_active_seconds_total%s%s)) / "
+                          "sum by (namespace, pod) (rate(primus_pod_gpu_seconds_total%s%s))"
+                          % (pb, RI, pb, RI), L_POD_B.replace("{{instance}} ", ""))],
+                        [("sum by (primusPodGpuUsageNamespace, primusPodGpuUsagePod) "
+                          "(rate(primusPodGpuUsageSmActive%s%s)) / sum by (primusPodGpuUsageNamespace, "
+                          "primusPodGpuUsagePod) (rate(primusPodGpuUsageSeconds%s%s))"
+                          % (ps, RI, ps, RI), L_PODU_S)]),
+                   unit="percentunit", lo=0, hi=1),
+                ts("GPU memory held by pod", "Device memory byte-seconds per second: the pod's "
+                   "average GPU memory.",
+                   both([("sum by (namespace, pod) (rate(primus_pod_gpu_memory_byte_seconds_total%s%s))"
+                          % (pb, RI), L_POD_B.replace("{{instance}} ", ""))],
+                        [("sum by (primusPodGpuUsageNamespace, primusPodGpuUsagePod) "
+                          "(rate(primusPodGpuUsageMemoryByteSeconds%s%s))" % (ps, RI), L_PODU_S)]),
+                   unit="bytes", lo=0),
+                table("Top pods by energy", "The 20 pods charged the most GPU energy over the time "
+                      "range, with their GPU-hours.",
+                      both([("topk(20, sum by (namespace, pod) (increase(primus_pod_gpu_energy_joules_total%s%s))) / %d"
+                             % (pb, RANGE, KWH_J), ""),
+                            ("sum by (namespace, pod) (increase(primus_pod_gpu_seconds_total%s%s)) / 3600"
+                             % (pb, RANGE), "")],
+                           [("topk(20, sum by (primusPodGpuUsageNamespace, primusPodGpuUsagePod) "
+                             "(increase(primusPodGpuUsageEnergy%s%s))) / 1000 / %d" % (ps, RANGE, KWH_J), ""),
+                            ("sum by (primusPodGpuUsageNamespace, primusPodGpuUsagePod) "
+                             "(increase(primusPodGpuUsageSeconds%s%s)) / 100 / 3600" % (ps, RANGE), "")]),
+                      w=24, rename={"Value #A": "energy", "Value #B": "GPU-hours",
+                                    "primusPodGpuUsageNamespace": "namespace", "primusPodGpuUsagePod": "pod"},
+                      units={"energy": "kwatth"}),
+            ]),
+            row("Slurm jobs", [
+                ts("GPU power by Slurm job", "Energy charged to each job per second.",
+                   both([("sum by (exported_job) (rate(primus_slurm_job_gpu_energy_joules_total%s%s))"
+                          % (jb, RI), L_JOB_B)],
+                        [("sum by (primusSlurmJobGpuUsageJob) (rate(primusSlurmJobGpuUsageEnergy%s%s)) / 1000"
+                          % (js, RI), L_JOB_S)]),
+                   unit="watt", lo=0),
+                ts("Active share by Slurm job", "Of the GPU time each job held, the share the SMs "
+                   "were active.",
+                   both([("sum by (exported_job) (rate(primus_slurm_job_gpu_sm_active_seconds_total%s%s)) / "
+                          "sum by (exported_job) (rate(primus_slurm_job_gpu_seconds_total%s%s))"
+                          % (jb, RI, jb, RI), L_JOB_B)],
+                        [("sum by (primusSlurmJobGpuUsageJob) (rate(primusSlurmJobGpuUsageSmActive%s%s)) / "
+                          "sum by (primusSlurmJobGpuUsageJob) (rate(primusSlurmJobGpuUsageSeconds%s%s))"
+                          % (js, RI, js, RI), L_JOB_S)]),
+                   unit="percentunit", lo=0, hi=1),
+                table("Energy and GPU-hours per Slurm job", "Over the time range: kWh charged to "
+                      "each job and GPU-hours it held.",
+                      both([("sum by (exported_job) (increase(primus_slurm_job_gpu_energy_joules_total%s%s)) / %d"
+                             % (jb, RANGE, KWH_J), ""),
+                            ("sum by (exported_job) (increase(primus_slurm_job_gpu_seconds_total%s%s)) / 3600"
+                             % (jb, RANGE), "")],
+                           [("sum by (primusSlurmJobGpuUsageJob) (increase(primusSlurmJobGpuUsageEnergy%s%s)) "
+                             "/ 1000 / %d" % (js, RANGE, KWH_J), ""),
+                            ("sum by (primusSlurmJobGpuUsageJob) (increase(primusSlurmJobGpuUsageSeconds%s%s)) "
+                             "/ 100 / 3600" % (js, RANGE), "")]),
+                      w=24, rename={"Value #A": "energy", "Value #B": "GPU-hours",
+                                    "exported_job": "Slurm job", "primusSlurmJobGpuUsageJob": "Slurm job"},
+                      units={"energy": "kwatth"}),
+            ]),
+            row("GPUs", [
+                ts("Energy per GPU: holders and idle", "Each GPU's power charged to its holders "
+                   "(per holder) and to nobody (idle residual): together the GPU's own counter.",
+                   both([("sum by (instance, pci_bus_id, namespace, pod, exported_job) "
+                          "(rate(primus_gpu_usage_energy_joules_total{%s}%s))" % (I, RI),
+                          "{{instance}} {{pci_bus_id}} {{namespace}}/{{pod}} {{exported_job}}"),
+                         ("rate(primus_gpu_idle_energy_joules_total{%s}%s)" % (I, RI),
+                          "{{instance}} {{pci_bus_id}} idle")],
+                        [("sum by (instance, primusGpuPciBusId, primusGpuUsageHolderId) "
+                          "(rate(primusGpuUsageEnergy{%s}%s)) / 1000" % (I, RI),
+                          "{{instance}} {{primusGpuPciBusId}} {{primusGpuUsageHolderId}}"),
+                         ("rate(primusGpuIdleEnergy{%s}%s) / 1000" % (I, RI),
+                          "{{instance}} {{primusGpuPciBusId}} idle")]),
+                   unit="watt", lo=0, w=24),
+            ]),
+        ])
+
+
+DASHBOARDS += (("usage", usage_dashboard),)
+
+# ---------------------------------------------------------------------------
 # Rendering to the Grafana JSON model
 
 

@@ -112,6 +112,8 @@ MACROS = [
     ("{$PRIMUS.POD.STORAGE.LIMIT.MAX}", "90", "A pod's ephemeral storage used (% of its own limit)."),
     ("{$PRIMUS.POD.STORAGE.NODE.MAX}", "25", "A pod's ephemeral storage used (% of the node's capacity)."),
     ("{$PRIMUS.POD.STORAGE.FOR}", "15m", "A pod above either maximum for this long."),
+    ("{$PRIMUS.GPU.IDLE.FOR}", "5m", "A held GPU the agent judges idle (accountingIdleThreshold) for this long."),
+    ("{$PRIMUS.GPU.ORPHAN.FOR}", "10m", "Processes in no container and no Slurm job on a GPU for this long."),
 ]
 
 # ---------------------------------------------------------------------------
@@ -249,6 +251,7 @@ TABLES = {
         columns={"USAGE_SINCE": "primusSlurmJobGpuUsageCounterDiscontinuityTime"},
         component="slurm"),
 }
+
 
 # Scalars' component tags by the MIB group they sit in.
 GROUP_COMPONENT = {
@@ -1093,6 +1096,25 @@ TRIGGER_PROTOTYPES = {
     ],
 }
 
+
+# GPUs held and unused, and processes nobody holds (alerts_snmp_exporter.yml,
+# primus-node-agent-snmp.gpu-work): the agent's own verdicts.
+TRIGGER_PROTOTYPES["primusGpuTable"] += [
+    dict(alert="PrimusGpuIdleAllocated", component="gpu", priority="WARNING",
+         name="GPU {#GPU_BUS_ID} is allocated and idle",
+         expr=held_eq("primusGpuIdleAllocated", 1, "{$PRIMUS.GPU.IDLE.FOR}"),
+         description="GPU {#GPU_BUS_ID} is held by a container, pod or Slurm job (its Holder pod and Holder "
+                     "job items) and its activity has stayed below the agent's accountingIdleThreshold for the "
+                     "whole window, for {$PRIMUS.GPU.IDLE.FOR}: an allocated GPU nobody uses. Ask its owner to "
+                     "release it."),
+    dict(alert="PrimusGpuOrphanProcesses", component="gpu", priority="WARNING",
+         name="GPU {#GPU_BUS_ID} runs processes nobody holds",
+         opdata="{ITEM.LASTVALUE1} process(es)",
+         expr="min(%s,{$PRIMUS.GPU.ORPHAN.FOR})>0" % k("primusGpuOrphanProcesses"),
+         description="Processes on GPU {#GPU_BUS_ID} have run in no container and no Slurm job for "
+                     "{$PRIMUS.GPU.ORPHAN.FOR}: work outside the scheduler, or left behind by a container that "
+                     "went away. The GPU processes' Orphan items (primusGpuProcOrphan) name them."),
+]
 
 # ---------------------------------------------------------------------------
 class Dumper(yaml.SafeDumper):

@@ -171,6 +171,8 @@ const char *const pna_event_type_names[PNA_EV_TYPE_MAX + 1] = {
     [PNA_EV_MODULE_THRESHOLD] = "moduleThreshold",
     [PNA_EV_MODULE_THRESHOLD_CLEAR] = "moduleThresholdClear",
     [PNA_EV_SLURM_JOB_END] = "slurmJobEnd",
+    [PNA_EV_GPU_IDLE_ALLOCATED] = "gpuIdleAllocated",
+    [PNA_EV_GPU_ORPHAN_PROCESS] = "gpuOrphanProcess",
 };
 
 const char *const pna_severity_names[PNA_SEV_CRITICAL + 1] = {

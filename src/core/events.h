@@ -33,8 +33,10 @@ enum pna_event_type {
     PNA_EV_MODULE_THRESHOLD = 17,    /* a module reading crossed one of its thresholds */
     PNA_EV_MODULE_THRESHOLD_CLEAR = 18, /* ... and is back inside them */
     PNA_EV_SLURM_JOB_END = 19,       /* a Slurm job's cgroup went away */
+    PNA_EV_GPU_IDLE_ALLOCATED = 20,  /* a held GPU became idle, or is no longer */
+    PNA_EV_GPU_ORPHAN_PROCESS = 21,  /* a process on a GPU that no container or job holds */
 };
-#define PNA_EV_TYPE_MAX PNA_EV_SLURM_JOB_END
+#define PNA_EV_TYPE_MAX PNA_EV_GPU_ORPHAN_PROCESS
 
 /* Values are primusEventSeverity. */
 enum pna_severity {
@@ -78,6 +80,17 @@ struct pna_event_gpu {
     char remote_bus_id[24];
     int32_t health;        /* primusGpuHealth, for PNA_EV_GPU_HEALTH */
     char reason[64];       /* primusGpuHealthReason */
+    /* PNA_EV_GPU_IDLE_ALLOCATED: the verdict (1 idle, 0 no longer), since when
+     * it has been below the threshold (0 when it is not), and its holder */
+    int32_t idle_allocated;
+    int64_t low_since_s;
+    char holder_pod[128];  /* primusGpuHolderPod, "" none */
+    char holder_namespace[64];
+    uint32_t holder_job;   /* primusGpuHolderJob, 0 none */
+    /* PNA_EV_GPU_ORPHAN_PROCESS: the process, and the GPU's orphans now */
+    uint32_t pid;
+    char process[16];      /* primusGpuProcName */
+    uint32_t orphans;      /* primusGpuOrphanProcesses */
 };
 
 struct pna_event_pfc {

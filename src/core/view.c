@@ -103,3 +103,19 @@ bool pna_view_degraded(const struct pna_view *v)
             return true;
     return false;
 }
+
+void pna_view_of_inputs(struct pna_view *v, const struct pna_poller_inputs *in,
+                        enum pna_domain domain, const struct pna_snap *own, int64_t now_ms)
+{
+    memset(v, 0, sizeof *v);
+    v->now_ms = now_ms;
+    for (int d = 0; d < PNA_DOM_COUNT; d++) {
+        /* the view's slots are not const: the front ends' views own references */
+        v->snap[d] = (struct pna_snap *)pna_poller_input(in, (enum pna_domain)d);
+        if (v->snap[d])
+            v->taken |= PNA_VIEW_DOMAIN(d);
+    }
+    v->snap[domain] = (struct pna_snap *)own;
+    if (own)
+        v->taken |= PNA_VIEW_DOMAIN(domain);
+}

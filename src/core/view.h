@@ -64,6 +64,15 @@ void pna_view_release(struct pna_view *v);
  * the first table that reads it is reached).  NOW_MS stays the first take's. */
 void pna_view_need(struct pna_view *v, uint32_t what);
 
+/* A view over a poller's inputs IN (core/poller.h) and, as its own DOMAIN,
+ * the snapshot OWN it is building (may be NULL), taken at NOW_MS: for a
+ * poller that makes at poll time the joins the front ends make at answer
+ * time, with the same functions.  It holds no references of its own (the
+ * poller core holds the inputs' for the length of collect(), the poller its
+ * own snapshot): never released, and not kept past the call. */
+void pna_view_of_inputs(struct pna_view *v, const struct pna_poller_inputs *in,
+                        enum pna_domain domain, const struct pna_snap *own, int64_t now_ms);
+
 /* The snapshot of DOMAIN in V, or NULL. */
 static inline const void *pna_view_snap(const struct pna_view *v, enum pna_domain domain)
 {

@@ -628,3 +628,24 @@ oom:
     pna_container_set_free(&out);
     return -1;
 }
+
+/* CGROUP is PARENT or lies under it. */
+static bool cgroup_within(const char *cgroup, const char *parent)
+{
+    size_t n = strlen(parent);
+    return n && strncmp(cgroup, parent, n) == 0 &&
+           (cgroup[n] == '\0' || cgroup[n] == '/' || parent[n - 1] == '/');
+}
+
+const struct pna_container *pna_container_of_cgroup(const struct pna_container_set *set,
+                                                    const char *cgroup)
+{
+    const struct pna_container *best = NULL;
+    for (size_t i = 0; set && cgroup[0] && i < set->count; i++) {
+        const struct pna_container *c = &set->rows[i];
+        if (c->cgroup_path && cgroup_within(cgroup, c->cgroup_path) &&
+            (!best || strlen(c->cgroup_path) > strlen(best->cgroup_path)))
+            best = c;
+    }
+    return best;
+}

@@ -301,6 +301,13 @@ bool pna_container_holds_render(const struct pna_container_set *set, const struc
 const struct pna_container *pna_container_of_device(const struct pna_container_set *set,
                                                     size_t dev);
 
+/* The container process cgroup CGROUP (as /proc/PID/cgroup names it) runs
+ * in: the one whose cgroup is CGROUP or holds it, the deepest of several;
+ * NULL when none or CGROUP is "".  The GPU process rows' container columns
+ * and the orphan rule (model/gpu/gpu_idle.h) both ask it. */
+const struct pna_container *pna_container_of_cgroup(const struct pna_container_set *set,
+                                                    const char *cgroup);
+
 /* Devices of row I. */
 static inline const struct pna_container_device *
 pna_container_devices(const struct pna_container_set *set, size_t i, size_t *n)

@@ -97,6 +97,8 @@ enum pna_mib_notif { /* in primusNodeNotifications */
     PNA_NOTIF_MODULE_THRESHOLD = 17,         /* primusModuleThreshold */
     PNA_NOTIF_MODULE_THRESHOLD_CLEAR = 18,   /* primusModuleThresholdClear */
     PNA_NOTIF_SLURM_JOB_END = 19,            /* primusSlurmJobEnd */
+    PNA_NOTIF_GPU_IDLE_ALLOCATED_CHANGE = 20, /* primusGpuIdleAllocatedChange */
+    PNA_NOTIF_GPU_ORPHAN_PROCESS = 21,       /* primusGpuOrphanProcess */
 };
 
 /* Enumerated values. */

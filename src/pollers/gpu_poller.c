@@ -7,6 +7,14 @@
  *                       answers GPU_IS_LOST for it;
  *   PNA_EV_GPU_LINK_*   when a link goes down or comes back;
  *   PNA_EV_GPU_HEALTH   when the health verdict changes.
+ *   PNA_EV_GPU_IDLE_ALLOCATED  when a held GPU becomes idle (below
+ *                       accountingIdleThreshold for its window) or is no longer;
+ *   PNA_EV_GPU_ORPHAN_PROCESS  for each process found on a GPU that no
+ *                       container or Slurm job holds.
+ * The last two need the holders: the containers, podresources and slurm
+ * snapshots are this poller's inputs, joined with the functions the front
+ * ends' holder columns use (model/gpu/gpu_idle.h), and the verdicts go in
+ * the GPU's row.
  * All but the XIDs go through core/transitions.c: at start-up (and for a GPU
  * that appears) only bad news is news.
  *
@@ -32,6 +40,11 @@
 #include "core/events.h"
 #include "core/log.h"
 #include "core/transitions.h"
+#include "core/view.h"
+#include "model/gpu/gpu_idle.h"
+#include "model/kubernetes/holders.h"
+#include "model/slurm/slurm_holders.h"
+#include "util/clock.h"
 #include "util/fileio.h"
 
 #include <pthread.h>
@@ -49,6 +62,8 @@
 enum { GPU_PRESENT = 1, GPU_LOST = 2 };
 enum { GPU_COOL = 1, GPU_HOT = 2 };
 enum { GPU_LINK_DOWN = 1, GPU_LINK_UP = 2 };
+enum { GPU_BUSY = 1, GPU_IDLE = 2 };
+enum { GPU_PROC_OWNED = 1, GPU_PROC_ORPHAN = 2 };
 
 /* What is kept of a present GPU: its names for the notification when it
  * disappears, and which of its links were ever up. */
@@ -63,6 +78,10 @@ struct gpu_alerts {
     struct pna_transitions *thermal;  /* GPU_COOL / GPU_HOT */
     struct pna_transitions *links;    /* GPU_LINK_DOWN / GPU_LINK_UP */
     struct pna_transitions *health;   /* the verdict notified (enum pna_gpu_verdict values) */
+    /* GPU_BUSY / GPU_IDLE, data struct pna_gpu_idle_track: the window's
+     * history lives here, across failed polls too */
+    struct pna_transitions *idle;
+    struct pna_transitions *orphans;  /* GPU_PROC_OWNED / GPU_PROC_ORPHAN, key (GPU, pid) */
 };
 
 /* XIDs per GPU since the agent started (primusGpuXidErrors, primusGpuLastXid). */
@@ -80,6 +99,7 @@ struct gpu_state {
     unsigned nvidia_smi_timeout_ms;
     int32_t temp_threshold_c;
     unsigned process_rows;       /* gpuProcessRows */
+    struct pna_gpu_idle_rule idle_rule; /* accountingIdleThreshold, defaults filled */
     /* amdgpu gpu_metrics blobs the sysfs reader refused, and how many of
      * them are logged already */
     struct pna_amd_gpu_metrics_refusals amd_refusals;
@@ -366,8 +386,239 @@ static const struct pna_transition_rule health_rule = {
     .bad = health_is_bad, .first_seen = health_first_seen, .changed = health_changed,
 };
 
+/* --- the work on a GPU: idle but allocated, orphan processes ------------ */
+
+/* What the idle and orphan texts need: the GPU, the view its holders are
+ * found in, the rule, and (orphans) the process. */
+struct work_obs {
+    const struct pna_gpu *g;
+    const struct pna_view *v;
+    const struct pna_gpu_idle_rule *rule;
+    const struct pna_gpu_proc *p;
+};
+
+static bool is_idle(int32_t state)
+{
+    return state == GPU_IDLE;
+}
+
+/* Who holds the GPU, for a text: "ml/llm-0", "container web", "job 60917",
+ * "ml/llm-0 and job 60917"; "" nobody. */
+static void holder_text(const struct pna_holder *h, uint32_t job, char *buf, size_t cap)
+{
+    char j[32] = "";
+    if (job)
+        snprintf(j, sizeof j, "job %u", job);
+    if (h->pod[0])
+        snprintf(buf, cap, "%s/%s%s%s", h->pod_namespace, h->pod, j[0] ? " and " : "", j);
+    else if (h->count)
+        snprintf(buf, cap, "container %s%s%s", h->container_name[0] ? h->container_name : h->container_id,
+                 j[0] ? " and " : "", j);
+    else
+        snprintf(buf, cap, "%s", j);
+}
+
+static void post_idle(const struct work_obs *o, bool idle)
+{
+    const struct pna_gpu *g = o->g;
+    struct pna_event ev;
+    gpu_event_init(&ev, PNA_EV_GPU_IDLE_ALLOCATED, idle ? PNA_SEV_WARNING : PNA_SEV_INFO,
+                   g->index, g->pci_bus_id, g->uuid);
+    struct pna_holder h;
+    pna_gpu_holder(o->v, g, &h);
+    struct pna_event_gpu *e = &ev.u.gpu;
+    e->idle_allocated = idle;
+    e->low_since_s = g->low_activity_since_s;
+    pna_strlcpy(e->holder_pod, h.pod, sizeof e->holder_pod);
+    pna_strlcpy(e->holder_namespace, h.pod_namespace, sizeof e->holder_namespace);
+    e->holder_job = pna_slurm_gpu_job(o->v, g);
+    char who[256];
+    holder_text(&h, e->holder_job, who, sizeof who);
+    if (idle)
+        snprintf(ev.text, sizeof ev.text, "GPU %s held by %.160s is idle: activity below %u.%02u %% "
+                 "for %u s", g->pci_bus_id, who, o->rule->threshold_bp / 100,
+                 o->rule->threshold_bp % 100, o->rule->window_s);
+    else if (who[0])
+        snprintf(ev.text, sizeof ev.text, "GPU %s held by %.160s is no longer idle", g->pci_bus_id,
+                 who);
+    else
+        snprintf(ev.text, sizeof ev.text, "GPU %s, idle while allocated, was released",
+                 g->pci_bus_id);
+    pna_event_post(&ev);
+}
+
+static void idle_first_seen(void *arg, const struct pna_transition_key *key, void *data,
+                            int32_t state, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)state;
+    post_idle(obs, true);
+}
+
+/* Idle is a warning; busy again, or released, is news too (its row says so). */
+static bool idle_changed(void *arg, const struct pna_transition_key *key, void *data,
+                         int32_t old_state, int32_t state, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)old_state;
+    post_idle(obs, state == GPU_IDLE);
+    return true;
+}
+
+static const struct pna_transition_rule idle_rule = {
+    .bad = is_idle, .first_seen = idle_first_seen, .changed = idle_changed,
+};
+
+static bool is_orphan(int32_t state)
+{
+    return state == GPU_PROC_ORPHAN;
+}
+
+static void post_orphan(const struct work_obs *o)
+{
+    const struct pna_gpu *g = o->g;
+    const struct pna_gpu_proc *p = o->p;
+    struct pna_event ev;
+    gpu_event_init(&ev, PNA_EV_GPU_ORPHAN_PROCESS, PNA_SEV_WARNING, g->index, g->pci_bus_id,
+                   g->uuid);
+    ev.u.gpu.pid = p->pid;
+    pna_strlcpy(ev.u.gpu.process, p->name, sizeof ev.u.gpu.process);
+    ev.u.gpu.orphans = g->orphan_processes;
+    snprintf(ev.text, sizeof ev.text, "GPU %s: process %u (%s) runs in no container or job "
+             "(cgroup %.120s)", g->pci_bus_id, p->pid, p->name[0] ? p->name : "?", p->cgroup);
+    pna_event_post(&ev);
+}
+
+static void orphan_first_seen(void *arg, const struct pna_transition_key *key, void *data,
+                              int32_t state, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)state;
+    post_orphan(obs);
+}
+
+/* A process whose container went away while it stays on the GPU is news;
+ * an orphan that joins a job's cgroup is not. */
+static bool orphan_changed(void *arg, const struct pna_transition_key *key, void *data,
+                           int32_t old_state, int32_t state, const void *obs)
+{
+    (void)arg;
+    (void)key;
+    (void)data;
+    (void)old_state;
+    if (state == GPU_PROC_ORPHAN)
+        post_orphan(obs);
+    return true;
+}
+
+static const struct pna_transition_rule orphan_rule = {
+    .bad = is_orphan, .first_seen = orphan_first_seen, .changed = orphan_changed,
+};
+
+/* The idle verdict on G, from the window's history, into G's row. */
+static void judge_idle(struct gpu_state *st, const struct pna_view *v, struct pna_gpu *g)
+{
+    struct pna_transition_key key = pna_transition_key(NULL, g->index, 0);
+    const struct pna_gpu_idle_track *kept = pna_transitions_find(st->alerts.idle, &key, NULL);
+    struct pna_gpu_idle_track t = kept ? *kept : (struct pna_gpu_idle_track){ 0 };
+    uint32_t bp = 0;
+    bool has_bp = pna_gpu_idle_activity(g, &bp);
+    int64_t since_ms;
+    enum pna_gpu_idle_verdict verdict =
+        pna_gpu_idle_step(&st->idle_rule, &t, pna_gpu_idle_holders(v, g), has_bp, bp, v->now_ms,
+                          &since_ms);
+    g->low_activity_since_s = since_ms / 1000;
+    if (verdict == PNA_GPU_IDLE_UNKNOWN)
+        return;   /* not observed: its history goes, as the rule restarts the window */
+    g->has_idle_allocated = true;
+    g->idle_allocated = verdict == PNA_GPU_IDLE_YES;
+    struct work_obs o = { .g = g, .v = v, .rule = &st->idle_rule };
+    struct pna_gpu_idle_track *d =
+        pna_transitions_observe(st->alerts.idle, &key, g->idle_allocated ? GPU_IDLE : GPU_BUSY, &o);
+    if (d)
+        *d = t;
+}
+
+/* Each process's orphan flag, and each GPU's count.  Judged where the
+ * containers or the Slurm jobs are known; a process whose cgroup is not
+ * known is not judged. */
+static void judge_orphans(struct gpu_state *st, const struct pna_view *v,
+                          struct pna_gpu_list *list)
+{
+    const struct pna_containers_snap *cs = pna_view_snap(v, PNA_DOM_CONTAINERS);
+    if (!cs && !pna_view_snap(v, PNA_DOM_SLURM))
+        return;
+    for (size_t i = 0; i < list->count; i++)
+        list->gpus[i].has_orphans = list->gpus[i].has_processes;
+    for (size_t i = 0; i < list->nprocs; i++) {
+        struct pna_gpu_proc *p = &list->procs[i];
+        struct pna_gpu *g = (struct pna_gpu *)pna_gpu_find(list->gpus, list->count, p->gpu_index);
+        if (!g || !p->cgroup[0])
+            continue;
+        p->has_orphan = true;
+        p->orphan = pna_gpu_proc_is_orphan(cs, p);
+        g->orphan_processes += p->orphan;
+    }
+    for (size_t i = 0; i < list->nprocs; i++) {
+        const struct pna_gpu_proc *p = &list->procs[i];
+        if (!p->has_orphan)
+            continue;
+        struct work_obs o = { .g = pna_gpu_find(list->gpus, list->count, p->gpu_index), .p = p };
+        struct pna_transition_key key = pna_transition_key(NULL, p->gpu_index, p->pid);
+        pna_transitions_observe(st->alerts.orphans, &key,
+                                p->orphan ? GPU_PROC_ORPHAN : GPU_PROC_OWNED, &o);
+    }
+}
+
+/* A view over the inputs (the holders) and this poll's GPUs as they are now. */
+static void view_of_poll(struct pna_view *v, struct pna_gpu_snap *now,
+                         const struct pna_poller_inputs *in, const struct pna_gpu_list *list)
+{
+    *now = (struct pna_gpu_snap){ .count = list->count, .gpus = list->gpus,
+                                  .proc_count = list->nprocs, .procs = list->procs,
+                                  .mig_count = list->mig_count, .migs = list->migs,
+                                  .part_count = list->part_count, .parts = list->parts };
+    pna_view_of_inputs(v, in, PNA_DOM_GPU, &now->base, pna_now_ms());
+}
+
+/* The orphans, over every process of this poll's GPUs (sorted, processes not
+ * yet trimmed: the count covers the processes without a row too). */
+static void judge_all_orphans(struct gpu_state *st, const struct pna_poller_inputs *in,
+                              struct pna_gpu_list *list)
+{
+    struct pna_gpu_snap now;
+    struct pna_view v;
+    view_of_poll(&v, &now, in, list);
+    pna_transitions_begin(st->alerts.orphans);
+    judge_orphans(st, &v, list);
+    pna_transitions_end(st->alerts.orphans);
+}
+
+/* The idle verdicts, over the GPUs as they are published (processes
+ * trimmed), so that the holders are those the holder columns name. */
+static void judge_all_idle(struct gpu_state *st, const struct pna_poller_inputs *in,
+                           struct pna_gpu_list *list)
+{
+    struct pna_gpu_snap now;
+    struct pna_view v;
+    view_of_poll(&v, &now, in, list);
+    pna_transitions_begin(st->alerts.idle);
+    for (size_t i = 0; i < list->count; i++)
+        if (!list->gpus[i].lost)
+            judge_idle(st, &v, &list->gpus[i]);
+    pna_transitions_end(st->alerts.idle);
+}
+
 static void alerts_free(struct gpu_alerts *a)
 {
+    pna_transitions_free(a->idle);
+    pna_transitions_free(a->orphans);
     pna_transitions_free(a->presence);
     pna_transitions_free(a->thermal);
     pna_transitions_free(a->links);
@@ -382,7 +633,9 @@ static int alerts_make(struct gpu_state *st)
     a->thermal = pna_transitions_new(&thermal_rule, 0, st);
     a->links = pna_transitions_new(&link_rule, 0, st);
     a->health = pna_transitions_new(&health_rule, 0, st);
-    if (a->presence && a->thermal && a->links && a->health)
+    a->idle = pna_transitions_new(&idle_rule, sizeof(struct pna_gpu_idle_track), st);
+    a->orphans = pna_transitions_new(&orphan_rule, 0, st);
+    if (a->presence && a->thermal && a->links && a->health && a->idle && a->orphans)
         return 0;
     alerts_free(a);
     return -1;
@@ -565,6 +818,7 @@ static int gpu_init(void **state, const struct pna_config *cfg, const void *sett
     st->nvidia_smi_timeout_ms = set->nvidia_smi_timeout_ms;
     st->temp_threshold_c = set->temp_threshold_c;
     st->process_rows = set->process_rows;
+    st->idle_rule = pna_gpu_idle_rule_effective(&set->idle_rule);
 
     char why[256] = "";
     int rc = pna_nvml_open(st->nvml_library, &st->nvml, why, sizeof why);
@@ -690,8 +944,6 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
                        const struct pna_poller_inputs *in, struct pna_snap **out,
                        char *err, size_t errlen)
 {
-    (void)in; /* reads no other domain: the containers holding a GPU are joined when an
-               * answer is built */
     (void)prev; /* notification state lives in STATE, across failed polls too */
     struct gpu_state *st = state;
     struct pna_gpu_snap *snap = calloc(1, sizeof *snap);
@@ -719,10 +971,12 @@ static int gpu_collect(void *state, const struct pna_snap *prev,
     dedupe(&list);
     fill_locality(&st->roots, &list);
     pna_gpu_procs_identify(&st->roots, &list);
-    pna_gpu_list_trim_procs(&list, st->process_rows);
     pna_gpu_list_sort_migs(&list);
     pna_gpu_list_sort_partitions(&list);
     pna_gpu_mig_caps(&st->roots, &list);
+    judge_all_orphans(st, in, &list);   /* before the process rows are trimmed */
+    pna_gpu_list_trim_procs(&list, st->process_rows);
+    judge_all_idle(st, in, &list);
     fill_xids(st, list.gpus, list.count);
     check_alerts(st, &list);
     refresh_xid_listener(st, &list);
@@ -772,6 +1026,9 @@ static const struct pna_config_key gpu_keys[] = {
       .min = 0, .max = 200, .def = 0 },
     { .token = "gpuProcessRows", .type = PNA_KEY_UINT, .offset = SET(process_rows),
       .min = 0, .max = 4096, .def = 64 },
+    /* PERCENT [WINDOW]; the defaults are PNA_GPU_IDLE_DEFAULT_* (model/gpu/gpu_idle.h) */
+    { .token = "accountingIdleThreshold", .type = PNA_KEY_CUSTOM, .offset = SET(idle_rule),
+      .parse = pna_gpu_idle_rule_parse },
     { .token = NULL },
 };
 #undef SET
@@ -780,6 +1037,9 @@ const struct pna_poller_ops pna_gpu_poller = {
     .name = "gpu",
     .index = 2,
     .domain = PNA_DOM_GPU,
+    /* who holds each GPU, for the idle and orphan verdicts */
+    .inputs = PNA_DOM_BIT(PNA_DOM_CONTAINERS) | PNA_DOM_BIT(PNA_DOM_PODRES) |
+              PNA_DOM_BIT(PNA_DOM_SLURM),
     .default_interval_ms = 10000,
     .default_timeout_ms = 8000, /* above nvidiaSmiTimeout (5 s), so the command's own deadline fires first */
     .keys = gpu_keys,

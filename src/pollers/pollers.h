@@ -15,6 +15,7 @@
 
 #include "core/config.h"
 #include "core/poller.h"
+#include "model/gpu/gpu_idle.h"
 #include "model/lossless/lossless.h"
 
 /* The registry, in config slot order: main.c hands it to the config loader
@@ -45,6 +46,7 @@ struct pna_gpu_settings {
     unsigned nvidia_smi_timeout_ms;    /* nvidiaSmiTimeout */
     int32_t temp_threshold_c;          /* gpuTempThreshold: 0 = each GPU's slowdown */
     unsigned process_rows;             /* gpuProcessRows */
+    struct pna_gpu_idle_rule idle_rule; /* accountingIdleThreshold (all zeros: the defaults) */
 };
 
 struct pna_ib_settings {

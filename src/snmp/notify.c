@@ -190,6 +190,23 @@ static void gpu_link_cell(struct vb_builder *b, const char *object, uint32_t ind
     vb_index_u32(b, link);
 }
 
+/* The verdict, since when the GPU is below the threshold (0: it is not),
+ * and who holds it, at the GPU's row. */
+static void gpu_idle_varbinds(struct vb_builder *b, const struct pna_event *ev)
+{
+    const struct pna_event_gpu *g = &ev->u.gpu;
+    gpu_cell(b, "primusGpuIdleAllocated", g->index);
+    add_int(b, g->idle_allocated ? PNA_TRUTH_TRUE : PNA_TRUTH_FALSE);
+    gpu_cell(b, "primusGpuLowActivitySince", g->index);
+    add_u32(b, (uint32_t)g->low_since_s);
+    gpu_cell(b, "primusGpuHolderPod", g->index);
+    add_str(b, g->holder_pod);
+    gpu_cell(b, "primusGpuHolderNamespace", g->index);
+    add_str(b, g->holder_namespace);
+    gpu_cell(b, "primusGpuHolderJob", g->index);
+    add_u32(b, g->holder_job);
+}
+
 static void gpu_varbinds(struct vb_builder *b, const struct pna_event *ev)
 {
     const struct pna_event_gpu *g = &ev->u.gpu;
@@ -210,6 +227,15 @@ static void gpu_varbinds(struct vb_builder *b, const struct pna_event *ev)
         add_int(b, g->health);
         gpu_cell(b, "primusGpuHealthReason", g->index);
         add_str(b, g->reason);
+    } else if (ev->type == PNA_EV_GPU_IDLE_ALLOCATED) {
+        gpu_idle_varbinds(b, ev);
+    } else if (ev->type == PNA_EV_GPU_ORPHAN_PROCESS) {
+        vb_column(b, &pna_gpu_proc_metrics, "primusGpuProcName");
+        vb_index_u32(b, g->index);
+        vb_index_u32(b, g->pid);
+        add_str(b, g->process);
+        gpu_cell(b, "primusGpuOrphanProcesses", g->index);
+        add_u32(b, g->orphans);
     } else if (ev->type == PNA_EV_GPU_THERMAL) {
         gpu_cell(b, "primusGpuTemperature", g->index);
         add_int(b, g->temperature_c);
@@ -321,6 +347,8 @@ static unsigned notification_number(enum pna_event_type type)
     case PNA_EV_MODULE_THRESHOLD: return PNA_NOTIF_MODULE_THRESHOLD;
     case PNA_EV_MODULE_THRESHOLD_CLEAR: return PNA_NOTIF_MODULE_THRESHOLD_CLEAR;
     case PNA_EV_SLURM_JOB_END: return PNA_NOTIF_SLURM_JOB_END;
+    case PNA_EV_GPU_IDLE_ALLOCATED: return PNA_NOTIF_GPU_IDLE_ALLOCATED_CHANGE;
+    case PNA_EV_GPU_ORPHAN_PROCESS: return PNA_NOTIF_GPU_ORPHAN_PROCESS;
     }
     return 0;
 }
@@ -347,6 +375,8 @@ static void row_varbinds(struct vb_builder *b, const struct pna_event *ev)
     case PNA_EV_MODULE_THRESHOLD:
     case PNA_EV_MODULE_THRESHOLD_CLEAR: module_varbinds(b, ev); break;
     case PNA_EV_SLURM_JOB_END: slurm_job_varbinds(b, ev); break;
+    case PNA_EV_GPU_IDLE_ALLOCATED:
+    case PNA_EV_GPU_ORPHAN_PROCESS: gpu_varbinds(b, ev); break;
     }
 }
 

@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/poller.h"
 #include "fuzz.h"
+#include "model/gpu/gpu_idle.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ struct fz_settings {
     int32_t small;
     struct pna_name_list names;
     unsigned custom;
+    struct pna_gpu_idle_rule idle;   /* a real custom parser: accountingIdleThreshold's */
 };
 
 /* A custom key: one word of at most 8 characters, its length kept. */
@@ -50,6 +52,8 @@ static const struct pna_config_key fz_keys[] = {
     { .token = "fzInt", .type = PNA_KEY_INT, .offset = FZ(small), .max = 200 },
     { .token = "fzNames", .type = PNA_KEY_NAMES, .offset = FZ(names), .what = "name" },
     { .token = "fzCustom", .type = PNA_KEY_CUSTOM, .offset = FZ(custom), .parse = fz_parse },
+    { .token = "fzIdleThreshold", .type = PNA_KEY_CUSTOM, .offset = FZ(idle),
+      .parse = pna_gpu_idle_rule_parse },
     { .token = NULL },
 };
 #undef FZ

@@ -423,7 +423,7 @@ def config():
         "httpAddress 127.0.0.1:9101\nhttpMaxConnections 64\neventHistory 500\nstaleAfter 300\n"
         "poller gpu off\npollInterval ib 5\npollTimeout kubelet 10\n"
         "fzString a\nfzBool no\nfzUint 7\nfzSeconds 30\nfzU64 1000\nfzInt 85\n"
-        "fzNames eth0 eth1\nfzNames eth2\nfzCustom word\n"
+        "fzNames eth0 eth1\nfzNames eth2\nfzCustom word\nfzIdleThreshold 2.5% 15m\n"
         "agentXSocket tcp:localhost:705\nagentXPingInterval 15\n"
         "rocommunity public 127.0.0.1 # comment\ncreateUser ops SHA-256 authpass AES privpass\n"
         "rouser ops priv\n")

@@ -173,6 +173,19 @@ sort -u -o "$WORK/names-snmp.txt" "$WORK/names-snmp.txt"
 # counters, and one containerd container of a Kubernetes pod with a memory
 # limit and an RDMA device.
 fixture_node_trees
+# A second container, "cuda" of pod serve/infer-0, given the H100's
+# /dev/nvidiaN (its minor from the XML, in the driver's procfs file): a GPU
+# holder, so the GPU usage dashboard's pod and namespace panels have the
+# accounting poller's counters of a real holder to show.
+H100_XML="$PNA_FIXTURES/nvidia/h100-nvidia-smi-q-x.xml"
+H100_BUS=$(sed -n 's/.*<gpu id="\([^"]*\)".*/\1/p' "$H100_XML" | head -n 1)
+H100_MINOR=$(sed -n 's/.*<minor_number>\([0-9]*\)<.*/\1/p' "$H100_XML" | head -n 1)
+IFS=':.' read -r h_dom h_bus h_dev h_fn <<< "$H100_BUS"
+H100_PCI=$(printf '%04x:%02x:%02x.%x' $((0x$h_dom)) $((0x$h_bus)) $((0x$h_dev)) $((0x$h_fn)))
+mkdir -p "$P/driver/nvidia/gpus/$H100_PCI"
+printf 'Model: \t\t NVIDIA H100\nIRQ:   \t\t 42\nGPU UUID: \t GPU-x\nDevice Minor: \t %s\n' \
+    "$H100_MINOR" > "$P/driver/nvidia/gpus/$H100_PCI/information"
+cri_bundle "$(printf 'c%063d' 9)" cuda infer-0 serve "$(devnode "/dev/nvidia$H100_MINOR" 195 "$H100_MINOR")"
 # the kubelet: Python's http.server with a recorded /pods and /stats/summary;
 # three GPU device nodes make the node's allocatable GPUs
 K="$WORK/kubelet"
@@ -193,6 +206,7 @@ pollInterval node 1
 pollInterval gpu 1
 pollInterval ib 1
 pollInterval containers 1
+pollInterval accounting 1
 pollInterval kubelet 2
 pollInterval storage 2
 CONF
@@ -203,6 +217,9 @@ wait_http
 wait_until 30 sh -c "curl -s $HTTP_BASE/ready | grep -q '\"ready\"'" || fail "/ready: $(http_body /ready)"
 wait_until 15 sh -c "curl -s $HTTP_BASE/metrics | grep -q '^hw_cpu_usage_percent'" ||
     fail "hw_cpu_usage_percent not served after two node polls"
+# the accounting poller has charged the holder twice (its pod's counters exist)
+wait_until 30 sh -c "curl -s $HTTP_BASE/metrics | grep -q '^primus_pod_gpu_seconds_total{.*pod=\"infer-0\"'" ||
+    fail "no primus_pod_gpu_seconds_total for the pod holding the H100: $(curl -s "$HTTP_BASE/metrics" | grep -c '^primus_pod_gpu')"
 http_body /metrics > "$WORK/metrics.txt"
 { grep -v '^#' "$WORK/metrics.txt" | sed 's/[{ ].*//'; cat "$WORK/names-prometheus.txt"; } | sort -u > "$WORK/names-served.txt"
 ok "the agent serves $(grep -c -v -xF -f "$WORK/names-prometheus.txt" "$WORK/names-served.txt") metric names on the fixture node"

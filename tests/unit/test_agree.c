@@ -595,6 +595,12 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     struct pna_gpu_settings *gpu_set = pna_config_settings(cfg, &pna_gpu_poller);
     gpu_set->nvml_library = lib;
     gpu_set->process_rows = 2; /* of the three processes: primusGpuProcessesOmitted 1 */
+    /* Idle below 90 % from the first poll with an activity figure: the H100
+     * (SM activity 82.41 %, held by Slurm job 60917) is idle allocated, and
+     * primusGpuLowActivitySince is that poll's time.  Process 48311 runs in
+     * a login session's cgroup: primusGpuOrphanProcesses 1. */
+    gpu_set->idle_rule = (struct pna_gpu_idle_rule){ .set = true, .threshold_bp = 9000,
+                                                     .window_s = 0 };
 
     int port = 0;
     *kubelet = httpstub_start_tcp(&port);
@@ -1720,6 +1726,16 @@ static void compare_member(json_t *obj, const struct pna_metric *m, const struct
         CHECK(json_is_string(j) && !strcmp(json_string_value(j), want));
         return;
     }
+    if (m->syntax == PNA_SYNTAX_TRUTH) {
+        /* TruthValue: true(1) and false(2) in SNMP, 1 and 0 in JSON */
+        bool ok = json_is_number(j) && json_number_value(j) == (c->u == PNA_TRUTH_TRUE ? 1 : 0);
+        if (!ok)
+            fprintf(stderr, "JSON %s = %g, but %s = %llu\n", m->json,
+                    json_is_number(j) ? json_number_value(j) : -1.0, m->object,
+                    (unsigned long long)c->u);
+        CHECK(ok);
+        return;
+    }
     if (cell_number(c) == 0 && json_is_null(j))
         return; /* the MIB's stand-in for none */
     long double want = scaled(c, m->json_scale.mul ? m->json_scale.mul : 1, m->json_scale.exp10);
@@ -2128,6 +2144,8 @@ static const char *const not_distinct[] = {
     "primusGpuProcessesOmitted",    /* 1 of 3 processes, as the GPU's one holder */
     "primusModuleAge",              /* read at the first poll, 50 ms before the last: 0 s */
     "primusRdmaHolderCount",        /* 1 and 2 holders, as a port count and a link width */
+    "primusGpuLowActivitySince",    /* a poll's time, in the second of the accounting's first
+                                       sample (primusGpuIdleEnergyDiscontinuityTime) */
 };
 
 static bool may_repeat(const struct pna_metric *m)
@@ -2317,6 +2335,9 @@ int main(void)
     check_coverage();
     compare_claims(&e);
     replaced_gpus = pna_view_snap(&hv.base, PNA_DOM_GPU);
+    /* the fixture's idle verdict and orphan are the ones compared above */
+    CHECK(replaced_gpus && replaced_gpus->count && replaced_gpus->gpus[0].idle_allocated);
+    CHECK(replaced_gpus && replaced_gpus->count && replaced_gpus->gpus[0].orphan_processes == 1);
     compare_replaced(&e);
     compare_holders(&e);
     check_pod_resource_ports();

@@ -184,8 +184,9 @@ static void test_walk(void)
     }
     CHECK_INT(first_col_rows, 3);
     CHECK(cells > 60 && cells < 200);
-    /* the last column: primusGpuHolderJob, answered (0) without a Slurm job */
-    CHECK_INT(cur[ELEN], mib_column("primusGpuHolderJob"));
+    /* the last column: primusGpuLowActivitySince, answered (0) while no GPU
+     * is held below the idle threshold */
+    CHECK_INT(cur[ELEN], mib_column("primusGpuLowActivitySince"));
 }
 
 static void test_count(void)

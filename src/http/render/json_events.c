@@ -51,6 +51,27 @@ static json_t *module_details(const struct pna_event_module *m)
                      (json_int_t)m->threshold);
 }
 
+/* An idle verdict with its holder, or an orphan process. */
+static json_t *gpu_work_details(const struct pna_event *ev)
+{
+    const struct pna_event_gpu *g = &ev->u.gpu;
+    json_t *o = json_pack("{s:o,s:o}", "pci_bus_id", pna_json_text(g->pci_bus_id), "uuid",
+                          pna_json_text(g->uuid));
+    if (ev->type == PNA_EV_GPU_ORPHAN_PROCESS) {
+        json_object_set_new(o, "pid", json_integer(g->pid));
+        json_object_set_new(o, "process", pna_json_text(g->process));
+        json_object_set_new(o, "orphan_processes", json_integer(g->orphans));
+        return o;
+    }
+    json_object_set_new(o, "idle_allocated", json_boolean(g->idle_allocated));
+    json_object_set_new(o, "low_activity_since",
+                        g->low_since_s ? json_integer(g->low_since_s) : json_null());
+    json_object_set_new(o, "pod", pna_json_text(g->holder_pod));
+    json_object_set_new(o, "namespace", pna_json_text(g->holder_namespace));
+    json_object_set_new(o, "job", g->holder_job ? json_integer(g->holder_job) : json_null());
+    return o;
+}
+
 static json_t *details(const struct pna_event *ev)
 {
     switch (ev->type) {
@@ -118,6 +139,9 @@ static json_t *details(const struct pna_event *ev)
     case PNA_EV_MODULE_THRESHOLD:
     case PNA_EV_MODULE_THRESHOLD_CLEAR:
         return module_details(&ev->u.module);
+    case PNA_EV_GPU_IDLE_ALLOCATED:
+    case PNA_EV_GPU_ORPHAN_PROCESS:
+        return gpu_work_details(ev);
     case PNA_EV_SLURM_JOB_END: {
         const struct pna_event_slurm_job *j = &ev->u.slurm_job;
         json_t *o = json_pack("{s:I,s:o}", "job", (json_int_t)j->job_id, "user",

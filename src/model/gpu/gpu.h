@@ -161,6 +161,9 @@ struct pna_gpu_proc {
     bool has_instance;           /* MIG GPU and compute instance it runs in */
     uint32_t gpu_instance, compute_instance;
     char cgroup[256];            /* its cgroup (v2, or v1's memory hierarchy), "" unknown */
+    bool has_orphan;             /* judged: its cgroup known, and containers or Slurm jobs */
+    bool orphan;                 /* in no container's cgroup and no Slurm job's (set by the
+                                    gpu poller, model/gpu/gpu_idle.h) */
 };
 
 /* A MIG device: one compute instance of one GPU instance of a GPU in MIG
@@ -376,6 +379,16 @@ struct pna_gpu {
 
     /* The container holding this GPU (containers work fills it when the
      * containers domain is joined in; absent until then). */
+
+    /* The gpu poller's verdicts on the GPU's work (model/gpu/gpu_idle.h),
+     * decided at its poll from the holders the other domains' snapshots
+     * then named. */
+    bool has_idle_allocated;     /* a verdict: not held, or held and reporting activity */
+    bool idle_allocated;         /* held, and below accountingIdleThreshold for its window */
+    int64_t low_activity_since_s; /* held and below the threshold since (seconds since
+                                     1970), 0 when it is not */
+    bool has_orphans;            /* its processes known, and containers or Slurm jobs */
+    uint32_t orphan_processes;   /* processes on it that no container or job holds */
 };
 
 /* A growable list of GPUs, used by every collector, and their processes. */

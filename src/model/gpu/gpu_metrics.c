@@ -169,6 +169,16 @@ static void get_holder_count(const struct pna_row *r, struct pna_value *out)
 
 /* The Slurm job holding the GPU (model/slurm/slurm_holders.h), the lowest of several; none (0)
  * when no job holds it. */
+/* The gpu poller's time, or the MIB's 0 when the GPU is not below the threshold. */
+static void get_low_since(const struct pna_row *r, struct pna_value *out)
+{
+    int64_t since = gpu_of(r)->low_activity_since_s;
+    if (since > 0)
+        pna_value_u64(out, (uint64_t)since);
+    else
+        pna_value_none(out);
+}
+
 static void get_holder_job(const struct pna_row *r, struct pna_value *out)
 {
     uint32_t job = pna_slurm_gpu_job(r->view, gpu_of(r));
@@ -561,6 +571,23 @@ static const struct pna_metric gpu_metrics[] = {
       .get = get_idle_created, .json = "idle_energy_discontinuity_time" },
     { .get = get_idle_created, .family = "primus_gpu_idle_energy_joules_created", .type = GAUGE,
       .help = "When the idle energy counter last started anew, seconds since 1970-01-01 UTC" },
+    /* the gpu poller's verdicts on the GPU's work (model/gpu/gpu_idle.h) */
+    { .column = 101, .object = "primusGpuIdleAllocated", .syntax = PNA_SYNTAX_TRUTH,
+      .field = GPU_IF(idle_allocated, has_idle_allocated), .family = "primus_gpu_idle_allocated",
+      .type = GAUGE, .json = "idle_allocated",
+      .help = "1 when the GPU is held by a container, pod or Slurm job and its activity stayed "
+              "below accountingIdleThreshold for the whole window, else 0; absent when a held "
+              "GPU reports no activity" },
+    { .column = 102, .object = "primusGpuOrphanProcesses", .syntax = U32,
+      .field = GPU_IF(orphan_processes, has_orphans), .family = "primus_gpu_orphan_processes",
+      .type = GAUGE, .json = "orphan_processes",
+      .help = "Processes on the GPU whose cgroup is in no container and no Slurm job" },
+    { .column = 103, .object = "primusGpuLowActivitySince", .syntax = U32,
+      .get = get_low_since,
+      .family = "primus_gpu_low_activity_since_timestamp_seconds", .type = GAUGE,
+      .json = "low_activity_since",
+      .help = "Since when the held GPU's activity has stayed below accountingIdleThreshold, "
+              "seconds since 1970-01-01 UTC; no sample when it is not below" },
 };
 
 /* The row's key: the GPU's (gpu_key.h), then its holder (the first the

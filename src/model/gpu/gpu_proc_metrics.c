@@ -41,26 +41,11 @@ static const struct pna_gpu_proc *proc_of(const struct pna_row *r)
     return r->rec;
 }
 
-/* CGROUP is PARENT or lies under it. */
-static bool cgroup_within(const char *cgroup, const char *parent)
-{
-    size_t n = strlen(parent);
-    return n && strncmp(cgroup, parent, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/' || parent[n - 1] == '/');
-}
-
 /* The container the process runs in: the deepest container cgroup holding it. */
 static const struct pna_container *container_of(const struct pna_row *r)
 {
     const struct pna_containers_snap *cs = pna_view_snap(r->view, PNA_DOM_CONTAINERS);
-    const char *cg = proc_of(r)->cgroup;
-    const struct pna_container *best = NULL;
-    for (size_t i = 0; cs && cg[0] && i < cs->set.count; i++) {
-        const struct pna_container *c = &cs->set.rows[i];
-        if (cgroup_within(cg, c->cgroup_path) &&
-            (!best || strlen(c->cgroup_path) > strlen(best->cgroup_path)))
-            best = c;
-    }
-    return best;
+    return cs ? pna_container_of_cgroup(&cs->set, proc_of(r)->cgroup) : NULL;
 }
 
 static void get_container(const struct pna_row *r, struct pna_value *out)
@@ -129,6 +114,11 @@ static const struct pna_metric proc_metrics[] = {
       .field = PROC_IF(gpu_instance, has_instance), .label = "gpu_instance" },
     { .column = 11, .object = "primusGpuProcComputeInstance", .syntax = U32,
       .field = PROC_IF(compute_instance, has_instance), .label = "compute_instance" },
+    { .column = 12, .object = "primusGpuProcOrphan", .syntax = PNA_SYNTAX_TRUTH,
+      .field = PROC_IF(orphan, has_orphan), .family = "primus_gpu_process_orphan",
+      .type = PNA_FAMILY_GAUGE, .json = "orphan",
+      .help = "1 when the process's cgroup is in no container and no Slurm job (judged at the "
+              "gpu poller's poll), else 0; absent when its cgroup is not known" },
 };
 
 /* The GPU's key, then the process's pid. */
