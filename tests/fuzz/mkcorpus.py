@@ -644,13 +644,31 @@ def amd_gpu_metrics():
         put("amd_gpu_metrics", "built-mi-v1_%d" % content, bytes(blob))
 
 
+def pci_path():
+    # the resolved bus/pci/devices link of every function of the trees of
+    # tests/fixtures/topology/, below devices/, and a few that break a rule
+    for tree in sorted(glob.glob(os.path.join(FX, "topology", "*", "sys"))):
+        bus = os.path.join(tree, "bus", "pci", "devices")
+        for link in sorted(glob.glob(os.path.join(bus, "*"))):
+            target = os.readlink(link)
+            if "/devices/" not in target:
+                continue
+            rel = target.split("/devices/", 1)[1]
+            put("pci_path", "%s-%s" % (tree.split(os.sep)[-2], os.path.basename(link).replace(":", "_")),
+                rel)
+    put("pci_path", "built-no-host-bridge", "0000:00:01.0/0000:01:00.0")
+    put("pci_path", "built-not-a-function", "pci0000:00/0000:00:01.0/virtual/0000:01:00.0")
+    put("pci_path", "built-too-deep", "pci0000:00/" + "/".join(["0000:00:01.0"] * 17))
+    put("pci_path", "built-double-slash", "pci0000:00//0000:00:01.0/")
+
+
 def main():
     if not os.path.isdir(FX):
         sys.exit("run from the top of the source tree")
     clear_seeds()
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
-               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage, slurm_cgroup):
+               ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage, slurm_cgroup, pci_path):
         fn()
 
 

@@ -62,12 +62,17 @@ static int listed(const struct pna_roots *roots, const char *addr)
     return pna_path(p, sizeof p, roots->sysfs, BUS_DEVICES "/%s", addr) == 0 && stat(p, &st) == 0;
 }
 
-/* Split REL ("pci0000:15/0000:15:01.0/.../0000:18:00.0") into OUT. */
-static int split_path(const struct pna_roots *roots, const char *addr, char *rel,
-                      struct pna_pci_path *out, char *err, size_t cap)
+int pna_pci_path_parse(const char *rel, const char *addr, struct pna_pci_path *out, char *err,
+                       size_t cap)
 {
+    memset(out, 0, sizeof *out);
+    out->numa_node = -1;
+    char copy[PATH_MAX];
+    if (strlen(rel) >= sizeof copy)
+        return fail(err, cap, -EINVAL, "%s: path too long%s", addr, "");
+    pna_strlcpy(copy, rel, sizeof copy);
     char *save = NULL;
-    char *part = strtok_r(rel, "/", &save);
+    char *part = strtok_r(copy, "/", &save);
     if (!part || !is_host_bridge(part))
         return fail(err, cap, -EINVAL, "%s: not under a PCI host bridge (%.40s)", addr,
                     part ? part : "");
@@ -77,14 +82,22 @@ static int split_path(const struct pna_roots *roots, const char *addr, char *rel
             return fail(err, cap, -ENOENT, "%s: parent %.40s is not a PCI function", addr, part);
         if (out->depth == PNA_PCI_PATH_MAX)
             return fail(err, cap, -EINVAL, "%s: deeper than %s functions", addr, "16");
-        if (!listed(roots, part))
-            return fail(err, cap, -ENOENT, "%s: parent %.16s missing from bus/pci/devices",
-                        addr, part);
         pna_strlcpy(out->hops[out->depth++], part, PNA_PCI_ADDR_CAP);
     }
     if (out->depth == 0 || strcmp(out->hops[out->depth - 1], addr) != 0)
         return fail(err, cap, -EINVAL, "%s: its link names another function (%.16s)", addr,
                     out->depth ? out->hops[out->depth - 1] : "none");
+    return 0;
+}
+
+/* Every parent on OUT's way must be a function the kernel lists. */
+static int parents_listed(const struct pna_roots *roots, const char *addr,
+                          const struct pna_pci_path *out, char *err, size_t cap)
+{
+    for (unsigned i = 0; i + 1 < out->depth; i++)
+        if (!listed(roots, out->hops[i]))
+            return fail(err, cap, -ENOENT, "%s: parent %.16s missing from bus/pci/devices", addr,
+                        out->hops[i]);
     return 0;
 }
 
@@ -129,9 +142,9 @@ int pna_pci_path_read(const struct pna_roots *roots, const char *pci_addr,
     const char *rel = under_devices(resolved, sysfs_real);
     if (!rel)
         return fail(err, err_cap, -EINVAL, "%s: not under devices/ (%.60s)", pci_addr, resolved);
-    char copy[PATH_MAX];
-    pna_strlcpy(copy, rel, sizeof copy);
-    int rc = split_path(roots, pci_addr, copy, out, err, err_cap);
+    int rc = pna_pci_path_parse(rel, pci_addr, out, err, err_cap);
+    if (rc == 0)
+        rc = parents_listed(roots, pci_addr, out, err, err_cap);
     if (rc == 0)
         read_numa(roots, pci_addr, out);
     return rc;

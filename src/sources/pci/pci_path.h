@@ -23,6 +23,15 @@
 int pna_pci_path_read(const struct pna_roots *roots, const char *pci_addr,
                       struct pna_pci_path *out, char *err, size_t err_cap);
 
+/* The parser under pna_pci_path_read(), for the tests and the fuzz harness:
+ * REL is the resolved link below <sysfs>/devices/
+ * ("pci0000:15/0000:15:01.0/0000:16:00.0/0000:18:00.0"), ADDR the function it
+ * must end in.  OUT's NUMA node is left unknown.  Returns 0, -EINVAL (not
+ * under a host bridge, too deep, ending elsewhere) or -ENOENT (a component
+ * that is not a PCI function), with ERR filled. */
+int pna_pci_path_parse(const char *rel, const char *addr, struct pna_pci_path *out, char *err,
+                       size_t err_cap);
+
 /* One GPU or RDMA device found under the sysfs root. */
 struct pna_pci_endpoint {
     char name[32];                 /* RDMA: the device name ("mlx5_0"); GPU: "" */
