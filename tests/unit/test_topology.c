@@ -8,6 +8,7 @@
 #include "pna_autoconf.h"
 #include "sources/pci/pci_path.h"
 #include "sources/pci/pci_topology.h"
+#include "model/topology/alignment.h"
 
 #include <errno.h>
 
@@ -198,11 +199,86 @@ static void test_rule(void)
     CHECK_STR(pna_topo_class_name(PNA_TOPO_UNKNOWN), "unknown");
 }
 
+/* Matrix index of the device labelled LABEL ("GPU3", "NIC1"). */
+static unsigned dev_index(const char *label)
+{
+    for (unsigned i = 0; i < matrix.count; i++)
+        if (!strcmp(matrix.dev[i].label, label))
+            return i;
+    CHECK(!"no such device");
+    return 0;
+}
+
+static struct pna_alignment judge(const char *gpus, const char *nics)
+{
+    unsigned g[8], n[8];
+    size_t ng = 0, nn = 0;
+    char copy[128];
+    snprintf(copy, sizeof copy, "%s", gpus);
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        g[ng++] = dev_index(t);
+    snprintf(copy, sizeof copy, "%s", nics);
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        n[nn++] = dev_index(t);
+    struct pna_alignment a;
+    pna_alignment_judge(&matrix, g, ng, n, nn, &a);
+    return a;
+}
+
+/* Holders on the two-socket tree (NIC0..3 are mlx5_0..3) and the bad one. */
+static void test_alignment(void)
+{
+    check_tree("two-socket", 0);
+    struct pna_alignment a = judge("GPU2", "NIC2");
+    CHECK_INT(a.verdict, PNA_ALIGN_ALIGNED);
+    CHECK_STR(a.reason, "");
+    CHECK_INT(a.worst_gpu, -1);
+    a = judge("GPU0", "NIC0 NIC1"); /* PXB */
+    CHECK_INT(a.verdict, PNA_ALIGN_ALIGNED);
+    a = judge("GPU0 GPU1", "NIC0");  /* GPU1 is PHB from mlx5_0 */
+    CHECK_INT(a.verdict, PNA_ALIGN_SAME_NODE);
+    CHECK_STR(a.reason, "GPU1: nearest own NIC mlx5_0 at PHB");
+    CHECK_INT(a.worst_gpu, (int)dev_index("GPU1"));
+    a = judge("GPU3", "NIC3");       /* its NIC is across the socket */
+    CHECK_INT(a.verdict, PNA_ALIGN_MISALIGNED);
+    CHECK_STR(a.reason, "GPU3: nearest own NIC mlx5_3 at SYS");
+    CHECK_INT(a.worst_nic, (int)dev_index("NIC3"));
+    a = judge("GPU3", "NIC2 NIC3");  /* mlx5_2 is on its node: NODE wins over SYS */
+    CHECK_INT(a.verdict, PNA_ALIGN_SAME_NODE);
+    CHECK_STR(a.reason, "GPU3: nearest own NIC mlx5_2 at NODE");
+    a = judge("GPU1 GPU3 GPU2", "NIC0 NIC2");  /* worst first */
+    CHECK_INT(a.verdict, PNA_ALIGN_SAME_NODE);
+    CHECK_STR(a.reason, "GPU1: nearest own NIC mlx5_0 at PHB; GPU3: nearest own NIC mlx5_2 at NODE");
+    a = judge("GPU0 GPU3", "NIC0");
+    CHECK_INT(a.verdict, PNA_ALIGN_MISALIGNED);
+    CHECK_STR(a.reason, "GPU3: nearest own NIC mlx5_0 at SYS");
+    a = judge("GPU0", "");           /* a GPU held with no NIC is not judged */
+    CHECK_INT(a.verdict, PNA_ALIGN_NOT_APPLICABLE);
+    a = judge("", "NIC0");
+    CHECK_INT(a.verdict, PNA_ALIGN_NOT_APPLICABLE);
+
+    check_tree("bad-input", 4);
+    a = judge("GPU0", "NIC1");       /* mlx5_1's place is unknown (a loop) */
+    CHECK_INT(a.verdict, PNA_ALIGN_UNREADABLE);
+    CHECK_STR(a.reason, "GPU0: distance to every own NIC unknown");
+    a = judge("GPU0", "NIC0 NIC1");  /* one known NIC is enough */
+    CHECK_INT(a.verdict, PNA_ALIGN_ALIGNED);
+
+    CHECK(pna_alignment_worse(PNA_ALIGN_ALIGNED, PNA_ALIGN_SAME_NODE));
+    CHECK(pna_alignment_worse(PNA_ALIGN_SAME_NODE, PNA_ALIGN_MISALIGNED));
+    CHECK(!pna_alignment_worse(PNA_ALIGN_MISALIGNED, PNA_ALIGN_ALIGNED));
+    CHECK(!pna_alignment_worse(PNA_ALIGN_UNKNOWN, PNA_ALIGN_MISALIGNED));
+    CHECK(!pna_alignment_worse(PNA_ALIGN_ALIGNED, PNA_ALIGN_UNREADABLE));
+    CHECK(!pna_alignment_worse(PNA_ALIGN_ALIGNED, PNA_ALIGN_NOT_APPLICABLE));
+    CHECK_STR(pna_alignment_verdict_names[PNA_ALIGN_SAME_NODE], "sameNode");
+}
+
 int main(void)
 {
     test_rule();
     test_dgx_h100();
     test_two_socket();
     test_bad_input();
+    test_alignment();
     UNIT_END();
 }
