@@ -41,6 +41,7 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_podres_metrics,
     &pna_pod_label_metrics,
     &pna_slurm_job_metrics,
+    &pna_topo_metrics,
     NULL,
 };
 

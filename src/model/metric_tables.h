@@ -56,6 +56,7 @@ extern const struct pna_metric_table pna_podres_metrics;     /* primusPodResourc
 /* kubernetes/pod_labels_metrics.c */
 extern const struct pna_metric_table pna_pod_label_metrics;  /* primusPodLabelTable */
 extern const struct pna_metric_table pna_slurm_job_metrics;  /* primusSlurmJobTable */
+extern const struct pna_metric_table pna_topo_metrics;       /* primusTopoTable */
 
 /* The key part of a table indexed by a watched interface's name
  * (primusPfcIfName, label "interface"): the row's record or its parent

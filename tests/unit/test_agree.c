@@ -628,6 +628,9 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     collect(&pna_slurm_poller, slurm);
     collect(&pna_gpu_poller, gpu); /* the first GPU performance sample */
     raise_xids(ctl, gpu);
+    void *topo = start(&pna_topology_poller, cfg); /* over the gpu and ib snapshots */
+    collect(&pna_topology_poller, topo);
+    stop(&pna_topology_poller, topo);
 
     stop(&pna_node_poller, node);
     stop(&pna_gpu_poller, gpu);
@@ -1018,6 +1021,7 @@ static const struct {
     { "primusPodStorageTable", 1, { { STR, "pod_uid" } } },
     { "primusPollerTable", 1, { { POLLER, "poller" } } },
     { "primusPodResourceTable", 1, { { NUM, "pod_resource_index" } } },
+    { "primusTopoTable", 2, { { STR, "a" }, { STR, "b" } } },
 };
 
 /* The labels that name C's row (none for a scalar group: one row). */

@@ -52,9 +52,22 @@ int pna_topo_collect(const struct pna_roots *roots, struct pna_topo_matrix *m)
     int nics = pna_pci_list_rdma(roots, found, PNA_TOPO_MAX_DEVICES - m->count);
     for (int i = 0; i < nics; i++)
         add(m, PNA_TOPO_NIC, (unsigned)i, &found[i]);
+    char first[160];
+    return pna_topo_place_all(roots, m, first, sizeof first);
+}
+
+int pna_topo_place_all(const struct pna_roots *roots, struct pna_topo_matrix *m, char *first,
+                       size_t first_cap)
+{
     int problems = 0;
-    for (unsigned i = 0; i < m->count; i++)
-        problems += place(roots, &m->dev[i]);
+    first[0] = '\0';
+    for (unsigned i = 0; i < m->count; i++) {
+        int bad = place(roots, &m->dev[i]);
+        if (bad && problems == 0)
+            snprintf(first, first_cap, "%s %s: %s", m->dev[i].label, m->dev[i].name,
+                     m->dev[i].error);
+        problems += bad;
+    }
     pna_topo_matrix_classify(m);
     return problems;
 }
