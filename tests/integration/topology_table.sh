@@ -7,7 +7,8 @@
 # every pair is sys(7).  Then mlx5_1's numa_node becomes mlx5_0's: that pair
 # is node(6); then -1: the pair is unknown(0) and the poller row names mlx5_1.
 # Every primus_topology_distance sample equals its SNMP cell, and the state set
-# primus_topology_link has the same class.
+# primus_topology_link has the same class; GPU0's primusGpuNearestRdma (both
+# NICs at sys) is the nearest_rdma label of its primus_gpu_info.
 . "$(dirname "$0")/http_lib.sh"
 
 need_fake_nvml
@@ -73,6 +74,13 @@ check_metrics() {
 }
 check_metrics
 ok "/metrics: primus_topology_distance and primus_topology_link equal the SNMP cells"
+
+NEAREST="$OBJ.5.10.1.105.19968"           # primusGpuNearestRdma of 0000:4e:00.0
+[ "$(snmp_value "$NEAREST")" = "mlx5_0,mlx5_1" ] ||
+    fail "primusGpuNearestRdma of GPU0 is '$(snmp_value "$NEAREST")', not mlx5_0,mlx5_1"
+grep '^primus_gpu_info{' "$WORK/metrics.txt" | grep 'pci_bus_id="0000:4e:00.0"' |
+    grep -q 'nearest_rdma="mlx5_0,mlx5_1"' || fail "primus_gpu_info of GPU0 has no nearest_rdma label"
+ok "primusGpuNearestRdma of GPU0: both RDMA devices, at sys; the same label on /metrics"
 
 if [ -n "$PNA_IETF_MIBDIR" ]; then
     snmptable $V2 -M "+$PNA_MIBDIR:$PNA_IETF_MIBDIR" -m +PRIMUS-NODE-MIB -Cib "$TARGET" \

@@ -129,6 +129,18 @@ static void test_two_socket(void)
     CHECK_INT(pna_topo_nearest_nics(&matrix, 0, near), PNA_TOPO_PXB);
     CHECK(near[4] && near[5] && !near[6] && !near[7]);
     CHECK_STR(matrix.dev[3].name, "0000:c1:00.0"); /* the MI300X-class GPU is listed */
+    /* primusGpuNearestRdma's text */
+    char text[64];
+    CHECK(pna_topo_nearest_text(&matrix, "0000:05:00.0", text, sizeof text));
+    CHECK_STR(text, "mlx5_0,mlx5_1");
+    CHECK(pna_topo_nearest_text(&matrix, "0000:c1:00.0", text, sizeof text));
+    CHECK_STR(text, "mlx5_2");
+    CHECK(!pna_topo_nearest_text(&matrix, "0000:06:00.0", text, sizeof text)); /* a NIC */
+    CHECK_STR(text, "");
+    CHECK(pna_topo_nearest_text(&matrix, "0000:05:00.0", text, 8)); /* only what fits whole */
+    CHECK_STR(text, "mlx5_0");
+    CHECK(pna_topo_has_gpu(&matrix, "0000:83:00.0"));
+    CHECK(!pna_topo_has_gpu(&matrix, "0000:84:00.0"));
 }
 
 static void test_bad_input(void)

@@ -15,6 +15,7 @@
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
 #include "model/oids.h"
+#include "model/topology/topology.h"
 
 static const struct pna_gpu_snap *gpu_snap(const struct pna_view *v)
 {
@@ -276,6 +277,20 @@ static void get_fabric(const struct pna_row *r, struct pna_value *out)
       .help = "AMD: firmware accumulation cycles in which the GPU was held back, by cause (32-bit, " \
               "wraps); against primus_gpu_throttle_accumulation_cycles_total, the share held back" }
 
+/* The RDMA devices at the GPU's closest class in the topology snapshot (a
+ * join); none ("") when the GPU is in it but has no RDMA device at a known
+ * class, absent while no topology poll has placed it. */
+static void get_nearest_rdma(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_topo_snap *t = pna_view_snap(r->view, PNA_DOM_TOPOLOGY);
+    if (!t || !pna_topo_has_gpu(&t->matrix, gpu_of(r)->pci_bus_id))
+        return;
+    if (pna_topo_nearest_text(&t->matrix, gpu_of(r)->pci_bus_id, out->buf, sizeof out->buf))
+        pna_value_text(out, out->buf);
+    else
+        pna_value_none(out);
+}
+
 static const struct pna_metric gpu_metrics[] = {
     /* identity: every row has it, a lost GPU too */
     { .column = 2, .object = "primusGpuVendor", .syntax = INT, .flags = ID, .get = get_vendor,
@@ -529,6 +544,8 @@ static const struct pna_metric gpu_metrics[] = {
     RESIDENCY(97, "primusGpuThrottleResHbmThermal", PNA_GPU_RES_HBM_THERMAL, "hbm_thermal"),
     { .column = 98, .object = "primusGpuHolderJob", .syntax = U32, .flags = ID,
       .get = get_holder_job },
+    { .column = 105, .object = "primusGpuNearestRdma", .syntax = PNA_SYNTAX_TEXT,
+      .get = get_nearest_rdma, .label = "nearest_rdma", .json = "nearest_rdma" },
 };
 
 /* The row's key: the GPU's (gpu_key.h), then its holder (the first the
@@ -553,7 +570,8 @@ const struct pna_metric_table pna_gpu_metrics = {
     .kind = PNA_TABLE_ROWS,
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
-            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM),
+            PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM) |
+            PNA_VIEW_DOMAIN(PNA_DOM_TOPOLOGY),
     PNA_TABLE_OID(PNA_OID_GPU, 10),
     PNA_KEY_JOINED(gpu_key, holder_labels, holder_join),
     .index_ordered = true,

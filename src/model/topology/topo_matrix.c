@@ -3,6 +3,8 @@
 #include "pna_autoconf.h"
 #include "model/topology/topo_matrix.h"
 
+#include <string.h>
+
 void pna_topo_matrix_classify(struct pna_topo_matrix *m)
 {
     for (unsigned i = 0; i < m->count; i++)
@@ -37,6 +39,39 @@ enum pna_topo_class pna_topo_nearest_nics(const struct pna_topo_matrix *m, unsig
     for (unsigned j = m->gpus; j < m->count && best != PNA_TOPO_UNKNOWN; j++)
         out[j] = m->cls[g][j] == best;
     return best;
+}
+
+bool pna_topo_has_gpu(const struct pna_topo_matrix *m, const char *pci_addr)
+{
+    for (unsigned g = 0; g < m->gpus; g++)
+        if (!strcmp(m->dev[g].pci_addr, pci_addr))
+            return true;
+    return false;
+}
+
+bool pna_topo_nearest_text(const struct pna_topo_matrix *m, const char *pci_addr, char *buf,
+                           size_t cap)
+{
+    buf[0] = '\0';
+    for (unsigned g = 0; g < m->gpus; g++) {
+        if (strcmp(m->dev[g].pci_addr, pci_addr) != 0)
+            continue;
+        bool near[PNA_TOPO_MAX_DEVICES];
+        if (pna_topo_nearest_nics(m, g, near) == PNA_TOPO_UNKNOWN)
+            return false;
+        size_t len = 0;
+        for (unsigned j = m->gpus; j < m->count; j++) {
+            size_t n = strlen(m->dev[j].name);
+            if (!near[j] || len + n + (len ? 1 : 0) + 1 > cap)
+                continue;
+            if (len)
+                buf[len++] = ',';
+            memcpy(buf + len, m->dev[j].name, n + 1);
+            len += n;
+        }
+        return len > 0;
+    }
+    return false;
 }
 
 static void print_row(const struct pna_topo_matrix *m, unsigned i, FILE *out)

@@ -8,6 +8,7 @@
 #define PNA_MODEL_TOPOLOGY_TOPO_MATRIX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "model/topology/topo_class.h"
@@ -44,6 +45,15 @@ void pna_topo_matrix_classify(struct pna_topo_matrix *m);
  * OUT, at most PNA_TOPO_MAX_DEVICES); returns that class, UNKNOWN for none. */
 enum pna_topo_class pna_topo_nearest_nics(const struct pna_topo_matrix *m, unsigned g,
                                           bool out[PNA_TOPO_MAX_DEVICES]);
+
+/* Is the GPU at PCI_ADDR one of M's devices? */
+bool pna_topo_has_gpu(const struct pna_topo_matrix *m, const char *pci_addr);
+
+/* The names of the RDMA devices nearest the GPU at PCI_ADDR, comma-separated
+ * in matrix order ("mlx5_0,mlx5_3"), in BUF; false (BUF "") when M has no such
+ * GPU or no NIC at a known class.  A name that does not fit whole is left out. */
+bool pna_topo_nearest_text(const struct pna_topo_matrix *m, const char *pci_addr, char *buf,
+                           size_t cap);
 
 /* The matrix, the affinity columns, the legend and the NIC legend, tab
  * separated as `nvidia-smi topo -m` prints them; then one line per device
