@@ -205,7 +205,8 @@ static const char index_text[] =
     "/metrics/json       CPU, memory and GPU figures (JSON)\n"
     "/node               node information (JSON)\n"
     "/events             the event table, newest last (JSON)\n"
-    "/gpus /gpuDriverVersion /cardMetrics /driMapping /rdma /pods   device endpoints (JSON)\n";
+    "/gpus /gpuDriverVersion /cardMetrics /driMapping /rdma /pods   device endpoints (JSON)\n"
+    "/topology           the GPU and RDMA PCIe distance matrix (JSON)\n";
 
 /* JSON routes; /metrics and / are handled apart. */
 static const struct route {
@@ -225,6 +226,7 @@ static const struct route {
     { "/pods", pna_json_pods },
     { "/podLabels", pna_json_pod_labels },
     { "/events", pna_json_events },
+    { "/topology", pna_json_topology },
 };
 
 static const struct route *find_json_route(const char *url)

@@ -82,6 +82,21 @@ grep '^primus_gpu_info{' "$WORK/metrics.txt" | grep 'pci_bus_id="0000:4e:00.0"' 
     grep -q 'nearest_rdma="mlx5_0,mlx5_1"' || fail "primus_gpu_info of GPU0 has no nearest_rdma label"
 ok "primusGpuNearestRdma of GPU0: both RDMA devices, at sys; the same label on /metrics"
 
+# /topology: the same pairs, read by python3's json module.
+http_body /topology > "$WORK/topology.json"
+python3 - "$WORK/topology.json" <<'PY' || fail "/topology: $(head -c 400 "$WORK/topology.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))["data"]
+pairs = {(p["a"], p["b"]): p for p in d["pairs"]}
+assert len(pairs) == 12, len(pairs)
+assert pairs[("GPU0", "mlx5_0")]["class"] == "sys", pairs[("GPU0", "mlx5_0")]
+assert pairs[("GPU0", "mlx5_0")]["matrix"] == "SYS"
+devs = {x["name"]: x for x in d["devices"]}
+assert devs["mlx5_1"]["numa_node"] == 17 and devs["mlx5_1"]["host_bridge"] == "pci0000:97", devs
+assert devs["GPU0"]["kind"] == "gpu" and devs["GPU0"]["pci_addr"] == "0000:4e:00.0"
+PY
+ok "/topology: 4 devices and their 12 pairs, as SNMP has them"
+
 if [ -n "$PNA_IETF_MIBDIR" ]; then
     snmptable $V2 -M "+$PNA_MIBDIR:$PNA_IETF_MIBDIR" -m +PRIMUS-NODE-MIB -Cib "$TARGET" \
         PRIMUS-NODE-MIB::primusTopoTable > "$WORK/snmptable.txt" 2>&1 || fail "snmptable: $(cat "$WORK/snmptable.txt")"
