@@ -45,12 +45,16 @@ static void destroy_snap(struct pna_snap *snap)
 
 /* GPU<n>: n counts the GPUs in PCI address order (the snapshot's, by
  * primusGpuIndex), as nvidia-smi and --topo number them. */
-static void add_gpus(struct pna_topo_matrix *m, const struct pna_gpu_snap *g)
+static void add_gpus(struct pna_topo_matrix *m, const struct pna_gpu_snap *g, unsigned *left_out)
 {
     unsigned n = 0;
-    for (size_t i = 0; g && i < g->count && m->count < PNA_TOPO_MAX_DEVICES; i++) {
+    for (size_t i = 0; g && i < g->count; i++) {
         if (!g->gpus[i].pci_bus_id[0])
             continue;
+        if (m->count == PNA_TOPO_MAX_DEVICES) {
+            (*left_out)++;
+            continue;
+        }
         struct pna_topo_device *d = &m->dev[m->count++];
         d->kind = PNA_TOPO_GPU;
         snprintf(d->label, sizeof d->label, "GPU%u", n++);
@@ -60,13 +64,17 @@ static void add_gpus(struct pna_topo_matrix *m, const struct pna_gpu_snap *g)
     m->gpus = m->count;
 }
 
-static void add_nics(struct pna_topo_matrix *m, const struct pna_ib_snap *ib)
+static void add_nics(struct pna_topo_matrix *m, const struct pna_ib_snap *ib, unsigned *left_out)
 {
     unsigned n = 0;
-    for (size_t i = 0; ib && i < ib->model.n_devices && m->count < PNA_TOPO_MAX_DEVICES; i++) {
+    for (size_t i = 0; ib && i < ib->model.n_devices; i++) {
         const struct pna_ib_device *dev = &ib->model.devices[i];
         if (!dev->pci_addr[0])
             continue; /* rxe, siw: no PCI function */
+        if (m->count == PNA_TOPO_MAX_DEVICES) {
+            (*left_out)++;
+            continue;
+        }
         struct pna_topo_device *d = &m->dev[m->count++];
         d->kind = PNA_TOPO_NIC;
         snprintf(d->label, sizeof d->label, "NIC%u", n++);
@@ -153,8 +161,9 @@ static int topology_collect(void *state, const struct pna_snap *prev,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    add_gpus(&s->matrix, gpu);
-    add_nics(&s->matrix, ib);
+    unsigned left_out = 0;
+    add_gpus(&s->matrix, gpu, &left_out);
+    add_nics(&s->matrix, ib, &left_out);
     set_links(&s->matrix, gpu);
     char first[160];
     int problems = pna_topo_place_all(&st->roots, &s->matrix, first, sizeof first);
@@ -163,7 +172,10 @@ static int topology_collect(void *state, const struct pna_snap *prev,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (problems > 0)
+    if (left_out > 0)
+        snprintf(err, errlen, "%u devices beyond the first %d left out", left_out,
+                 PNA_TOPO_MAX_DEVICES);
+    else if (problems > 0)
         snprintf(err, errlen, "%d device%s not placed or without NUMA node; first: %s", problems,
                  problems > 1 ? "s" : "", first);
     pna_snap_init(&s->base, destroy_snap);
