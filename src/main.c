@@ -22,6 +22,7 @@
 #include "snmp/agent.h"
 #include "snmp/log_gate.h"
 #include "transport/probe.h"
+#include "sources/pci/pci_topology.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -48,6 +49,7 @@ struct cli {
     const char *http_addr;
     const char *pidfile;
     const char *probe_url;
+    int topo;                   /* --topo: print the distance matrix and exit */
     struct pna_roots roots;     /* NULL members: not given */
     int foreground;
     int logging_set;
@@ -79,6 +81,8 @@ static void usage(FILE *out)
         "                       config file (-c, or the default) exports, and exit\n"
         "      --list-tables    print every table and scalar group (OID, index objects,\n"
         "                       identity labels) and exit\n"
+        "      --topo           print the GPU and RDMA PCIe distance matrix of the sysfs\n"
+        "                       tree (--sysfs) as nvidia-smi topo -m does, and exit\n"
         "      --probe URL      GET URL (e.g. http://127.0.0.1:9101/healthz) and exit: 0 on a\n"
         "                       2xx answer within 5 s, else 1 and the reason on stderr;\n"
         "                       starts nothing else and reads no config file (the image's\n"
@@ -90,7 +94,8 @@ static void usage(FILE *out)
 
 enum { OPT_STANDALONE = 256, OPT_HTTP, OPT_SYSFS, OPT_PROCFS, OPT_DEVFS, OPT_ROOTFS, OPT_LIST_METRICS,
        OPT_LIST_TABLES,
-       OPT_PROBE };
+       OPT_PROBE,
+       OPT_TOPO };
 
 static const struct option long_options[] = {
     { "standalone", required_argument, NULL, OPT_STANDALONE },
@@ -102,6 +107,7 @@ static const struct option long_options[] = {
     { "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
     { "list-tables", no_argument, NULL, OPT_LIST_TABLES },
     { "probe", required_argument, NULL, OPT_PROBE },
+    { "topo", no_argument, NULL, OPT_TOPO },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 },
@@ -137,6 +143,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
         case OPT_LIST_METRICS: cli->list_metrics = 1; break;
         case OPT_LIST_TABLES: pna_table_catalogue(stdout); return 1;
         case OPT_PROBE: cli->probe_url = optarg; break;
+        case OPT_TOPO: cli->topo = 1; break;
         case 'h': usage(stdout); return 1;
         case 'v': printf(APP_NAME " " PACKAGE_VERSION "\n"); return 1;
         default: usage(stderr); return -1;
@@ -195,6 +202,24 @@ static int setup_exports(const struct pna_config *cfg)
         fprintf(stderr, APP_NAME ": %s\n", err);
         return -1;
     }
+    return 0;
+}
+
+/* --topo: the GPU and RDMA distance matrix of the sysfs tree (--sysfs), as
+ * `nvidia-smi topo -m` prints it; exit status 0, or 1 when the PCI devices
+ * cannot be listed.  A device whose place is unknown is named after it. */
+static int print_topology(const struct cli *cli)
+{
+    static struct pna_topo_matrix m; /* large: not on the stack */
+    struct pna_roots roots = PNA_ROOTS_DEFAULT;
+    if (cli->roots.sysfs)
+        roots.sysfs = cli->roots.sysfs;
+    int rc = pna_topo_collect(&roots, &m);
+    if (rc < 0) {
+        fprintf(stderr, APP_NAME ": topo: %s/bus/pci/devices: %s\n", roots.sysfs, strerror(-rc));
+        return 1;
+    }
+    pna_topo_matrix_print(&m, stdout);
     return 0;
 }
 
@@ -268,6 +293,8 @@ int main(int argc, char **argv)
         return rc > 0 ? 0 : 2;
     if (cli.probe_url)
         return probe(cli.probe_url);
+    if (cli.topo)
+        return print_topology(&cli);
     pna_config_defaults(&cfg);
     char err[256];
     if (pna_config_set_pollers(&cfg, pna_poller_registry, pna_poller_registry_len, err,

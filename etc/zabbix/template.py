@@ -250,6 +250,10 @@ TABLES = {
         name="Slurm job {#SLURM_JOB} GPU usage", index=[("SLURM_JOB", "n")],
         columns={"USAGE_SINCE": "primusSlurmJobGpuUsageCounterDiscontinuityTime"},
         component="slurm"),
+    "primusTopoTable": dict(
+        rule="GPU and RDMA device pairs", prefix="primusTopo", name="Pair {#TOPO_A}/{#TOPO_B}",
+        index=[("TOPO_A", "s"), ("TOPO_B", "s")], columns={"TOPO_CLASS": "primusTopoClass"},
+        component="topology"),
 }
 
 
@@ -294,6 +298,8 @@ EXCLUDED = {
     "primusSlurmJobId": "INDEX, not-accessible: {#SLURM_JOB}",
     "primusPhyIfName": "INDEX, not-accessible: {#IFNAME}",
     "primusModuleLane": "INDEX, not-accessible: {#LANE}",
+    "primusTopoDeviceA": "INDEX, not-accessible: {#TOPO_A}",
+    "primusTopoDeviceB": "INDEX, not-accessible: {#TOPO_B}",
     # accessible-for-notify: only in notifications, so in the trap items' text
     "primusNotifyRdmaDevice": "accessible-for-notify: in the text of the primusIbPortDown/Up and "
                               "primusPcieDowntrained/Restored trap items",

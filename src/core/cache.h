@@ -25,6 +25,7 @@ enum pna_domain {
     PNA_DOM_PHY,
     PNA_DOM_SLURM,
     PNA_DOM_ACCOUNTING,
+    PNA_DOM_TOPOLOGY,
     PNA_DOM_COUNT,
     PNA_DOM_NONE = -1 /* agent-internal data (poller and event tables) */
 };

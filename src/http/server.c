@@ -206,7 +206,8 @@ static const char index_text[] =
     "/node               node information (JSON)\n"
     "/events             the event table, newest last (JSON)\n"
     "/gpus /gpuDriverVersion /cardMetrics /driMapping /rdma /pods   device endpoints (JSON)\n"
-    "/gpuUsage           GPU accounting per holder, pod, Slurm job and GPU (JSON)\n";
+    "/gpuUsage           GPU accounting per holder, pod, Slurm job and GPU (JSON)\n"
+    "/topology           the GPU and RDMA PCIe distance matrix (JSON)\n";
 
 /* JSON routes; /metrics and / are handled apart. */
 static const struct route {
@@ -227,6 +228,7 @@ static const struct route {
     { "/podLabels", pna_json_pod_labels },
     { "/events", pna_json_events },
     { "/gpuUsage", pna_json_gpu_usage },
+    { "/topology", pna_json_topology },
 };
 
 static const struct route *find_json_route(const char *url)

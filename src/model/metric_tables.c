@@ -46,6 +46,7 @@ const struct pna_metric_table *const pna_metric_tables[] = {
     &pna_gpu_usage_metrics,
     &pna_pod_gpu_usage_metrics,
     &pna_slurm_job_gpu_usage_metrics,
+    &pna_topo_metrics,
     NULL,
 };
 

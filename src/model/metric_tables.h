@@ -59,6 +59,7 @@ extern const struct pna_metric_table pna_slurm_job_metrics;  /* primusSlurmJobTa
 extern const struct pna_metric_table pna_gpu_usage_metrics;  /* primusGpuUsageTable */
 extern const struct pna_metric_table pna_pod_gpu_usage_metrics;       /* primusPodGpuUsageTable */
 extern const struct pna_metric_table pna_slurm_job_gpu_usage_metrics; /* primusSlurmJobGpuUsageTable */
+extern const struct pna_metric_table pna_topo_metrics;       /* primusTopoTable */
 
 /* The key part of a table indexed by a watched interface's name
  * (primusPfcIfName, label "interface"): the row's record or its parent

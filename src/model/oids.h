@@ -52,6 +52,7 @@
 #define PNA_OID_STORAGE                              PNA_OID_OBJECTS, 9 /* primusStorage */
 #define PNA_OID_KUBERNETES                           PNA_OID_OBJECTS, 10 /* primusKubernetes */
 #define PNA_OID_SLURM                                PNA_OID_OBJECTS, 11 /* primusSlurm */
+#define PNA_OID_TOPOLOGY                             PNA_OID_OBJECTS, 12 /* primusTopology */
 #define PNA_OID_NOTIFY_OBJECTS                       PNA_OID_OBJECTS, 99 /* primusNotifyObjects */
 
 /* Tables are not here: each table's OID (a group above and its number in

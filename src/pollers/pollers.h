@@ -34,6 +34,7 @@ extern const struct pna_poller_ops pna_podres_poller;     /* index 8, PNA_DOM_PO
 extern const struct pna_poller_ops pna_phy_poller;        /* index 9, PNA_DOM_PHY */
 extern const struct pna_poller_ops pna_slurm_poller;      /* index 10, PNA_DOM_SLURM */
 extern const struct pna_poller_ops pna_accounting_poller; /* index 11, PNA_DOM_ACCOUNTING */
+extern const struct pna_poller_ops pna_topology_poller;   /* index 12, PNA_DOM_TOPOLOGY */
 
 /* Each poller's settings: the values of the config keys it declares (its
  * ops' key table; docs/configuration.md lists them), handed to its init().

@@ -17,6 +17,7 @@ const struct pna_poller_ops *const pna_poller_registry[] = {
     &pna_phy_poller,
     &pna_slurm_poller,
     &pna_accounting_poller,
+    &pna_topology_poller,
 };
 
 const size_t pna_poller_registry_len =

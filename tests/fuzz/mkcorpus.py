@@ -667,6 +667,22 @@ def accounting_state():
     put("accounting_state", "clean", text)
     put("accounting_state", "truncated", text[: len(text) // 2])
     put("accounting_state", "out-of-order", json.dumps(dict(state, jobs=[job, job])))
+def pci_path():
+    # the resolved bus/pci/devices link of every function of the trees of
+    # tests/fixtures/topology/, below devices/, and a few that break a rule
+    for tree in sorted(glob.glob(os.path.join(FX, "topology", "*", "sys"))):
+        bus = os.path.join(tree, "bus", "pci", "devices")
+        for link in sorted(glob.glob(os.path.join(bus, "*"))):
+            target = os.readlink(link)
+            if "/devices/" not in target:
+                continue
+            rel = target.split("/devices/", 1)[1]
+            put("pci_path", "%s-%s" % (tree.split(os.sep)[-2], os.path.basename(link).replace(":", "_")),
+                rel)
+    put("pci_path", "built-no-host-bridge", "0000:00:01.0/0000:01:00.0")
+    put("pci_path", "built-not-a-function", "pci0000:00/0000:00:01.0/virtual/0000:01:00.0")
+    put("pci_path", "built-too-deep", "pci0000:00/" + "/".join(["0000:00:01.0"] * 17))
+    put("pci_path", "built-double-slash", "pci0000:00//0000:00:01.0/")
 
 
 def main():
@@ -676,7 +692,7 @@ def main():
     for fn in (fileio, node, ib, amdgpu, pfc, oci, containerd, cgroup, docker, kubelet, nvsmi,
                config, dri_map, mig_caps, amd_kfd, cdi, dcb, ib_smp, lldp_tlv, pcie, module,
                ethtool_nl, rtnl_link, netlink, amd_gpu_metrics, cstorage, slurm_cgroup,
-               accounting_state):
+               accounting_state, pci_path):
         fn()
 
 

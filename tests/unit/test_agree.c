@@ -664,6 +664,9 @@ static void poll_everything(struct pna_config *cfg, struct httpstub **kubelet)
     collect(&pna_gpu_poller, gpu); /* the first GPU performance sample */
     raise_xids(ctl, gpu);
     account_gpus(cfg, ctl, gpu);
+    void *topo = start(&pna_topology_poller, cfg); /* over the gpu and ib snapshots */
+    collect(&pna_topology_poller, topo);
+    stop(&pna_topology_poller, topo);
 
     stop(&pna_node_poller, node);
     stop(&pna_gpu_poller, gpu);
@@ -1060,6 +1063,7 @@ static const struct {
     { "primusGpuUsageTable", 3, { { SKIP, NULL }, { STR, "holder_id" }, { PCI, "pci_bus_id" } } },
     { "primusPodGpuUsageTable", 2, { { STR, "namespace" }, { STR, "pod" } } },
     { "primusSlurmJobGpuUsageTable", 1, { { NUM, "job" } } },
+    { "primusTopoTable", 2, { { STR, "a" }, { STR, "b" } } },
 };
 
 /* The labels that name C's row (none for a scalar group: one row). */

@@ -216,6 +216,9 @@ struct pna_json_reply pna_json_pod_labels(const struct pna_http_view *v);
 /* json_usage.c: /gpuUsage, the GPU accounting counters */
 struct pna_json_reply pna_json_gpu_usage(const struct pna_http_view *v);
 
+/* json_topology.c: /topology, the GPU and RDMA distance matrix */
+struct pna_json_reply pna_json_topology(const struct pna_http_view *v);
+
 /* The node exporter's envelope: {"code":0,"data":DATA,"message":"success"}
  * (steals DATA). */
 struct pna_json_reply pna_json_envelope(json_t *data);

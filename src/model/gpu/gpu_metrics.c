@@ -16,6 +16,7 @@
 #include "model/gpu/gpu_key.h"
 #include "model/metric.h"
 #include "model/oids.h"
+#include "model/topology/topology.h"
 
 static const struct pna_gpu_snap *gpu_snap(const struct pna_view *v)
 {
@@ -308,6 +309,20 @@ static void get_fabric(const struct pna_row *r, struct pna_value *out)
       .help = "AMD: firmware accumulation cycles in which the GPU was held back, by cause (32-bit, " \
               "wraps); against primus_gpu_throttle_accumulation_cycles_total, the share held back" }
 
+/* The RDMA devices at the GPU's closest class in the topology snapshot (a
+ * join); none ("") when the GPU is in it but has no RDMA device at a known
+ * class, absent while no topology poll has placed it. */
+static void get_nearest_rdma(const struct pna_row *r, struct pna_value *out)
+{
+    const struct pna_topo_snap *t = pna_view_snap(r->view, PNA_DOM_TOPOLOGY);
+    if (!t || !pna_topo_has_gpu(&t->matrix, gpu_of(r)->pci_bus_id))
+        return;
+    if (pna_topo_nearest_text(&t->matrix, gpu_of(r)->pci_bus_id, out->buf, sizeof out->buf))
+        pna_value_text(out, out->buf);
+    else
+        pna_value_none(out);
+}
+
 static const struct pna_metric gpu_metrics[] = {
     /* identity: every row has it, a lost GPU too */
     { .column = 2, .object = "primusGpuVendor", .syntax = INT, .flags = ID, .get = get_vendor,
@@ -588,6 +603,8 @@ static const struct pna_metric gpu_metrics[] = {
       .json = "low_activity_since",
       .help = "Since when the held GPU's activity has stayed below accountingIdleThreshold, "
               "seconds since 1970-01-01 UTC; no sample when it is not below" },
+    { .column = 105, .object = "primusGpuNearestRdma", .syntax = PNA_SYNTAX_TEXT,
+      .get = get_nearest_rdma, .label = "nearest_rdma", .json = "nearest_rdma" },
 };
 
 /* The row's key: the GPU's (gpu_key.h), then its holder (the first the
@@ -613,7 +630,8 @@ const struct pna_metric_table pna_gpu_metrics = {
     .domain = PNA_DOM_GPU,
     .view = PNA_VIEW_DOMAIN(PNA_DOM_GPU) | PNA_VIEW_DOMAIN(PNA_DOM_CONTAINERS) |
             PNA_VIEW_DOMAIN(PNA_DOM_PODRES) | PNA_VIEW_DOMAIN(PNA_DOM_SLURM) |
-            PNA_VIEW_DOMAIN(PNA_DOM_ACCOUNTING),
+            PNA_VIEW_DOMAIN(PNA_DOM_ACCOUNTING) |
+            PNA_VIEW_DOMAIN(PNA_DOM_TOPOLOGY),
     PNA_TABLE_OID(PNA_OID_GPU, 10),
     PNA_KEY_JOINED(gpu_key, holder_labels, holder_join),
     .index_ordered = true,
