@@ -332,7 +332,14 @@ int main(int argc, char **argv)
     if (pna_pollers_start(&cfg, pna_poller_registry, pna_poller_registry_len) != 0)
         return 1;
     if (cfg.http_addr && pna_http_start(&cfg) != 0) {
+        /* a bridge that cannot listen stops start-up: nothing kept */
         pna_pollers_stop();
+        pna_log_gate_remove();
+        pna_agent_shutdown(APP_NAME);
+        pna_events_shutdown();
+        pna_cache_clear();
+        pna_export_reset();
+        pna_config_free(&cfg);
         return 1;
     }
     pna_log(LOG_INFO, APP_NAME " " PACKAGE_VERSION " started (%s)",

@@ -5,16 +5,6 @@ declare -F start_snmpd >/dev/null || . "$(dirname "$0")/lib.sh"   # once, also w
 
 command -v curl >/dev/null || skip "curl not installed"
 
-# A free TCP port on 127.0.0.1.
-free_tcp_port() {
-    local p
-    for _ in $(seq 50); do
-        p=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
-        if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
-    done
-    fail "no free TCP port"
-}
-
 HTTP_PORT=$(free_tcp_port)
 HTTP_SCHEME=http
 HTTP_BASE="http://127.0.0.1:$HTTP_PORT"

@@ -215,3 +215,20 @@ busybox_import() {
         >"$WORK/import-busybox.log" 2>&1 ||
         fail "import of busybox with ${tool%% *} failed: $(tail -n 2 "$WORK/import-busybox.log")"
 }
+
+# A free TCP port on 127.0.0.1, none this test was given already: a port is
+# only taken when its server starts, so two calls before that could agree
+# (each call runs in its own subshell; $WORK/ports remembers them).
+free_tcp_port() {
+    local p
+    for _ in $(seq 50); do
+        p=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
+        grep -qx "$p" "$WORK/ports" 2>/dev/null && continue
+        if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
+            echo "$p" >> "$WORK/ports"
+            echo "$p"
+            return
+        fi
+    done
+    fail "no free TCP port"
+}

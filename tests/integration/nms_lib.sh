@@ -16,14 +16,6 @@
 # "public" on $TARGET; traps go to 127.0.0.1:$TRAP_PORT.
 
 . "$(dirname "$0")/containers_lib.sh"
-declare -F free_tcp_port >/dev/null || free_tcp_port() {
-    local p
-    for _ in $(seq 50); do
-        p=$(( (RANDOM % 20000) + 10000 ))
-        if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
-    done
-    fail "no free TCP port"
-}
 
 # The Tesla T4 of tesla-t4-nvidia-smi-q-x.xml (40 C, slowdown at 93 C): its bus
 # id as the XML and the test NVML control file write it, and as primusGpuPciBusId

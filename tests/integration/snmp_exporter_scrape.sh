@@ -85,14 +85,6 @@ wait_until 15 sh -c "snmpget $V2 -On -Oqv $TARGET $cpu_usage_oid | grep -q '^[0-
 sleep 2
 
 # ---- exporter --------------------------------------------------------------
-free_tcp_port() {
-    local p
-    for _ in $(seq 50); do
-        p=$(( (RANDOM % 20000) + 10000 ))  # below the ephemeral range (32768-60999)
-        if ! ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
-    done
-    fail "no free TCP port"
-}
 HTTP_PORT=$(free_tcp_port)
 
 # The test-local copy differs from the shipped file only in the v3 passphrases
