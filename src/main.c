@@ -302,8 +302,11 @@ int main(int argc, char **argv)
         fprintf(stderr, APP_NAME ": %s\n", err);
         return 1;
     }
-    if (load_config(&cfg, &cli) != 0 || setup_exports(&cfg) != 0)
+    if (load_config(&cfg, &cli) != 0 || setup_exports(&cfg) != 0) {
+        pna_export_reset();
+        pna_config_free(&cfg);
         return 1;
+    }
     if (cli.list_metrics) {
         pna_metric_catalogue(stdout);
         pna_export_describe(stdout);

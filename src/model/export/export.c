@@ -24,7 +24,7 @@ struct control {
     bool active;
     const struct pna_export_config *cfg;    /* the patterns, for run-time names */
     const struct pna_metric_table *const *all_tables;   /* what was checked */
-    const struct pna_export_names *names;
+    struct pna_export_names names;          /* a copy: the caller's may be on its stack */
     bool bridge_include, snmp_include;      /* an include pattern names that front end */
     /* SNMP: per table handed in, one verdict per descriptor. */
     const struct pna_metric_table *tables[TABLES_MAX];
@@ -438,7 +438,7 @@ int pna_export_setup(const struct pna_export_config *cfg,
                      const struct pna_export_names *names, char *err, size_t errlen)
 {
     struct universe u = { tables, names };
-    struct control c = { .cfg = cfg, .all_tables = tables, .names = names };
+    struct control c = { .cfg = cfg, .all_tables = tables, .names = *names };
     if (check_patterns(&u, &cfg->include, "exportInclude", &c.bridge_include, &c.snmp_include,
                        err, errlen) != 0 ||
         check_patterns(&u, &cfg->exclude, "exportExclude", NULL, NULL, err, errlen) != 0 ||
@@ -539,7 +539,7 @@ void pna_export_describe(FILE *out)
 {
     if (!ctl.active)
         return;
-    struct universe u = { ctl.all_tables, ctl.names };
+    struct universe u = { ctl.all_tables, &ctl.names };
     each_name(&u, describe_family, out);   /* in the order /metrics has them */
     for (size_t i = 0; i < ctl.ntables; i++)
         if (!ctl.table_on[i])
