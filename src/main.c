@@ -283,6 +283,19 @@ static int write_pidfile(const char *path)
     return 0;
 }
 
+/* After the pollers started: stop them and the agent, and free what start-up
+ * kept (the bridge is stopped by the caller, where it started). */
+static void stop_everything(struct pna_config *cfg)
+{
+    pna_pollers_stop();
+    pna_log_gate_remove();
+    pna_agent_shutdown(APP_NAME);
+    pna_events_shutdown();
+    pna_cache_clear();
+    pna_export_reset();
+    pna_config_free(cfg);
+}
+
 int main(int argc, char **argv)
 {
     struct cli cli = { 0 };
@@ -335,14 +348,7 @@ int main(int argc, char **argv)
     if (pna_pollers_start(&cfg, pna_poller_registry, pna_poller_registry_len) != 0)
         return 1;
     if (cfg.http_addr && pna_http_start(&cfg) != 0) {
-        /* a bridge that cannot listen stops start-up: nothing kept */
-        pna_pollers_stop();
-        pna_log_gate_remove();
-        pna_agent_shutdown(APP_NAME);
-        pna_events_shutdown();
-        pna_cache_clear();
-        pna_export_reset();
-        pna_config_free(&cfg);
+        stop_everything(&cfg);   /* a bridge that cannot listen stops start-up */
         return 1;
     }
     pna_log(LOG_INFO, APP_NAME " " PACKAGE_VERSION " started (%s)",
@@ -352,13 +358,7 @@ int main(int argc, char **argv)
 
     pna_log(LOG_INFO, APP_NAME " stopping");
     pna_http_stop();
-    pna_pollers_stop();
-    pna_log_gate_remove();
-    pna_agent_shutdown(APP_NAME);
-    pna_events_shutdown();
-    pna_cache_clear();
-    pna_export_reset();
-    pna_config_free(&cfg);
+    stop_everything(&cfg);
     if (cli.pidfile)
         unlink(cli.pidfile);
     return 0;

@@ -68,54 +68,28 @@ static void split_family(struct pna_prom *p, const struct pna_http_view *v, cons
 
 /* One series per holder of a GPU (model/kubernetes/holders.h: the kubelet's
  * assignments, then the containers given its device node), shared GPUs
- * included, as primusGpuHolderCount counts them. */
-struct holder_series {
-    struct pna_prom *p;
-    const struct pna_http_view *v;
-    const struct pna_row *row;
-};
-
-static void holder_series(const struct pna_holder *h, void *arg)
+ * included, as primusGpuHolderCount counts them, then one per Slurm job. */
+static void gpu_holders_each(const struct pna_view *v, const void *rec, pna_holder_fn fn,
+                             void *arg)
 {
-    const struct holder_series *hs = arg;
-    struct pna_row_labels rl;
-    pna_prom_holder_labels(hs->v, &pna_gpu_metrics, hs->row, h, "", &rl);
-    pna_prom_u64(hs->p, rl.l, rl.n, 1);
+    pna_gpu_holders_each(v, rec, fn, arg);
 }
 
-/* One series per Slurm job holding the GPU (model/slurm/slurm_holders.h), its
- * container labels empty. */
-static void job_series(const struct holder_series *hs)
+static size_t gpu_jobs(const struct pna_view *v, const void *rec, uint32_t *jobs)
 {
-    uint32_t jobs[PNA_SLURM_HOLDERS_MAX];
-    size_t n = pna_slurm_gpu_jobs(&hs->v->base, hs->row->rec, jobs);
-    for (size_t i = 0; i < n; i++) {
-        struct pna_row_labels rl;
-        char job[16];
-        snprintf(job, sizeof job, "%u", (unsigned)jobs[i]);
-        pna_prom_holder_labels(hs->v, &pna_gpu_metrics, hs->row, NULL, job, &rl);
-        pna_prom_u64(hs->p, rl.l, rl.n, 1);
-    }
+    return pna_slurm_gpu_jobs(v, rec, jobs);
 }
 
 static void holders(struct pna_prom *p, const struct pna_http_view *v)
 {
-    const struct pna_metric_table *t = &pna_gpu_metrics;
-    pna_prom_family(p, "primus_gpu_holder_info", PNA_PROM_GAUGE,
-                    "A container (and pod) holding the GPU: one series per container the kubelet "
-                    "gave it (pod-resources; container_id empty when its runtime record is not "
-                    "seen) or that has one of its device nodes; always 1 (their number is "
-                    "primusGpuHolderCount).  A Slurm job holding it (its processes on the GPU, "
-                    "or its device list) has a series of its own with the job label "
-                    "(primusGpuHolderJob), container labels empty.");
-    for (size_t i = 0; i < t->rows(&v->base); i++) {
-        struct pna_row row;
-        if (!pna_http_row(t, v, i, &row))
-            continue;
-        struct holder_series hs = { p, v, &row };
-        pna_gpu_holders_each(&v->base, row.rec, holder_series, &hs);
-        job_series(&hs);
-    }
+    static const struct pna_holder_source src = { &pna_gpu_metrics, gpu_holders_each, gpu_jobs };
+    pna_prom_holders(p, v, &src, "primus_gpu_holder_info",
+                     "A container (and pod) holding the GPU: one series per container the kubelet "
+                     "gave it (pod-resources; container_id empty when its runtime record is not "
+                     "seen) or that has one of its device nodes; always 1 (their number is "
+                     "primusGpuHolderCount).  A Slurm job holding it (its processes on the GPU, "
+                     "or its device list) has a series of its own with the job label "
+                     "(primusGpuHolderJob), container labels empty.");
 }
 
 /* ---- the replaced exporters' names ------------------------------------------ */

@@ -128,55 +128,30 @@ static void write_requests(struct pna_prom *p, const struct pna_http_view *v)
 
 /* One series per holder of an RDMA device, as primusRdmaHolderCount counts
  * them (the kubelet's assignments, then the containers given one of its
- * nodes), then one per Slurm job using it, its container labels empty: the
- * same shape as primus_gpu_holder_info. */
-struct holder_series {
-    struct pna_prom *p;
-    const struct pna_http_view *v;
-    const struct pna_row *row;
-};
-
-
-static void holder_series(const struct pna_holder *h, void *arg)
+ * nodes), then one per Slurm job using it: the shape of
+ * primus_gpu_holder_info. */
+static void rdma_holders_each(const struct pna_view *v, const void *rec, pna_holder_fn fn,
+                              void *arg)
 {
-    const struct holder_series *hs = arg;
-    struct pna_row_labels rl;
-    pna_prom_holder_labels(hs->v, &pna_rdma_device_metrics, hs->row, h, "", &rl);
-    pna_prom_u64(hs->p, rl.l, rl.n, 1);
+    pna_rdma_holders_each(v, ((const struct pna_ib_device *)rec)->name, fn, arg);
 }
 
-static void job_series(const struct holder_series *hs)
+static size_t rdma_jobs(const struct pna_view *v, const void *rec, uint32_t *jobs)
 {
-    uint32_t jobs[PNA_SLURM_HOLDERS_MAX];
-    size_t n = pna_slurm_rdma_jobs(&hs->v->base, hs->row->rec, jobs);
-    for (size_t i = 0; i < n; i++) {
-        struct pna_row_labels rl;
-        char job[16];
-        snprintf(job, sizeof job, "%u", (unsigned)jobs[i]);
-        pna_prom_holder_labels(hs->v, &pna_rdma_device_metrics, hs->row, NULL, job, &rl);
-        pna_prom_u64(hs->p, rl.l, rl.n, 1);
-    }
+    return pna_slurm_rdma_jobs(v, rec, jobs);
 }
 
 static void holders(struct pna_prom *p, const struct pna_http_view *v)
 {
-    const struct pna_metric_table *t = &pna_rdma_device_metrics;
-    pna_prom_family(p, "primus_rdma_holder_info", PNA_PROM_GAUGE,
-                    "A container (and pod) holding the RDMA device: one series per container the "
-                    "kubelet gave it or whose device list has one of its nodes; always 1 (their "
-                    "number is primusRdmaHolderCount).  A Slurm job using it (its verbs node "
-                    "open in one of the job's processes, or allowed by a constraining "
-                    "devices.list) has a series of its own with the job label "
-                    "(primusRdmaHolderJob), container labels empty.");
-    for (size_t i = 0; i < t->rows(&v->base); i++) {
-        struct pna_row row;
-        if (!pna_http_row(t, v, i, &row))
-            continue;
-        struct holder_series hs = { p, v, &row };
-        pna_rdma_holders_each(&v->base, ((const struct pna_ib_device *)row.rec)->name,
-                              holder_series, &hs);
-        job_series(&hs);
-    }
+    static const struct pna_holder_source src = { &pna_rdma_device_metrics, rdma_holders_each,
+                                                  rdma_jobs };
+    pna_prom_holders(p, v, &src, "primus_rdma_holder_info",
+                     "A container (and pod) holding the RDMA device: one series per container the "
+                     "kubelet gave it or whose device list has one of its nodes; always 1 (their "
+                     "number is primusRdmaHolderCount).  A Slurm job using it (its verbs node "
+                     "open in one of the job's processes, or allowed by a constraining "
+                     "devices.list) has a series of its own with the job label "
+                     "(primusRdmaHolderJob), container labels empty.");
 }
 
 void pna_metrics_rdma_extras(struct pna_prom *p, const struct pna_http_view *v)

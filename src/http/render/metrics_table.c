@@ -11,6 +11,7 @@
 #include "pna_autoconf.h"
 #include "http/render/render.h"
 #include "model/kubernetes/holders.h"
+#include "model/slurm/slurm_holders.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -97,6 +98,49 @@ void pna_prom_holder_labels(const struct pna_http_view *v, const struct pna_metr
     out->l[out->n++] = (struct pna_prom_label){ "pod", h ? h->pod : "" };
     out->l[out->n++] = (struct pna_prom_label){ "namespace", h ? h->pod_namespace : "" };
     out->l[out->n++] = (struct pna_prom_label){ "job", job };
+}
+
+struct holder_series {
+    struct pna_prom *p;
+    const struct pna_http_view *v;
+    const struct pna_metric_table *t;
+    const struct pna_row *row;
+};
+
+static void holder_series(const struct pna_holder *h, void *arg)
+{
+    const struct holder_series *hs = arg;
+    struct pna_row_labels rl;
+    pna_prom_holder_labels(hs->v, hs->t, hs->row, h, "", &rl);
+    pna_prom_u64(hs->p, rl.l, rl.n, 1);
+}
+
+static void job_series(const struct holder_series *hs, const struct pna_holder_source *src)
+{
+    uint32_t jobs[PNA_SLURM_HOLDERS_MAX];
+    size_t n = src->jobs(&hs->v->base, hs->row->rec, jobs);
+    for (size_t i = 0; i < n; i++) {
+        struct pna_row_labels rl;
+        char job[16];
+        snprintf(job, sizeof job, "%u", (unsigned)jobs[i]);
+        pna_prom_holder_labels(hs->v, hs->t, hs->row, NULL, job, &rl);
+        pna_prom_u64(hs->p, rl.l, rl.n, 1);
+    }
+}
+
+void pna_prom_holders(struct pna_prom *p, const struct pna_http_view *v,
+                      const struct pna_holder_source *src, const char *family, const char *help)
+{
+    const struct pna_metric_table *t = src->table;
+    pna_prom_family(p, family, PNA_PROM_GAUGE, help);
+    for (size_t i = 0; i < t->rows(&v->base); i++) {
+        struct pna_row row;
+        if (!pna_http_row(t, v, i, &row))
+            continue;
+        struct holder_series hs = { p, v, t, &row };
+        src->each(&v->base, row.rec, holder_series, &hs);
+        job_series(&hs, src);
+    }
 }
 
 /* ---- a table's families ------------------------------------------------------ */

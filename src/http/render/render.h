@@ -23,6 +23,7 @@
 #include "http/buf.h"
 #include "http/render/prom.h"
 #include "model/export/export.h"
+#include "model/kubernetes/holders.h"
 #include "model/metric.h"
 
 struct pna_http_view {
@@ -90,7 +91,19 @@ void pna_prom_identity_labels(const struct pna_http_view *v, const struct pna_me
 /* ROW's identity labels, then a holder's: container_id, container, pod,
  * namespace (H's; NULL: all empty) and job (JOB, "" none), the labels of
  * primus_gpu_holder_info and primus_rdma_holder_info. */
-struct pna_holder;
+/* The holders of one row's device, for pna_prom_holders(): EACH calls FN for
+ * every container holding REC (model/kubernetes/holders.h), JOBS fills the
+ * Slurm jobs using it (model/slurm/slurm_holders.h) and says how many. */
+struct pna_holder_source {
+    const struct pna_metric_table *table;
+    void (*each)(const struct pna_view *v, const void *rec, pna_holder_fn fn, void *arg);
+    size_t (*jobs)(const struct pna_view *v, const void *rec, uint32_t *jobs);
+};
+/* FAMILY: one series per container holding each row's device, then one per
+ * Slurm job using it (its container labels empty), labelled as
+ * pna_prom_holder_labels() says; always 1. */
+void pna_prom_holders(struct pna_prom *p, const struct pna_http_view *v,
+                      const struct pna_holder_source *src, const char *family, const char *help);
 void pna_prom_holder_labels(const struct pna_http_view *v, const struct pna_metric_table *t,
                             const struct pna_row *row, const struct pna_holder *h,
                             const char *job, struct pna_row_labels *out);
