@@ -65,3 +65,20 @@ start_prometheus() {
 }
 # query EXPR: that Prometheus's answer to an instant query.
 query() { curl -sS --max-time 10 "$PROM/api/v1/query" --data-urlencode "query=$1"; }
+
+# start_kubelet DIR: a kubelet stand-in (Python's http.server) serving DIR's
+# files (pods, stats/summary) on 127.0.0.1:$KPORT, a free port this sets;
+# waits until /pods answers.  kubelet_recorded DIR copies the recorded pods and
+# summary of a v1.35 node there first.
+start_kubelet() {
+    KPORT=$(free_tcp_port)
+    /usr/bin/python3 -m http.server "$KPORT" --bind 127.0.0.1 --directory "$1" >"$WORK/kubelet.log" 2>&1 &
+    PIDS+=("$!")
+    wait_for "kubelet stand-in" curl -fsS -o /dev/null "http://127.0.0.1:$KPORT/pods"
+}
+kubelet_recorded() {
+    local fix="$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35"
+    mkdir -p "$1/stats"
+    cp "$fix/pods.json" "$1/pods"
+    cp "$fix/stats-summary.json" "$1/stats/summary"
+}

@@ -51,10 +51,7 @@ json.dump({"kind": "PodList", "items": [pod("infer-0", "vision"), pod("infer-1",
           open(sys.argv[1], "w"))
 PY
 echo '{"node":{"nodeName":"gpu-node-1"},"pods":[]}' > "$K/stats/summary"
-KPORT=$(free_tcp_port)
-$PY -m http.server "$KPORT" --bind 127.0.0.1 --directory "$K" >"$WORK/kubelet.log" 2>&1 &
-PIDS+=("$!")
-wait_for "kubelet stand-in" $PY -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$KPORT/pods')"
+start_kubelet "$K"
 
 cat > "$WORK/agent.conf" <<CONF
 nvmlLibrary $FAKE_NVML

@@ -15,13 +15,9 @@ LIB="$top_srcdir/tests/integration/pod_labels_lib.py"
 
 K="$WORK/kubelet"
 FIX="$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35"
-mkdir -p "$K/stats" "$WORK/root/var/lib/kubelet"
-cp "$FIX/pods.json" "$K/pods"
-cp "$FIX/stats-summary.json" "$K/stats/summary"
-KPORT=$(free_tcp_port)
-$PY -m http.server "$KPORT" --bind 127.0.0.1 --directory "$K" >"$WORK/kubelet.log" 2>&1 &
-PIDS+=("$!")
-wait_for "kubelet stand-in" $PY -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$KPORT/pods')"
+mkdir -p "$WORK/root/var/lib/kubelet"
+kubelet_recorded "$K"
+start_kubelet "$K"
 
 PATTERNS="app,job-name,app.kubernetes.io/*,statefulset.kubernetes.io/pod-name"
 # for the second pod list, built below

@@ -140,14 +140,9 @@ sort -o "$WORK/want-rows" "$WORK/want-rows"
 
 # ---- the agent ------------------------------------------------------------------------------
 # A kubelet stand-in serves the recorded pods (the Kubernetes scalars need it).
-k="$WORK/kubelet" kf="$PNA_FIXTURES/kubelet/nri-kubernetes-k8s-1.35"
-mkdir -p "$k/stats"
-cp "$kf/pods.json" "$k/pods"
-cp "$kf/stats-summary.json" "$k/stats/summary"
-kport=$(free_tcp_port)
-python3 -m http.server "$kport" --bind 127.0.0.1 --directory "$k" >"$WORK/kubelet.log" 2>&1 &
-PIDS+=("$!")
-wait_for "kubelet stand-in" curl -fsS -o /dev/null "http://127.0.0.1:$kport/pods"
+kubelet_recorded "$WORK/kubelet"
+start_kubelet "$WORK/kubelet"
+kport=$KPORT
 
 PODRES_SOCK="$R/var/lib/kubelet/pod-resources/kubelet.sock"
 PODRES_CONTROL="$WORK/podres-control"
