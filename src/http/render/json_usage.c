@@ -13,23 +13,6 @@
 #include "http/render/render.h"
 #include "model/metric_tables.h"
 
-/* Every row of T: its own key and its members. */
-static json_t *table_rows(const struct pna_http_view *v, const struct pna_metric_table *t)
-{
-    json_t *list = json_array();
-    size_t n = t->rows(&v->base);
-    for (size_t i = 0; i < n; i++) {
-        struct pna_row row;
-        if (!pna_http_row(t, v, i, &row))
-            continue;
-        json_t *o = json_object();
-        pna_json_put_own_key(o, t, &row);
-        pna_json_put_members(o, t, &row);
-        json_array_append_new(list, o);
-    }
-    return list;
-}
-
 /* Each GPU's identity and idle residual, once the accounting sampled it. */
 static json_t *gpu_idle(const struct pna_http_view *v)
 {
@@ -55,9 +38,9 @@ static json_t *gpu_idle(const struct pna_http_view *v)
 struct pna_json_reply pna_json_gpu_usage(const struct pna_http_view *v)
 {
     json_t *data = json_object();
-    json_object_set_new(data, "holders", table_rows(v, &pna_gpu_usage_metrics));
-    json_object_set_new(data, "pods", table_rows(v, &pna_pod_gpu_usage_metrics));
-    json_object_set_new(data, "jobs", table_rows(v, &pna_slurm_job_gpu_usage_metrics));
+    json_object_set_new(data, "holders", pna_json_rows(v, &pna_gpu_usage_metrics));
+    json_object_set_new(data, "pods", pna_json_rows(v, &pna_pod_gpu_usage_metrics));
+    json_object_set_new(data, "jobs", pna_json_rows(v, &pna_slurm_job_gpu_usage_metrics));
     json_object_set_new(data, "gpus", gpu_idle(v));
     return pna_json_envelope(data);
 }

@@ -98,13 +98,15 @@ void pna_json_put_own_key(json_t *o, const struct pna_metric_table *t, const str
     }
 }
 
-json_t *pna_json_child_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
-                            const void *parent)
+/* The rows of T (those of PARENT when ANY is false), each its own key and its
+ * members. */
+static json_t *rows_of(const struct pna_http_view *v, const struct pna_metric_table *t,
+                       const void *parent, bool any)
 {
     json_t *list = json_array();
     for (size_t i = 0; i < t->rows(&v->base); i++) {
         struct pna_row row;
-        if (!pna_http_row(t, v, i, &row) || row.parent != parent)
+        if (!pna_http_row(t, v, i, &row) || (!any && row.parent != parent))
             continue;
         json_t *o = json_object();
         pna_json_put_own_key(o, t, &row);
@@ -112,4 +114,15 @@ json_t *pna_json_child_rows(const struct pna_http_view *v, const struct pna_metr
         json_array_append_new(list, o);
     }
     return list;
+}
+
+json_t *pna_json_child_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
+                            const void *parent)
+{
+    return rows_of(v, t, parent, false);
+}
+
+json_t *pna_json_rows(const struct pna_http_view *v, const struct pna_metric_table *t)
+{
+    return rows_of(v, t, NULL, true);
 }

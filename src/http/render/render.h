@@ -256,6 +256,8 @@ void pna_json_put_own_key(json_t *o, const struct pna_metric_table *t, const str
  * lanes), in order, each its own key and its members. */
 json_t *pna_json_child_rows(const struct pna_http_view *v, const struct pna_metric_table *t,
                             const void *parent);
+/* Every row of table T, each its own key and its members. */
+json_t *pna_json_rows(const struct pna_http_view *v, const struct pna_metric_table *t);
 /* Every descriptor of T with a JSON member into O (figures left out where
  * absent, as in the MIB; text that is empty stays, as ""). */
 void pna_json_put_members(json_t *o, const struct pna_metric_table *t, const struct pna_row *row);
